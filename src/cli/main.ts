@@ -1,0 +1,33 @@
+import { Command, CommanderError } from "commander";
+import { registerInit } from "./commands/init.js";
+import { registerProfile } from "./commands/profile.js";
+import { registerProject } from "./commands/project.js";
+import { registerTool } from "./commands/tool.js";
+import { EXIT } from "./output.js";
+
+/** Build the `nbook` command tree. */
+export function buildProgram(): Command {
+  const program = new Command("nbook")
+    .description("NeuroBook: a local workspace where AI agents help you write a long novel.")
+    .version("0.1.0")
+    .showHelpAfterError()
+    .exitOverride();
+  registerInit(program);
+  registerProject(program);
+  registerTool(program);
+  registerProfile(program);
+  return program;
+}
+
+/** Run the CLI with process arguments. */
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,28 @@
+/** The line ending a text predominantly uses (`\r\n` wins when it is the first ending found). */
+export function detectLineEnding(text: string): "\n" | "\r\n" {
+  const i = text.indexOf("\n");
+  return i > 0 && text[i - 1] === "\r" ? "\r\n" : "\n";
+}
+
+/** Normalise all line endings to `\n`. */
+export function toLf(text: string): string {
+  return text.replace(/\r\n?/g, "\n");
+}
+
+/** Convert `\n` line endings to `eol`. */
+export function fromLf(text: string, eol: "\n" | "\r\n"): string {
+  return eol === "\n" ? text : text.replace(/\n/g, "\r\n");
+}
+
+/** Rewrite `next` with the line endings `previous` used, so CRLF files stay CRLF. */
+export function keepLineEndings(previous: string | null, next: string): string {
+  if (previous === null) return next;
+  return fromLf(toLf(next), detectLineEnding(previous));
+}
+
+/** Heuristic binary check: a NUL byte in the first 8 KiB. */
+export function looksBinary(buf: Uint8Array): boolean {
+  const n = Math.min(buf.length, 8192);
+  for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
+  return false;
+}

@@ -1,0 +1,32 @@
+import type { z } from "zod";
+import { NbError, type FieldError } from "./errors.js";
+import { toPointer } from "./json-pointer.js";
+
+/** Convert zod issues into JSON-Pointer field errors. */
+export function zodFieldErrors(error: z.ZodError, basePath: ReadonlyArray<PropertyKey> = []): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of error.issues) {
+    const path = [...basePath, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push({ pointer: toPointer([...path, key]), message: "unknown field" });
+      continue;
+    }
+    const received = (issue as { input?: unknown }).input;
+    const message = issue.code === "invalid_type" && received === undefined ? "required" : issue.message;
+    out.push({ pointer: toPointer(path), message });
+  }
+  return out;
+}
+
+/** Format field errors as `/a/0: message` lines. */
+export function formatFieldErrors(fields: FieldError[]): string {
+  return fields.map((f) => `${f.pointer || "/"}: ${f.message}`).join("\n");
+}
+
+/** Parse `value` with `schema` or throw `invalid_input` with pointer-level field errors. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what = "input"): z.infer<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const fields = zodFieldErrors(r.error);
+  throw new NbError("invalid_input", `Invalid ${what}:\n${formatFieldErrors(fields)}`, { fields });
+}

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { defineProfile } from "../define.js";
+import { basePrompt } from "./prompt.js";
+
+export const director = defineProfile({
+  key: "director",
+  name: "Director",
+  description: "Plot director: threads, scenes and chapter hand-off to the writer; writes no prose.",
+  initial: z
+    .object({
+      mode: z.enum(["writing", "rp", "analysis"]).optional(),
+      defaultChapterPath: z.string().optional(),
+    })
+    .strict(),
+  output: z
+    .object({
+      summary: z.string(),
+      status: z.enum(["completed", "needs_user", "blocked"]),
+      plot_updates: z.array(
+        z
+          .object({
+            kind: z.enum(["thread", "scene"]),
+            action: z.enum(["created", "updated", "read", "skipped"]),
+            id: z.string().optional(),
+            title: z.string().optional(),
+            summary: z.string(),
+          })
+          .strict(),
+      ),
+      chapter_plan: z.string(),
+      writer_handoff: z.string(),
+      world_engine_requests: z.array(z.string()),
+      open_questions: z.array(z.string()),
+    })
+    .strict(),
+  tools: ["read"],
+  systemPrompt: (ctx) =>
+    `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}
+
+You write no prose and do not change world state; you plan the story structure and say what the writer needs.`,
+});

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { defineProfile } from "../define.js";
+import { basePrompt } from "./prompt.js";
+
+export const simulatorActor = defineProfile({
+  key: "simulator.actor",
+  name: "Actor",
+  description: "Plays one subject (a character) in the first person.",
+  initial: z.object({ subjectPath: z.string().min(1), kind: z.enum(["player", "npc"]) }).strict(),
+  output: z
+    .object({ visible_response: z.string(), spoken_dialogue: z.string(), inner_response: z.string() })
+    .strict(),
+  tools: [],
+  systemPrompt: (ctx) =>
+    `${basePrompt("You play one character of the novel, in the first person, knowing only what they know.", ctx)}
+
+Character: ${String(ctx.initial.subjectPath ?? "")} (${String(ctx.initial.kind ?? "npc")})`,
+});

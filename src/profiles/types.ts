@@ -1,0 +1,41 @@
+import type { z } from "zod";
+import type { Mode, ToolBinding } from "../tools/types.js";
+
+/** An allowlist entry: a tool key, or a key with a binding (e.g. `{ key: "execute_world", access: "readonly" }`). */
+export type AllowEntry = string | ({ key: string } & Record<string, unknown>);
+
+/** What a profile's system-prompt builder may look at. */
+export interface PromptContext {
+  projectName: string | null;
+  projectTitle: string | null;
+  language: "en" | "zh";
+  mode: Mode;
+  /** The session's validated `initial` object. */
+  initial: Record<string, unknown>;
+  /** Keys of the tools this profile may call. */
+  toolKeys: string[];
+}
+
+/** A profile: who an agent is, what it may call, and the shapes of its inputs and outputs. */
+export interface Profile {
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+  readonly creation: "public" | "system_only";
+  /** Validated once, when a session is created. */
+  readonly initial: z.ZodType;
+  /** Validated for each invocation's `input`; absent = no payload accepted. */
+  readonly payload?: z.ZodType;
+  /** The type of `report_result.data`; absent = no structured output. */
+  readonly output?: z.ZodType;
+  readonly tools: readonly AllowEntry[];
+  readonly systemPrompt: (ctx: PromptContext) => string;
+  /** Default model reference `<providerId>/<modelId>`, if the profile prefers one. */
+  readonly defaultModel?: string;
+  readonly source: "builtin" | "user" | "project";
+  /** The file a user/project profile came from (workspace-relative). */
+  readonly file?: string;
+}
+
+/** An allowlist resolved to key → binding. */
+export type ResolvedAllowlist = ReadonlyMap<string, ToolBinding>;

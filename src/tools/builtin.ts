@@ -1,0 +1,11 @@
+import { fileTools } from "./files/index.js";
+import { ToolRegistry } from "./registry.js";
+import type { AnyTool } from "./types.js";
+
+/** Every tool NeuroBook ships, by group. A tool is listed here only once it really works. */
+export const BUILTIN_TOOLS: readonly AnyTool[] = [...fileTools];
+
+/** A registry holding every built-in tool. */
+export function createToolRegistry(): ToolRegistry {
+  return new ToolRegistry(BUILTIN_TOOLS);
+}

@@ -1,0 +1,159 @@
+import { NbError, toErrorInfo, type ErrorInfo } from "../core/errors.js";
+import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { ToolRegistry } from "./registry.js";
+import { capModelText } from "./truncate.js";
+import type { AnyTool, DispatchResult, Effect, Mode, ToolBinding, ToolContext, ToolSession } from "./types.js";
+
+/** Which tools a caller may use: a profile's allowlist (key → binding), or every tool for a trusted user. */
+export type Allowlist = ReadonlyMap<string, ToolBinding> | "all";
+
+/** Where and as whom a call runs; one value per door invocation. */
+export interface DispatchContext {
+  readonly registry: ToolRegistry;
+  readonly workspace: Workspace;
+  readonly project: Project | null;
+  readonly mode: Mode;
+  readonly profileKey: string | null;
+  readonly allow: Allowlist;
+  /** Run this one write even in a read-only mode (the user approved it). */
+  readonly approved?: boolean;
+  readonly signal?: AbortSignal;
+  readonly session?: ToolSession;
+}
+
+export interface ToolCall {
+  key: string;
+  input: unknown;
+}
+
+/** A validated, authorised call, ready to run (or waiting for approval). */
+export interface PlannedCall {
+  tool: AnyTool;
+  input: unknown;
+  effect: Effect;
+  ctx: ToolContext;
+  /** True when a read-only mode stops this call until the user approves it. */
+  needsApproval: boolean;
+}
+
+const PLAN_DIR = ".agent/plan/";
+
+/** True for a read-only mode. */
+export function isReadOnlyMode(mode: Mode): boolean {
+  return mode !== "normal";
+}
+
+/** The plan-mode exemption: every target is a relative Markdown path inside `.agent/plan/`. */
+export function isPlanExempt(targets: string[] | null): boolean {
+  if (!targets || targets.length === 0) return false;
+  return targets.every((raw) => {
+    const p = raw.trim().replace(/\\/g, "/").replace(/^\.\//, "");
+    if (p.startsWith("/") || p.includes("\0")) return false;
+    if (p.split("/").some((s) => s === ".." || s === "." || s === "")) return false;
+    return p.startsWith(PLAN_DIR) && p.length > PLAN_DIR.length && p.toLowerCase().endsWith(".md");
+  });
+}
+
+function fail(code: ErrorInfo["code"], message: string, extra: Partial<ErrorInfo> = {}): DispatchResult {
+  return { ok: false, error: { code, message, ...extra } };
+}
+
+/** Host paths that must never reach a model in error text. */
+function hiddenPaths(dctx: DispatchContext): string[] {
+  const paths = [dctx.workspace.root, dctx.workspace.realRoot];
+  if (dctx.project) paths.push(dctx.project.root, dctx.project.realRoot);
+  return paths;
+}
+
+/**
+ * Steps 1–3 of dispatch: find the tool, validate the input, check the allowlist, decide the effect
+ * and whether the mode gate stops it. Returns an error result instead of throwing.
+ */
+export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<PlannedCall | DispatchResult> {
+  const tool = dctx.registry.get(call.key);
+  if (!tool) return fail("not_found", `Unknown tool: ${call.key}`);
+
+  const parsed = tool.input.safeParse(call.input ?? {});
+  if (!parsed.success) {
+    const fields = zodFieldErrors(parsed.error);
+    return fail("invalid_input", `Invalid input for ${tool.key}:\n${formatFieldErrors(fields)}`, { fields });
+  }
+
+  let binding: ToolBinding = {};
+  if (dctx.allow !== "all") {
+    const b = dctx.allow.get(tool.key);
+    if (!b) return fail("not_allowed", `Tool ${tool.key} is not allowed for profile ${dctx.profileKey ?? "(none)"}`);
+    binding = b;
+  }
+
+  const ctx: ToolContext = {
+    workspace: dctx.workspace,
+    project: dctx.project,
+    mode: dctx.mode,
+    profileKey: dctx.profileKey,
+    binding,
+    approved: dctx.approved === true,
+    signal: dctx.signal,
+    session: dctx.session,
+  };
+
+  try {
+    const effect = typeof tool.effect === "function" ? await tool.effect(parsed.data, ctx) : tool.effect;
+    const gated =
+      effect === "write" &&
+      tool.gate !== "never" &&
+      isReadOnlyMode(dctx.mode) &&
+      !ctx.approved &&
+      !(dctx.mode === "plan" && isPlanExempt(tool.writeTargets ? tool.writeTargets(parsed.data) : null));
+    return { tool, input: parsed.data, effect, ctx, needsApproval: gated };
+  } catch (e) {
+    return { ok: false, error: toErrorInfo(e, hiddenPaths(dctx)) };
+  }
+}
+
+/** Build the `approval_required` result for a gated call, with the tool's preview of the change. */
+export async function approvalResult(planned: PlannedCall, dctx: DispatchContext): Promise<DispatchResult> {
+  const { tool, input, ctx } = planned;
+  try {
+    const preview = tool.preview
+      ? await tool.preview(input, ctx)
+      : { text: JSON.stringify(input, null, 2), details: undefined };
+    return fail(
+      "approval_required",
+      `${tool.key} changes the workspace and the session is in ${dctx.mode} mode (read-only). ` +
+        `The user must approve this one call.\n${capModelText(preview.text).text}`,
+      { details: { tool: tool.key, input, preview } },
+    );
+  } catch (e) {
+    // A write that cannot even be previewed would fail anyway: report why.
+    return { ok: false, error: toErrorInfo(e, hiddenPaths(dctx)) };
+  }
+}
+
+/** Step 4–5: run a planned call and cap its text. */
+export async function runPlanned(planned: PlannedCall, dctx: DispatchContext): Promise<DispatchResult> {
+  try {
+    if (dctx.signal?.aborted) throw new NbError("aborted", "The call was aborted before it started");
+    const r = await planned.tool.execute(planned.input, planned.ctx);
+    const capped = capModelText(r.text);
+    const out: DispatchResult = { ok: true, text: capped.text };
+    if (r.details !== undefined) out.details = r.details;
+    if (capped.truncated) out.truncated = true;
+    return out;
+  } catch (e) {
+    return { ok: false, error: toErrorInfo(e, hiddenPaths(dctx)) };
+  }
+}
+
+/**
+ * The one dispatch every door uses: validate → allowlist → mode gate → execute → truncate.
+ * Never throws; every failure is a result with a stable code.
+ */
+export async function dispatch(call: ToolCall, dctx: DispatchContext): Promise<DispatchResult> {
+  const planned = await planCall(call, dctx);
+  if ("ok" in planned) return planned;
+  if (planned.needsApproval) return approvalResult(planned, dctx);
+  return runPlanned(planned, dctx);
+}

@@ -1,0 +1,104 @@
+import type { z } from "zod";
+import type { ErrorInfo } from "../core/errors.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+
+/** Session modes: `normal` reads and writes; `discuss` and `plan` are read-only. */
+export type Mode = "normal" | "discuss" | "plan";
+export const MODES: readonly Mode[] = ["normal", "discuss", "plan"];
+
+/** Whether a call changes the workspace. */
+export type Effect = "read" | "write";
+
+/** Tool groups, as in the seed's tool table. */
+export type ToolGroup =
+  | "files"
+  | "collaboration"
+  | "control"
+  | "tasks"
+  | "plot"
+  | "world"
+  | "workflow"
+  | "jobs"
+  | "sql"
+  | "web"
+  | "research"
+  | "memory"
+  | "result";
+
+/** Options an allowlist entry attaches to one tool for one profile (e.g. `{ access: "readonly" }`). */
+export type ToolBinding = Readonly<Record<string, unknown>>;
+
+/**
+ * Hooks the harness provides to session-bound tools (tasks, control, result, collaboration).
+ * Outside a session (CLI, MCP) it is absent and those tools answer `unsupported`.
+ */
+export interface ToolSession {
+  readonly id: string;
+  readonly profileKey: string;
+  /** Session-specific services, keyed by name; each session-bound tool group documents its own. */
+  readonly services: Readonly<Record<string, unknown>>;
+}
+
+/** Everything a tool may use while it runs. */
+export interface ToolContext {
+  readonly workspace: Workspace;
+  /** The current project, or null when the call runs at workspace level. */
+  readonly project: Project | null;
+  readonly mode: Mode;
+  /** The profile running the call, or null for a trusted local user (CLI without --profile). */
+  readonly profileKey: string | null;
+  /** The binding from the profile's allowlist entry for this tool (empty when none). */
+  readonly binding: ToolBinding;
+  /** True when the user approved this one call in a read-only mode. */
+  readonly approved: boolean;
+  readonly signal?: AbortSignal;
+  readonly session?: ToolSession;
+}
+
+/** What a tool returns: text for the model, structured details for UIs and callers. */
+export interface ToolResult {
+  text: string;
+  details?: unknown;
+}
+
+/** What a read-only mode shows the user before a write runs (a diff, rows, slices). */
+export interface ToolPreview {
+  text: string;
+  details?: unknown;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** A tool definition; see defineTool. */
+export interface ToolDef<S extends z.ZodType = z.ZodType> {
+  readonly key: string;
+  readonly group: ToolGroup;
+  readonly description: string;
+  readonly input: S;
+  /** Mandatory: does this call change the workspace? A function decides per call. */
+  readonly effect: Effect | ((input: z.infer<S>, ctx: ToolContext) => MaybePromise<Effect>);
+  readonly execute: (input: z.infer<S>, ctx: ToolContext) => MaybePromise<ToolResult>;
+  /** What a write would change, shown when the mode gate stops it. Defaults to the input as JSON. */
+  readonly preview?: (input: z.infer<S>, ctx: ToolContext) => MaybePromise<ToolPreview>;
+  /**
+   * Project-relative paths this call would write, for the plan-mode exemption (`.agent/plan/*.md`).
+   * Return null when the targets cannot be known: no exemption then (fail closed).
+   */
+  readonly writeTargets?: (input: z.infer<S>) => string[] | null;
+  /**
+   * `never`: the mode gate never stops this tool even though it may write (the seed's trusted
+   * `bash`). Absent: write-effect calls are gated in read-only modes.
+   */
+  readonly gate?: "never";
+  /** Called with the description a profile binding sees (e.g. readonly execute_world). */
+  readonly describe?: (binding: ToolBinding) => string;
+}
+
+/** A tool of any input type, as stored in the registry. */
+export type AnyTool = ToolDef<any>;
+
+/** The value every door gets back from dispatch. */
+export type DispatchResult =
+  | { ok: true; text: string; details?: unknown; truncated?: boolean }
+  | { ok: false; error: ErrorInfo };

@@ -1,0 +1,130 @@
+import { lstatSync, realpathSync } from "node:fs";
+import { join, posix, sep } from "node:path";
+import { NbError } from "../core/errors.js";
+import type { Project } from "./project.js";
+import type { Workspace } from "./workspace.js";
+
+/** A file address resolved and authorised for one project. */
+export interface ResolvedPath {
+  /** Absolute host path; never shown to a model. */
+  abs: string;
+  /** The project that owns the file. */
+  project: Project;
+  /** Path relative to that project's root, with `/` separators. */
+  rel: string;
+  /** How to name the file to a model: `rel` in the current project, else `workspace/<project>/<rel>`. */
+  display: string;
+}
+
+export interface ResolveOptions {
+  /** Allow the project root itself (a directory listing); file targets never may. */
+  allowRoot?: boolean;
+}
+
+const MAX_PATH = 1024;
+const MAX_SEGMENT = 255;
+
+function escape(message: string): NbError {
+  return new NbError("path_escape", message);
+}
+
+/**
+ * The one authorisation path for read, write, edit and apply_patch. Relative paths resolve in the
+ * current project; `workspace/<project>/<path>` names another project of the workspace. Everything
+ * that would leave a project root — lexically or through a symlink — is refused with `path_escape`.
+ */
+export function resolveFileAddress(
+  workspace: Workspace,
+  current: Project | null,
+  input: string,
+  opts: ResolveOptions = {},
+): ResolvedPath {
+  if (typeof input !== "string" || input.trim() === "") throw escape("Path is empty");
+  if (input.includes("\0")) throw escape("Path contains a NUL byte");
+  if (input.length > MAX_PATH) throw escape(`Path is longer than ${MAX_PATH} characters`);
+  const text = input.trim().replace(/\\/g, "/");
+  if (text.startsWith("/") || /^[A-Za-z]:/.test(text) || text.startsWith("~")) {
+    throw escape(`Absolute paths are not allowed (${input}); use a path relative to the project`);
+  }
+  const segments = text.split("/");
+  if (segments.some((s) => s.length > MAX_SEGMENT)) throw escape(`A path segment is longer than ${MAX_SEGMENT} characters`);
+
+  let project: Project;
+  let relSegments: string[];
+  if (segments[0] === "workspace") {
+    const [, name, ...rest] = segments;
+    if (!name || rest.length === 0 || rest.every((s) => s === "" || s === ".")) {
+      throw escape("Cross-project paths must be workspace/<project>/<relative-path>");
+    }
+    if (!workspace.hasProject(name)) throw escape(`workspace/${name}: no such project in this workspace`);
+    project = workspace.project(name);
+    relSegments = rest;
+  } else {
+    if (!current) {
+      throw new NbError("invalid_input", "No current project: pass --project, or address files as workspace/<project>/<path>");
+    }
+    project = current;
+    relSegments = segments;
+  }
+
+  const rel = posix.normalize(relSegments.join("/")).replace(/\/+$/, "");
+  if (rel === ".." || rel.startsWith("../")) throw escape(`Path leaves the project: ${input}`);
+  const isRoot = rel === "." || rel === "";
+  if (isRoot && !opts.allowRoot) throw escape("The project root itself is not a file");
+
+  if (!isRoot && current && project === current && segments[0] === current.name && segments.length > 1) {
+    const inside = tryLstat(join(project.root, ...rel.split("/")));
+    if (!inside) {
+      throw new NbError(
+        "invalid_input",
+        `Paths are relative to the project root already: drop the leading "${current.name}/" (try "${segments.slice(1).join("/")}")`,
+      );
+    }
+  }
+
+  const abs = isRoot ? project.root : join(project.root, ...rel.split("/"));
+  assertRealPathInside(abs, project.realRoot, input);
+  const relOut = isRoot ? "." : rel;
+  return {
+    abs,
+    project,
+    rel: relOut,
+    display: current && project === current ? relOut : `workspace/${project.name}/${relOut}`,
+  };
+}
+
+/** Resolve the nearest existing ancestor through symlinks and check the result stays inside `realRoot`. */
+function assertRealPathInside(abs: string, realRoot: string, input: string): void {
+  let existing = abs;
+  const missing: string[] = [];
+  for (;;) {
+    const st = tryLstat(existing);
+    if (st) {
+      if (st.isSymbolicLink()) {
+        // A dangling link would let a write create a file wherever it points.
+        try {
+          realpathSync(existing);
+        } catch {
+          throw escape(`Path goes through a broken symbolic link: ${input}`);
+        }
+      }
+      break;
+    }
+    missing.unshift(existing.slice(existing.lastIndexOf(sep) + 1));
+    const parent = existing.slice(0, existing.lastIndexOf(sep)) || sep;
+    if (parent === existing) break;
+    existing = parent;
+  }
+  const real = join(realpathSync(existing), ...missing);
+  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+    throw escape(`Path resolves outside the project through a symbolic link: ${input}`);
+  }
+}
+
+function tryLstat(p: string) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
