@@ -1,0 +1,80 @@
+import type { LanguageModel } from "ai";
+import type { ErrorInfo } from "../core/errors.js";
+import type { Mode } from "../tools/types.js";
+import type { PendingView, RunStatus } from "./events.js";
+
+/** How an invocation enters a session (the seed's contract for `invoke_agent`). */
+export type InvocationMode = "prompt" | "steer" | "followup" | "continue";
+
+/** One request to a session. */
+export interface InvokeRequest {
+  mode: InvocationMode;
+  /** Required for prompt, steer and followup; forbidden for continue. */
+  message?: string;
+  /** Override the session's model for this one invocation (`<providerId>/<modelId>`). */
+  model?: string;
+  signal?: AbortSignal;
+}
+
+/** The outcome of one invocation. `queued` means the input waits for the active run. */
+export interface RunResult {
+  sessionId: string;
+  status: RunStatus | "queued";
+  /** The `report_result` text, else the last assistant text. */
+  finalMessage: string;
+  /** The `report_result` data, when the profile reported one. */
+  data?: unknown;
+  /** Set when status is `waiting`. */
+  pending?: PendingView;
+  error?: ErrorInfo;
+  steps: number;
+}
+
+/** How the user settles a pending approval or question. */
+export interface Resolution {
+  approved: boolean;
+  /** Why the user rejected (approvals), passed to the model. */
+  reason?: string;
+  /** The answer to a request_user_input question. */
+  answer?: string;
+}
+
+/** A model ready for the loop, with the window size compaction needs. */
+export interface ResolvedModel {
+  ref: string;
+  model: LanguageModel;
+  /** Context window in tokens. */
+  contextWindow: number;
+}
+
+/** Turns a model reference (or none: the profile/workspace default) into a model. */
+export type ModelResolver = (ref: string | undefined, profileKey: string) => ResolvedModel;
+
+/** Tunables of the loop. */
+export interface LoopSettings {
+  /** Model calls per run before it stops with `step_limit` (default 50). */
+  stepLimit: number;
+  /** Compact when the estimated context exceeds this share of the window (default 0.8). */
+  compactAt: number;
+  /** Share of the window kept verbatim after compaction (default 0.3). */
+  keepRecent: number;
+  /** Provider retries per model call (default 2). */
+  maxRetries: number;
+}
+
+export const DEFAULT_LOOP_SETTINGS: LoopSettings = {
+  stepLimit: 50,
+  compactAt: 0.8,
+  keepRecent: 0.3,
+  maxRetries: 2,
+};
+
+/** What creating a session takes. */
+export interface NewSession {
+  profileKey: string;
+  project?: string | null;
+  mode?: Mode;
+  model?: string;
+  title?: string;
+  initial?: Record<string, unknown>;
+}
