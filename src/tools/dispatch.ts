@@ -1,10 +1,18 @@
-import { NbError, toErrorInfo, type ErrorInfo } from "../core/errors.js";
+import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ToolRegistry } from "./registry.js";
 import { capModelText } from "./truncate.js";
-import type { AnyTool, DispatchResult, Effect, Mode, ToolBinding, ToolContext, ToolSession } from "./types.js";
+import type {
+  AnyTool,
+  DispatchResult,
+  Effect,
+  Mode,
+  ToolBinding,
+  ToolContext,
+  ToolSession,
+} from "./types.js";
 
 /** Which tools a caller may use: a profile's allowlist (key → binding), or every tool for a trusted user. */
 export type Allowlist = ReadonlyMap<string, ToolBinding> | "all";
@@ -84,7 +92,11 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
   let binding: ToolBinding = {};
   if (dctx.allow !== "all") {
     const b = dctx.allow.get(tool.key);
-    if (!b) return fail("not_allowed", `Tool ${tool.key} is not allowed for profile ${dctx.profileKey ?? "(none)"}`);
+    if (!b)
+      return fail(
+        "not_allowed",
+        `Tool ${tool.key} is not allowed for profile ${dctx.profileKey ?? "(none)"}`,
+      );
     binding = b;
   }
 

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { defineTool } from "../define.js";
+import type { ToolContext } from "../types.js";
+import { authorize, unifiedDiff } from "./common.js";
+import { commitChanges, type FileChange, planPatch } from "./patch/apply.js";
+import { parsePatch, patchTargets } from "./patch/parse.js";
+
+const Input = z
+  .object({
+    patch: z
+      .string()
+      .describe(
+        "The whole patch: *** Begin Patch, then *** Add File: / *** Delete File: / *** Update File: (optionally *** Move to:) sections with @@ chunks of ' ', '-', '+' lines, then *** End Patch",
+      ),
+  })
+  .strict();
+
+async function plan(patch: string, ctx: ToolContext): Promise<FileChange[]> {
+  const ops = parsePatch(patch);
+  return planPatch(ops, (p) => {
+    const r = authorize(ctx, p, "write");
+    return { abs: r.abs, display: r.display };
+  });
+}
+
+function diffOf(changes: FileChange[]): string {
+  return changes.map((c) => unifiedDiff(c.target.display, c.before, c.after)).join("\n");
+}
+
+export const applyPatchTool = defineTool({
+  key: "apply_patch",
+  group: "files",
+  description: `Apply a Codex-style patch touching one or more files, all or nothing: if any part fails, no file changes.
+Format:
+*** Begin Patch
+*** Add File: path/new.md
++line of the new file
+*** Update File: path/old.md
+*** Move to: path/renamed.md   (optional)
+@@ optional anchor line (e.g. a heading) to narrow the search
+ context line (unchanged)
+-removed line
++added line
+*** Delete File: path/gone.md
+*** End Patch
+Give about three lines of context around each change; add an @@ anchor when the context is not unique.`,
+  input: Input,
+  effect: "write",
+  writeTargets: (input) => patchTargets(input.patch),
+  async preview(input, ctx) {
+    const changes = await plan(input.patch, ctx);
+    return {
+      text: diffOf(changes),
+      details: { files: changes.map((c) => ({ path: c.target.display, action: c.action })) },
+    };
+  },
+  async execute(input, ctx) {
+    const changes = await plan(input.patch, ctx);
+    await commitChanges(changes);
+    const files = changes.map((c) => ({ path: c.target.display, action: c.action }));
+    const summary = files.length
+      ? files
+          .map((f) => `${f.action === "add" ? "A" : f.action === "delete" ? "D" : "M"} ${f.path}`)
+          .join("\n")
+      : "(no changes)";
+    const diff = diffOf(changes);
+    return { text: `Patch applied:\n${summary}\n\n${diff}`, details: { files, diff } };
+  },
+});

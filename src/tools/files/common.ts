@@ -1,0 +1,65 @@
+import { readFile, stat } from "node:fs/promises";
+import { createTwoFilesPatch } from "diff";
+import { NbError } from "../../core/errors.js";
+import { looksBinary } from "../../core/text.js";
+import { type ResolvedPath, resolveFileAddress } from "../../workspace/paths.js";
+import type { ToolContext } from "../types.js";
+
+// Project databases are reached only through their tools (execute_sql, execute_world, plot).
+const PROTECTED = /^\.nbook\/[^/]+\.sqlite(?:-wal|-shm|-journal)?$/;
+
+/** Resolve a path through the one authorisation path; writes to project databases are refused. */
+export function authorize(ctx: ToolContext, path: string, op: "read" | "write" | "list"): ResolvedPath {
+  const r = resolveFileAddress(ctx.workspace, ctx.project, path, { allowRoot: op === "list" });
+  if (op === "write" && PROTECTED.test(r.rel)) {
+    throw new NbError(
+      "not_allowed",
+      `${r.display} is a project database; use its tool (execute_sql, execute_world) instead`,
+    );
+  }
+  return r;
+}
+
+/** Read a text file as UTF-8, or null when it does not exist. Refuses folders and binary files. */
+export async function readTextOrNull(r: ResolvedPath): Promise<string | null> {
+  let buf: Buffer;
+  try {
+    const st = await stat(r.abs);
+    if (st.isDirectory()) throw new NbError("invalid_input", `${r.display} is a folder, not a file`);
+    buf = await readFile(r.abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw e;
+  }
+  if (looksBinary(buf))
+    throw new NbError("unsupported", `${r.display} is a binary file; only text files can be read or edited`);
+  return buf.toString("utf8");
+}
+
+/** Read a text file that must exist. */
+export async function readText(r: ResolvedPath): Promise<string> {
+  const text = await readTextOrNull(r);
+  if (text === null) throw new NbError("not_found", `File not found: ${r.display}`);
+  return text;
+}
+
+/** A unified diff between two versions of a file, named by its display path. */
+export function unifiedDiff(
+  display: string,
+  before: string | null,
+  after: string | null,
+  context = 3,
+): string {
+  return createTwoFilesPatch(
+    before === null ? "/dev/null" : `a/${display}`,
+    after === null ? "/dev/null" : `b/${display}`,
+    before ?? "",
+    after ?? "",
+    undefined,
+    undefined,
+    { context },
+  )
+    .split("\n")
+    .slice(1)
+    .join("\n");
+}

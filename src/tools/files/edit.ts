@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { writeFileAtomic } from "../../core/atomic-write.js";
+import { type FieldError, NbError } from "../../core/errors.js";
+import { detectLineEnding, fromLf, toLf } from "../../core/text.js";
+import { defineTool } from "../define.js";
+import type { ToolContext } from "../types.js";
+import { authorize, readText, unifiedDiff } from "./common.js";
+
+const Input = z
+  .object({
+    path: z.string().describe("File to change, relative to the project"),
+    edits: z
+      .array(
+        z
+          .object({
+            oldText: z.string().min(1).describe("Exact text to replace; must occur exactly once in the file"),
+            newText: z.string().describe("Replacement text"),
+          })
+          .strict(),
+      )
+      .min(1)
+      .describe("Replacements, all matched against the original file; all succeed or nothing is written"),
+  })
+  .strict();
+
+type Edit = z.infer<typeof Input>["edits"][number];
+
+function lineAt(text: string, index: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function occurrences(text: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) out.push(i);
+  return out;
+}
+
+/** Apply edits to LF text: every oldText must match exactly once and no two may overlap. */
+export function applyEdits(text: string, edits: Edit[], display: string): string {
+  const problems: FieldError[] = [];
+  const spans: { start: number; end: number; i: number; newText: string }[] = [];
+  edits.forEach((e, i) => {
+    const oldText = toLf(e.oldText);
+    const hits = occurrences(text, oldText);
+    const pointer = `/edits/${i}/oldText`;
+    if (hits.length === 0)
+      problems.push({
+        pointer,
+        message: "not found in the file (it must match exactly, including whitespace)",
+      });
+    else if (hits.length > 1) {
+      const lines = hits.slice(0, 10).map((h) => lineAt(text, h));
+      problems.push({
+        pointer,
+        message: `found ${hits.length} times (at lines ${lines.join(", ")}); add surrounding text to make it unique`,
+      });
+    } else spans.push({ start: hits[0], end: hits[0] + oldText.length, i, newText: toLf(e.newText) });
+  });
+  spans.sort((a, b) => a.start - b.start);
+  for (let k = 1; k < spans.length; k++) {
+    if (spans[k].start < spans[k - 1].end) {
+      problems.push({ pointer: `/edits/${spans[k].i}/oldText`, message: `overlaps edit ${spans[k - 1].i}` });
+    }
+  }
+  if (problems.length) {
+    throw new NbError(
+      "invalid_input",
+      `Edit preflight failed for ${display}; nothing was written:\n${problems.map((p) => `${p.pointer}: ${p.message}`).join("\n")}`,
+      { fields: problems },
+    );
+  }
+  let out = text;
+  for (const s of [...spans].reverse()) out = out.slice(0, s.start) + s.newText + out.slice(s.end);
+  if (out === text) throw new NbError("invalid_input", `The edits change nothing in ${display}`);
+  return out;
+}
+
+async function plan(input: z.infer<typeof Input>, ctx: ToolContext) {
+  const r = authorize(ctx, input.path, "write");
+  const before = await readText(r);
+  const eol = detectLineEnding(before);
+  const after = fromLf(applyEdits(toLf(before), input.edits, r.display), eol);
+  return { r, before, after, diff: unifiedDiff(r.display, toLf(before), toLf(after)) };
+}
+
+export const editTool = defineTool({
+  key: "edit",
+  group: "files",
+  description:
+    "Replace exact text in an existing file. Each oldText must occur exactly once in the original file and edits must not overlap; if any edit fails, nothing is written and each failure is named. Returns a unified diff.",
+  input: Input,
+  effect: "write",
+  writeTargets: (input) => [input.path],
+  async preview(input, ctx) {
+    const { r, diff } = await plan(input, ctx);
+    return { text: diff, details: { path: r.display } };
+  },
+  async execute(input, ctx) {
+    const { r, after, diff } = await plan(input, ctx);
+    await writeFileAtomic(r.abs, after);
+    return {
+      text: `Edited ${r.display} (${input.edits.length} replacement${input.edits.length > 1 ? "s" : ""})\n${diff}`,
+      details: { path: r.display, diff },
+    };
+  },
+});

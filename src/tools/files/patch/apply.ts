@@ -1,0 +1,177 @@
+import { readFile, rm, stat } from "node:fs/promises";
+import { writeFileAtomic } from "../../../core/atomic-write.js";
+import { NbError } from "../../../core/errors.js";
+import { detectLineEnding, fromLf, looksBinary, toLf } from "../../../core/text.js";
+import type { Chunk, PatchOp } from "./parse.js";
+
+/** A patch path resolved to a host path plus the name to show. */
+export interface PatchTarget {
+  abs: string;
+  display: string;
+}
+
+/** One file's planned change. */
+export interface FileChange {
+  target: PatchTarget;
+  action: "add" | "update" | "delete";
+  before: string | null;
+  after: string | null;
+}
+
+function fail(message: string): NbError {
+  return new NbError("invalid_input", message, { fields: [{ pointer: "/patch", message }] });
+}
+
+type Matcher = (a: string, b: string) => boolean;
+// Tried in order: exact, then ignoring trailing whitespace, then ignoring surrounding whitespace.
+const MATCHERS: Matcher[] = [
+  (a, b) => a === b,
+  (a, b) => a.trimEnd() === b.trimEnd(),
+  (a, b) => a.trim() === b.trim(),
+];
+
+function matchesAt(lines: string[], pattern: string[], at: number, eq: Matcher): boolean {
+  if (at < 0 || at + pattern.length > lines.length) return false;
+  for (let k = 0; k < pattern.length; k++) if (!eq(lines[at + k], pattern[k])) return false;
+  return true;
+}
+
+/** Find `pattern` at or after `from`; with `eof`, prefer a match ending at the last line. Returns -1 or the index. */
+function seek(lines: string[], pattern: string[], from: number, eof: boolean, what: string): number {
+  for (const eq of MATCHERS) {
+    if (eof && matchesAt(lines, pattern, lines.length - pattern.length, eq))
+      return lines.length - pattern.length;
+    let found = -1;
+    for (let at = from; at + pattern.length <= lines.length; at++) {
+      if (!matchesAt(lines, pattern, at, eq)) continue;
+      if (found !== -1) {
+        throw fail(
+          `${what} is ambiguous: it matches at lines ${found + 1} and ${at + 1}; add more context or an "@@ <line>" anchor`,
+        );
+      }
+      found = at;
+    }
+    if (found !== -1) return found;
+  }
+  return -1;
+}
+
+/** Apply an Update's chunks to LF text. The result always ends with a newline. */
+export function applyChunks(text: string, chunks: Chunk[], display: string): string {
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const edits: { at: number; remove: number; insert: string[] }[] = [];
+  let cursor = 0;
+  chunks.forEach((c, ci) => {
+    const what = `Chunk ${ci + 1} of ${display}`;
+    for (const anchor of c.anchors) {
+      const at = seek(lines, [anchor], cursor, false, `Anchor "@@ ${anchor}" in ${display}`);
+      if (at === -1) throw fail(`${what}: anchor line "${anchor}" not found`);
+      cursor = at + 1;
+    }
+    if (c.oldLines.length === 0) {
+      edits.push({ at: lines.length, remove: 0, insert: c.newLines });
+      return;
+    }
+    let old = c.oldLines;
+    let insert = c.newLines;
+    let at = seek(lines, old, cursor, c.eof, what);
+    if (at === -1 && old[old.length - 1] === "") {
+      old = old.slice(0, -1);
+      if (insert[insert.length - 1] === "") insert = insert.slice(0, -1);
+      at = seek(lines, old, cursor, c.eof, what);
+    }
+    if (at === -1) {
+      throw fail(`${what}: context not found (expected lines starting with "${old[0].slice(0, 80)}")`);
+    }
+    edits.push({ at, remove: old.length, insert });
+    cursor = at + old.length;
+  });
+  for (const e of [...edits].sort((a, b) => b.at - a.at)) lines.splice(e.at, e.remove, ...e.insert);
+  return lines.length ? `${lines.join("\n")}\n` : "";
+}
+
+async function readCurrent(t: PatchTarget): Promise<string | null | "dir"> {
+  const st = await stat(t.abs).catch(() => null);
+  if (!st) return null;
+  if (st.isDirectory()) return "dir";
+  const buf = await readFile(t.abs);
+  if (looksBinary(buf)) throw fail(`${t.display} is a binary file`);
+  return buf.toString("utf8");
+}
+
+/**
+ * Plan a whole patch against an in-memory view of the files: later operations see earlier ones.
+ * Nothing is written; any failure throws before the disk is touched.
+ */
+export async function planPatch(
+  ops: PatchOp[],
+  resolve: (path: string) => PatchTarget,
+): Promise<FileChange[]> {
+  const targets = new Map<string, PatchTarget>();
+  const resolved = ops.map((op) => {
+    const src = resolve(op.path);
+    const dst = op.kind === "update" && op.moveTo ? resolve(op.moveTo) : null;
+    return { op, src, dst };
+  });
+  const original = new Map<string, string | null | "dir">();
+  const view = new Map<string, string | null | "dir">();
+  const get = async (t: PatchTarget) => {
+    targets.set(t.abs, t);
+    if (!view.has(t.abs)) {
+      const cur = await readCurrent(t);
+      original.set(t.abs, cur);
+      view.set(t.abs, cur);
+    }
+    return view.get(t.abs) as string | null | "dir";
+  };
+
+  for (const { op, src, dst } of resolved) {
+    const cur = await get(src);
+    if (op.kind === "add") {
+      if (cur === "dir") throw fail(`Cannot add ${src.display}: a folder has that name`);
+      view.set(src.abs, op.content);
+    } else if (op.kind === "delete") {
+      if (cur === "dir") throw fail(`Cannot delete ${src.display}: it is a folder`);
+      if (cur === null) throw fail(`Cannot delete ${src.display}: the file does not exist`);
+      view.set(src.abs, null);
+    } else {
+      if (cur === "dir") throw fail(`Cannot update ${src.display}: it is a folder`);
+      if (cur === null) throw fail(`Cannot update ${src.display}: the file does not exist`);
+      const eol = detectLineEnding(cur);
+      const next = op.chunks.length ? fromLf(applyChunks(toLf(cur), op.chunks, src.display), eol) : cur;
+      if (dst && dst.abs !== src.abs) {
+        if ((await get(dst)) === "dir") throw fail(`Cannot move to ${dst.display}: a folder has that name`);
+        view.set(src.abs, null);
+        view.set(dst.abs, next);
+      } else view.set(src.abs, next);
+    }
+  }
+
+  const changes: FileChange[] = [];
+  for (const [abs, after] of view) {
+    const before = original.get(abs) as string | null;
+    if (after === before) continue;
+    const action = before === null ? "add" : after === null ? "delete" : "update";
+    changes.push({ target: targets.get(abs)!, action, before, after: after as string | null });
+  }
+  return changes;
+}
+
+/** Write planned changes; if any write fails, restore what was already changed. */
+export async function commitChanges(changes: FileChange[]): Promise<void> {
+  const done: FileChange[] = [];
+  try {
+    for (const c of changes) {
+      if (c.after === null) await rm(c.target.abs);
+      else await writeFileAtomic(c.target.abs, c.after);
+      done.push(c);
+    }
+  } catch (e) {
+    for (const c of done.reverse()) {
+      if (c.before === null) await rm(c.target.abs, { force: true }).catch(() => {});
+      else await writeFileAtomic(c.target.abs, c.before).catch(() => {});
+    }
+    throw e;
+  }
+}

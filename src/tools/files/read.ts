@@ -1,0 +1,131 @@
+import { readdir, stat } from "node:fs/promises";
+import { z } from "zod";
+import { NbError } from "../../core/errors.js";
+import { defineTool } from "../define.js";
+import { MAX_BYTES, MAX_LINES } from "../truncate.js";
+import type { ToolResult } from "../types.js";
+import { readBashOutput } from "./bash-output.js";
+import { authorize, readText } from "./common.js";
+
+const Input = z
+  .object({
+    path: z
+      .string()
+      .describe(
+        "File or folder, relative to the project (or workspace/<project>/<path>, or a bash-output:// locator)",
+      ),
+    offset: z.number().int().min(1).optional().describe("First line to show, 1-based"),
+    limit: z.number().int().min(1).optional().describe("Maximum number of lines to show"),
+    column: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "For a line too long to show at once: the character offset within the line at `offset` to continue from",
+      ),
+  })
+  .strict();
+
+/** Format a page of a text for a model: numbered lines, caps, and a hint on how to continue. */
+export function pageText(name: string, text: string, offset = 1, limit?: number, column = 0): ToolResult {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  const total = text === "" ? 0 : lines.length;
+  if (total === 0) return { text: `(${name} is empty)`, details: { path: name, totalLines: 0 } };
+  if (offset > total)
+    throw new NbError("invalid_input", `Offset ${offset} is beyond the end of ${name} (${total} lines)`, {
+      fields: [{ pointer: "/offset", message: `beyond end of file (${total} lines)` }],
+    });
+
+  const width = String(Math.min(total, offset + (limit ?? MAX_LINES))).length;
+  const out: string[] = [];
+  let bytes = 0;
+  let line = offset;
+  const last = Math.min(total, offset - 1 + (limit ?? total));
+  let partial: { line: number; next: number; length: number } | null = null;
+  for (; line <= last && out.length < MAX_LINES; line++) {
+    let body = lines[line - 1];
+    if (line === offset && column > 0) body = body.slice(column);
+    const prefix = `${String(line).padStart(width)}\t`;
+    const size = Buffer.byteLength(prefix + body, "utf8") + 1;
+    if (bytes + size > MAX_BYTES) {
+      if (out.length === 0) {
+        // A single line longer than the cap: show a piece of it and say where the next piece starts.
+        const piece = sliceToBytes(body, MAX_BYTES - Buffer.byteLength(prefix, "utf8") - 1);
+        out.push(prefix + piece);
+        partial = { line, next: column + piece.length, length: lines[line - 1].length };
+        line++;
+      }
+      break;
+    }
+    out.push(prefix + body);
+    bytes += size;
+  }
+  const end = line - 1;
+  let footer = "";
+  if (partial) {
+    footer = `\n[Line ${partial.line} is ${partial.length} characters long; showing characters ${column}-${partial.next}. Use offset=${partial.line}, column=${partial.next} to continue.]`;
+  } else if (end < total) {
+    footer = `\n[Showing lines ${offset}-${end} of ${total}. Use offset=${end + 1} to continue.]`;
+  }
+  return {
+    text: out.join("\n") + footer,
+    details: {
+      path: name,
+      startLine: offset,
+      endLine: end,
+      totalLines: total,
+      ...(partial
+        ? { nextOffset: partial.line, nextColumn: partial.next }
+        : end < total
+          ? { nextOffset: end + 1 }
+          : {}),
+    },
+  };
+}
+
+function sliceToBytes(s: string, maxBytes: number): string {
+  let bytes = 0;
+  let i = 0;
+  for (const ch of s) {
+    const b = Buffer.byteLength(ch, "utf8");
+    if (bytes + b > maxBytes) break;
+    bytes += b;
+    i += ch.length;
+  }
+  return s.slice(0, i);
+}
+
+async function listFolder(abs: string, display: string): Promise<ToolResult> {
+  const entries = await readdir(abs, { withFileTypes: true });
+  const rows = entries
+    .map((e) => ({ name: e.name, kind: e.isDirectory() ? "dir" : e.isSymbolicLink() ? "link" : "file" }))
+    .sort((a, b) =>
+      (a.kind === "dir") !== (b.kind === "dir") ? (a.kind === "dir" ? -1 : 1) : a.name.localeCompare(b.name),
+    );
+  const text = rows.length
+    ? `${display}/ (${rows.length} entries)\n${rows.map((r) => (r.kind === "dir" ? `${r.name}/` : r.name)).join("\n")}`
+    : `${display}/ (empty folder)`;
+  return { text, details: { path: display, entries: rows } };
+}
+
+export const readTool = defineTool({
+  key: "read",
+  group: "files",
+  description:
+    "Read a text file with numbered lines (use offset/limit to page; long output ends with a hint on how to continue), or list a folder. Also reads full bash output through the bash-output:// locator a bash call returned.",
+  input: Input,
+  effect: "read",
+  async execute(input, ctx) {
+    if (input.path.startsWith("bash-output://")) {
+      const text = await readBashOutput(ctx.workspace, input.path);
+      return pageText(input.path, text, input.offset, input.limit, input.column);
+    }
+    const r = authorize(ctx, input.path, "list");
+    const st = await stat(r.abs).catch(() => null);
+    if (!st) throw new NbError("not_found", `File not found: ${r.display}`);
+    if (st.isDirectory()) return listFolder(r.abs, r.display);
+    return pageText(r.display, await readText(r), input.offset, input.limit, input.column);
+  },
+});
