@@ -1,9 +1,12 @@
+import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
 import { ToolRegistry } from "./registry.js";
+import { resultTools } from "./result/index.js";
+import { taskTools } from "./tasks/index.js";
 import type { AnyTool } from "./types.js";
 
 /** Every tool NeuroBook ships, by group. A tool is listed here only once it really works. */
-export const BUILTIN_TOOLS: readonly AnyTool[] = [...fileTools];
+export const BUILTIN_TOOLS: readonly AnyTool[] = [...fileTools, ...controlTools, ...taskTools, ...resultTools];
 
 /** A registry holding every built-in tool. */
 export function createToolRegistry(): ToolRegistry {
