@@ -13,6 +13,6 @@ export const adhoc = defineProfile({
       outputSchema: z.record(z.string(), z.unknown()).optional(),
     })
     .strict(),
-  tools: ["read"],
+  tools: ["read", "report_result"],
   systemPrompt: (ctx) => `${basePrompt(String(ctx.initial.systemPrompt ?? "You are a helpful agent."), ctx)}`,
 });

@@ -33,7 +33,7 @@ export const director = defineProfile({
       open_questions: z.array(z.string()),
     })
     .strict(),
-  tools: ["read"],
+  tools: ["read", "report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}
 

@@ -8,7 +8,17 @@ export const leaderDefault = defineProfile({
   description:
     "Main entry and coordinator for a novel project: files, plot, World Engine, and dispatching writer, retrieval and researcher agents.",
   output: z.object({ result: z.string().optional() }).strict(),
-  tools: ["read", "write", "edit", "apply_patch", "bash"],
+  tools: [
+    "read",
+    "write",
+    "edit",
+    "apply_patch",
+    "bash",
+    "request_user_input",
+    "switch_mode",
+    "task_create",
+    "task_set_status",
+  ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}
 

@@ -29,7 +29,7 @@ export const memoryCurator = defineProfile({
       ),
     })
     .strict(),
-  tools: [],
+  tools: ["report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You curate one subject's memory: merge new facts into what it already remembers.", ctx)}
 

@@ -10,7 +10,7 @@ export const simulatorActor = defineProfile({
   output: z
     .object({ visible_response: z.string(), spoken_dialogue: z.string(), inner_response: z.string() })
     .strict(),
-  tools: [],
+  tools: ["report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You play one character of the novel, in the first person, knowing only what they know.", ctx)}
 

@@ -14,7 +14,7 @@ export const summarizer = defineProfile({
     })
     .strict(),
   output: z.object({ title: z.string(), summary: z.string() }).strict(),
-  tools: [],
+  tools: ["report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You summarise an agent conversation so it can continue with less context.", ctx)}
 

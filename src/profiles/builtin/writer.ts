@@ -20,7 +20,7 @@ export const writer = defineProfile({
     })
     .strict(),
   output: z.object({ summary: z.string(), outputPath: z.string().optional() }).strict(),
-  tools: ["read", "write", "edit", "bash"],
+  tools: ["read", "write", "edit", "bash", "report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the writer: you turn a chapter brief into finished prose.", ctx)}
 
