@@ -1,0 +1,160 @@
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+import { NbError } from "../core/errors.js";
+import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { MODEL_REF, PROVIDER_ID } from "./reference.js";
+
+/** Per-model limits a provider may declare. */
+export const ModelLimitsSchema = z
+  .object({
+    contextWindow: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** The provider kinds NeuroBook can talk to. */
+export const PROVIDER_KINDS = ["openai-compatible", "openai", "anthropic", "scripted"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** One configured provider (`providers.<id>` in `.nbook/config.json`). */
+export const ProviderConfigSchema = z
+  .object({
+    kind: z.enum(PROVIDER_KINDS),
+    /** Name of the environment variable holding the API key; the key itself is never in config. */
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+      .optional(),
+    baseURL: z.url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** Script file of a `scripted` provider, relative to the folder holding `.nbook/`. */
+    script: z.string().min(1).optional(),
+    /** Known models; when present, references must name one of them. */
+    models: z.record(z.string().min(1), ModelLimitsSchema).optional(),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.kind === "openai-compatible" && !p.baseURL) {
+      ctx.addIssue({ code: "custom", path: ["baseURL"], message: "required for kind openai-compatible" });
+    }
+    if (p.kind === "scripted" && !p.script) {
+      ctx.addIssue({ code: "custom", path: ["script"], message: "required for kind scripted" });
+    }
+    if (p.kind !== "scripted" && p.script !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["script"], message: "only allowed for kind scripted" });
+    }
+  });
+export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
+
+const modelRef = z.string().regex(MODEL_REF, "must be a model reference <providerId>/<modelId>");
+
+/** The model-related sections of `.nbook/config.json` (other sections belong to other modules). */
+export const ModelsConfigSchema = z.looseObject({
+  providers: z.record(z.string().regex(PROVIDER_ID, "invalid provider id"), ProviderConfigSchema).default({}),
+  defaultModel: modelRef.optional(),
+  profiles: z.record(z.string().min(1), z.object({ model: modelRef.optional() }).strict()).default({}),
+  agent: z
+    .object({
+      maxSteps: z.number().int().positive().max(10_000).optional(),
+      compaction: z
+        .object({
+          /** Compact when the estimated context exceeds this share of the model's window. */
+          threshold: z.number().gt(0).lte(1).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .default({}),
+});
+export type ModelsConfig = z.infer<typeof ModelsConfigSchema>;
+
+/** Agent settings with defaults applied. */
+export interface AgentSettings {
+  maxSteps: number;
+  compactionThreshold: number;
+}
+
+export const DEFAULT_MAX_STEPS = 50;
+export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
+
+/** The loop's settings from config, defaults filled in. */
+export function agentSettings(config: ModelsConfig): AgentSettings {
+  return {
+    maxSteps: config.agent.maxSteps ?? DEFAULT_MAX_STEPS,
+    compactionThreshold: config.agent.compaction?.threshold ?? DEFAULT_COMPACTION_THRESHOLD,
+  };
+}
+
+/**
+ * Validate one raw config object; `source` names the file in error messages. Relative `script`
+ * paths are made absolute against `baseDir` (the folder holding `.nbook/`).
+ */
+export function parseModelsConfig(raw: unknown, source: string, baseDir?: string): ModelsConfig {
+  const r = ModelsConfigSchema.safeParse(raw ?? {});
+  if (!r.success) {
+    const fields = zodFieldErrors(r.error);
+    throw new NbError("config_error", `Invalid ${source}:\n${formatFieldErrors(fields)}`, { fields });
+  }
+  const config = r.data;
+  if (baseDir) {
+    for (const p of Object.values(config.providers)) {
+      if (p.script && !isAbsolute(p.script)) p.script = resolve(baseDir, p.script);
+    }
+  }
+  return config;
+}
+
+/**
+ * Layer a project config over the workspace config: a provider with the same id is replaced
+ * whole (a provider is one unit; mixing kinds across files would be confusing), profile entries
+ * and agent settings merge key by key, and `defaultModel` is overridden when the project sets it.
+ */
+export function mergeModelsConfig(base: ModelsConfig, over: ModelsConfig): ModelsConfig {
+  const profiles: ModelsConfig["profiles"] = { ...base.profiles };
+  for (const [k, v] of Object.entries(over.profiles)) profiles[k] = { ...profiles[k], ...v };
+  return {
+    ...base,
+    ...over,
+    providers: { ...base.providers, ...over.providers },
+    defaultModel: over.defaultModel ?? base.defaultModel,
+    profiles,
+    agent: {
+      ...base.agent,
+      ...over.agent,
+      compaction: { ...base.agent.compaction, ...over.agent.compaction },
+    },
+  };
+}
+
+/** Where the two config layers live. */
+export interface ConfigRoots {
+  /** Workspace root (holds `.nbook/config.json`). */
+  workspaceRoot: string;
+  /** Project root, when a project's `.nbook/config.json` may override. */
+  projectRoot?: string | null;
+}
+
+/** Load and validate the effective models config: workspace config, then the project's override. */
+export function loadModelsConfig(roots: ConfigRoots): ModelsConfig {
+  const base = parseModelsConfig(
+    readJsonFile(join(roots.workspaceRoot, ".nbook", "config.json"), ".nbook/config.json"),
+    ".nbook/config.json",
+    roots.workspaceRoot,
+  );
+  if (!roots.projectRoot) return base;
+  const file = join(roots.projectRoot, ".nbook", "config.json");
+  if (!existsSync(file)) return base;
+  const label = "project .nbook/config.json";
+  return mergeModelsConfig(base, parseModelsConfig(readJsonFile(file, label), label, roots.projectRoot));
+}
+
+function readJsonFile(file: string, label: string): unknown {
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new NbError("config_error", `${label} is not valid JSON: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Model providers: config (`.nbook/config.json`, project override), model references
+ * `<providerId>/<modelId>`, AI SDK v6 providers, and the offline scripted model.
+ */
+export {
+  type AgentSettings,
+  agentSettings,
+  type ConfigRoots,
+  DEFAULT_COMPACTION_THRESHOLD,
+  DEFAULT_MAX_STEPS,
+  loadModelsConfig,
+  type ModelsConfig,
+  ModelsConfigSchema,
+  mergeModelsConfig,
+  PROVIDER_KINDS,
+  type ProviderConfig,
+  ProviderConfigSchema,
+  type ProviderKind,
+  parseModelsConfig,
+} from "./config.js";
+export { apiKeyEnvOf, createProviderModel, type Env } from "./providers.js";
+export {
+  MODEL_REF,
+  type ModelRef,
+  type ModelRefSource,
+  type ModelSelection,
+  parseModelRef,
+  selectModelRef,
+} from "./reference.js";
+export {
+  DEFAULT_CONTEXT_WINDOW,
+  type ResolvedModel,
+  resolveModel,
+  resolveSessionModel,
+  type SessionModel,
+  type SessionModelRequest,
+} from "./resolve.js";
+export {
+  type ParsedScript,
+  parseScript,
+  readScriptFile,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  type ScriptFile,
+  ScriptFileSchema,
+} from "./scripted/format.js";
+export {
+  ScriptedLanguageModel,
+  type ScriptedModelOptions,
+  scriptedModel,
+  scriptedModelFromFile,
+} from "./scripted/model.js";

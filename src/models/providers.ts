@@ -1,0 +1,60 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { NbError } from "../core/errors.js";
+import type { ProviderConfig, ProviderKind } from "./config.js";
+import { scriptedModelFromFile } from "./scripted/model.js";
+
+/** Environment variables the models layer reads (API keys only). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The key variable a provider of each kind reads when `apiKeyEnv` is not set (none for local servers). */
+const DEFAULT_KEY_ENV: Record<ProviderKind, string | undefined> = {
+  "openai-compatible": undefined,
+  openai: "OPENAI_API_KEY",
+  anthropic: "ANTHROPIC_API_KEY",
+  scripted: undefined,
+};
+
+/** Name of the environment variable holding this provider's API key, if it needs one. */
+export function apiKeyEnvOf(p: ProviderConfig): string | undefined {
+  return p.apiKeyEnv ?? DEFAULT_KEY_ENV[p.kind];
+}
+
+/**
+ * Build the AI SDK language model for `modelId` on a configured provider. The API key is read
+ * from `env` here and handed to the SDK only; it is never returned, stored or printed.
+ */
+export function createProviderModel(
+  providerId: string,
+  p: ProviderConfig,
+  modelId: string,
+  env: Env,
+): LanguageModelV3 {
+  const keyEnv = apiKeyEnvOf(p);
+  const apiKey = keyEnv ? env[keyEnv] : undefined;
+  if (keyEnv && !apiKey) {
+    throw new NbError(
+      "config_error",
+      `Provider "${providerId}" needs its API key in the environment variable ${keyEnv}, which is not set`,
+      { details: { provider: providerId, missingEnv: keyEnv } },
+    );
+  }
+  switch (p.kind) {
+    case "openai-compatible":
+      return createOpenAICompatible({
+        name: providerId,
+        baseURL: p.baseURL!,
+        apiKey,
+        headers: p.headers,
+        includeUsage: true,
+      }).chatModel(modelId);
+    case "openai":
+      return createOpenAI({ name: providerId, baseURL: p.baseURL, apiKey, headers: p.headers })(modelId);
+    case "anthropic":
+      return createAnthropic({ name: providerId, baseURL: p.baseURL, apiKey, headers: p.headers })(modelId);
+    case "scripted":
+      return scriptedModelFromFile(p.script!, { modelId });
+  }
+}
