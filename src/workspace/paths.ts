@@ -24,7 +24,7 @@ export interface ResolveOptions {
 const MAX_PATH = 1024;
 const MAX_SEGMENT = 255;
 
-function escape(message: string): NbError {
+function escapeError(message: string): NbError {
   return new NbError("path_escape", message);
 }
 
@@ -39,38 +39,42 @@ export function resolveFileAddress(
   input: string,
   opts: ResolveOptions = {},
 ): ResolvedPath {
-  if (typeof input !== "string" || input.trim() === "") throw escape("Path is empty");
-  if (input.includes("\0")) throw escape("Path contains a NUL byte");
-  if (input.length > MAX_PATH) throw escape(`Path is longer than ${MAX_PATH} characters`);
+  if (typeof input !== "string" || input.trim() === "") throw escapeError("Path is empty");
+  if (input.includes("\0")) throw escapeError("Path contains a NUL byte");
+  if (input.length > MAX_PATH) throw escapeError(`Path is longer than ${MAX_PATH} characters`);
   const text = input.trim().replace(/\\/g, "/");
   if (text.startsWith("/") || /^[A-Za-z]:/.test(text) || text.startsWith("~")) {
-    throw escape(`Absolute paths are not allowed (${input}); use a path relative to the project`);
+    throw escapeError(`Absolute paths are not allowed (${input}); use a path relative to the project`);
   }
   const segments = text.split("/");
-  if (segments.some((s) => s.length > MAX_SEGMENT)) throw escape(`A path segment is longer than ${MAX_SEGMENT} characters`);
+  if (segments.some((s) => s.length > MAX_SEGMENT))
+    throw escapeError(`A path segment is longer than ${MAX_SEGMENT} characters`);
 
   let project: Project;
   let relSegments: string[];
   if (segments[0] === "workspace") {
     const [, name, ...rest] = segments;
     if (!name || rest.length === 0 || rest.every((s) => s === "" || s === ".")) {
-      throw escape("Cross-project paths must be workspace/<project>/<relative-path>");
+      throw escapeError("Cross-project paths must be workspace/<project>/<relative-path>");
     }
-    if (!workspace.hasProject(name)) throw escape(`workspace/${name}: no such project in this workspace`);
+    if (!workspace.hasProject(name)) throw escapeError(`workspace/${name}: no such project in this workspace`);
     project = workspace.project(name);
     relSegments = rest;
   } else {
     if (!current) {
-      throw new NbError("invalid_input", "No current project: pass --project, or address files as workspace/<project>/<path>");
+      throw new NbError(
+        "invalid_input",
+        "No current project: pass --project, or address files as workspace/<project>/<path>",
+      );
     }
     project = current;
     relSegments = segments;
   }
 
   const rel = posix.normalize(relSegments.join("/")).replace(/\/+$/, "");
-  if (rel === ".." || rel.startsWith("../")) throw escape(`Path leaves the project: ${input}`);
+  if (rel === ".." || rel.startsWith("../")) throw escapeError(`Path leaves the project: ${input}`);
   const isRoot = rel === "." || rel === "";
-  if (isRoot && !opts.allowRoot) throw escape("The project root itself is not a file");
+  if (isRoot && !opts.allowRoot) throw escapeError("The project root itself is not a file");
 
   if (!isRoot && current && project === current && segments[0] === current.name && segments.length > 1) {
     const inside = tryLstat(join(project.root, ...rel.split("/")));
@@ -105,7 +109,7 @@ function assertRealPathInside(abs: string, realRoot: string, input: string): voi
         try {
           realpathSync(existing);
         } catch {
-          throw escape(`Path goes through a broken symbolic link: ${input}`);
+          throw escapeError(`Path goes through a broken symbolic link: ${input}`);
         }
       }
       break;
@@ -117,7 +121,7 @@ function assertRealPathInside(abs: string, realRoot: string, input: string): voi
   }
   const real = join(realpathSync(existing), ...missing);
   if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-    throw escape(`Path resolves outside the project through a symbolic link: ${input}`);
+    throw escapeError(`Path resolves outside the project through a symbolic link: ${input}`);
   }
 }
 
