@@ -1,0 +1,107 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { NbError } from "../../core/errors.js";
+
+type Db = Database.Database;
+
+/** Schema version this code writes; a newer file is refused rather than misread. */
+export const STORE_SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  profile_key TEXT NOT NULL,
+  project TEXT,
+  title TEXT NOT NULL DEFAULT '',
+  initial_mode TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  model TEXT,
+  initial TEXT NOT NULL,
+  status TEXT NOT NULL,
+  parent_session_id INTEGER REFERENCES sessions(id),
+  leaf_id INTEGER,
+  entry_count INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_project ON sessions(project, updated_at);
+
+-- The append-only entry tree. mode = the mode in effect after this entry; tasks_ref = the nearest
+-- task_list entry at or above it. Both are inherited from the parent on append, so the leaf alone
+-- answers "which mode / which task list" for any branch in O(1).
+CREATE TABLE IF NOT EXISTS entries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  parent_id INTEGER REFERENCES entries(id),
+  depth INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  mode TEXT NOT NULL,
+  tasks_ref INTEGER,
+  data TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_parent ON entries(parent_id);
+CREATE INDEX IF NOT EXISTS entries_by_session ON entries(session_id, id);
+
+-- A durable approval; its id is the approval_request entry's id.
+CREATE TABLE IF NOT EXISTS approvals (
+  id INTEGER PRIMARY KEY REFERENCES entries(id),
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  call_id TEXT NOT NULL,
+  tool_key TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  input TEXT NOT NULL,
+  preview TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pending',
+  reason TEXT,
+  created_at TEXT NOT NULL,
+  settled_at TEXT
+);
+CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals(session_id, status);
+
+CREATE TABLE IF NOT EXISTS queue_items (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  consumed_at TEXT,
+  consumed_by INTEGER REFERENCES entries(id)
+);
+CREATE INDEX IF NOT EXISTS queue_open ON queue_items(session_id, kind, id) WHERE consumed_at IS NULL;
+`;
+
+/** Open (creating if needed) the agent database in WAL mode and bring its schema up to date. */
+export function openAgentDb(file: string): Db {
+  mkdirSync(dirname(file), { recursive: true });
+  let db: Db;
+  try {
+    db = new Database(file);
+  } catch (e) {
+    throw new NbError("io_error", `Cannot open the session store: ${(e as Error).message}`);
+  }
+  try {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version > STORE_SCHEMA_VERSION) {
+      throw new NbError(
+        "config_error",
+        `agent.sqlite has schema version ${version}, newer than this nbook (${STORE_SCHEMA_VERSION}); upgrade nbook`,
+      );
+    }
+    if (version < STORE_SCHEMA_VERSION) {
+      db.transaction(() => {
+        db.exec(SCHEMA);
+        db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
+      }).immediate();
+    }
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}

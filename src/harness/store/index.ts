@@ -1,0 +1,256 @@
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import type { Workspace } from "../../workspace/workspace.js";
+import { ApprovalTable } from "./approvals.js";
+import { openAgentDb } from "./db.js";
+import { EntryTree } from "./history.js";
+import { QueueTable } from "./queues.js";
+import type {
+  Approval,
+  Entry,
+  EntryInput,
+  EntryOf,
+  PendingCall,
+  QueueItem,
+  QueueKind,
+  Session,
+  SessionStatus,
+  Task,
+} from "./schema.js";
+import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
+
+export type * from "./schema.js";
+export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
+export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
+
+/** The file the session store lives in. */
+export function agentDbPath(workspace: Pick<Workspace, "nbookDir">): string {
+  return join(workspace.nbookDir, "agent.sqlite");
+}
+
+/**
+ * The durable session store (`<workspace>/.nbook/agent.sqlite`): sessions, their append-only entry
+ * trees with a leaf pointer, approvals, queues and per-branch task lists. One instance holds one
+ * connection; several processes may open the same file (WAL, busy timeout).
+ */
+export class SessionStore {
+  private readonly sessions: SessionTable;
+  private readonly tree: EntryTree;
+  private readonly approvalTable: ApprovalTable;
+  private readonly queueTable: QueueTable;
+
+  private constructor(private readonly db: Database.Database) {
+    this.sessions = new SessionTable(db);
+    this.approvalTable = new ApprovalTable(db);
+    this.queueTable = new QueueTable(db);
+    this.tree = new EntryTree(db, this.approvalTable, this.queueTable);
+  }
+
+  /** Open (creating if needed) a store file. */
+  static open(file: string): SessionStore {
+    return new SessionStore(openAgentDb(file));
+  }
+
+  /** Open the workspace's store. */
+  static forWorkspace(workspace: Pick<Workspace, "nbookDir">): SessionStore {
+    return SessionStore.open(agentDbPath(workspace));
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ── sessions ──────────────────────────────────────────────────────────────
+
+  /** Create a session; `initial` is validated against the profile's schema. */
+  createSession(opts: CreateSessionOptions): Session {
+    return this.sessions.create(opts);
+  }
+
+  /** A session; `not_found` when none. */
+  session(id: string): Session {
+    return this.sessions.get(id);
+  }
+
+  /** Sessions, most recently updated first. */
+  listSessions(opts: ListSessionsOptions = {}): Session[] {
+    return this.sessions.list(opts);
+  }
+
+  /** Change the title, status or pinned model of a session. */
+  updateSession(
+    id: string,
+    patch: { title?: string; status?: SessionStatus; model?: string | null },
+  ): Session {
+    return this.sessions.update(id, patch);
+  }
+
+  /** Set a session's status (idle, running, waiting, archived). */
+  setStatus(id: string, status: SessionStatus): Session {
+    return this.sessions.update(id, { status });
+  }
+
+  // ── history ───────────────────────────────────────────────────────────────
+
+  /** Append one entry under the leaf and move the leaf to it (O(1): the history is never re-read). */
+  append(sessionId: string, entry: EntryInput): Entry {
+    return this.tree.commit(sessionId, [entry])[0];
+  }
+
+  /**
+   * Commit one step (an assistant message and the results of its calls, plus any approval
+   * requests, task-list changes, markers) as one transaction: all entries or none.
+   */
+  commitStep(sessionId: string, entries: EntryInput[]): Entry[] {
+    return this.tree.commit(sessionId, entries);
+  }
+
+  /** Move the leaf to an earlier entry (null = before the first): the next append branches there. */
+  setLeaf(sessionId: string, entryId: string | null): Session {
+    this.tree.setLeaf(sessionId, entryId);
+    return this.sessions.get(sessionId);
+  }
+
+  /** The active path root → leaf. */
+  activePath(sessionId: string): Entry[] {
+    return this.tree.activePath(this.sessions.get(sessionId));
+  }
+
+  /** Every entry of a session, all branches, in append order. */
+  allEntries(sessionId: string): Entry[] {
+    this.sessions.getRow(sessionId);
+    return this.tree.all(sessionId);
+  }
+
+  /** One entry; `not_found` when none. */
+  entry(entryId: string): Entry {
+    return this.tree.get(entryId);
+  }
+
+  /** Entries directly under one entry (several = a branch point). */
+  children(entryId: string): Entry[] {
+    return this.tree.children(entryId);
+  }
+
+  /** Tool calls on the active path still waiting for a result (suspended, or cut off by a crash). */
+  pendingToolCalls(sessionId: string): PendingCall[] {
+    return this.tree.pendingCalls(this.sessions.get(sessionId));
+  }
+
+  /**
+   * Close every pending call with an `aborted` error result (and reject its pending approval),
+   * in one transaction, so the session can continue after an abort or a crash. Returns the entries.
+   */
+  abortPendingCalls(sessionId: string, message = "The call was aborted before it finished"): Entry[] {
+    const pending = this.pendingToolCalls(sessionId);
+    if (!pending.length) return [];
+    const open = new Map(this.pendingApprovals(sessionId).map((a) => [a.callId, a] as const));
+    const entries: EntryInput[] = [];
+    for (const { call } of pending) {
+      const approval = open.get(call.id);
+      if (approval) {
+        entries.push({
+          kind: "approval_decision",
+          data: { approvalId: approval.id, callId: call.id, approved: false, reason: message },
+        });
+      }
+      entries.push({
+        kind: "tool_result",
+        data: {
+          callId: call.id,
+          key: call.key,
+          ok: false,
+          text: message,
+          error: { code: "aborted", message },
+        },
+      });
+    }
+    return this.tree.commit(sessionId, entries);
+  }
+
+  /** Record a mode change as an entry; null (nothing written) when the session is already in `to`. */
+  changeMode(
+    sessionId: string,
+    to: Session["mode"],
+    by: "user" | "agent",
+    reason?: string,
+  ): EntryOf<"mode_change"> | null {
+    const from = this.sessions.get(sessionId).mode;
+    if (from === to) return null;
+    const data = reason === undefined ? { from, to, by } : { from, to, by, reason };
+    return this.append(sessionId, { kind: "mode_change", data }) as EntryOf<"mode_change">;
+  }
+
+  /** The task list on the active path (it follows branches). */
+  tasks(sessionId: string): Task[] {
+    return this.tree.tasks(this.sessions.get(sessionId));
+  }
+
+  // ── approvals ─────────────────────────────────────────────────────────────
+
+  /** One approval (its id is the id of its approval_request entry); `not_found` when none. */
+  approval(id: string): Approval {
+    return this.approvalTable.get(id);
+  }
+
+  /** Pending approvals of one session, or of every session, oldest first. */
+  pendingApprovals(sessionId?: string): Approval[] {
+    return this.approvalTable.pending(
+      sessionId === undefined ? undefined : this.sessions.getRow(sessionId).id,
+    );
+  }
+
+  /** Every approval of a session, oldest first. */
+  approvals(sessionId: string): Approval[] {
+    return this.approvalTable.all(this.sessions.getRow(sessionId).id);
+  }
+
+  /**
+   * Settle a pending approval: appends an approval_decision entry and updates the approval in one
+   * transaction. `conflict` when it is already settled. The tool result is the caller's next step.
+   */
+  settleApproval(
+    approvalId: string,
+    decision: { approved: boolean; reason?: string },
+  ): {
+    approval: Approval;
+    entry: EntryOf<"approval_decision">;
+  } {
+    const a = this.approvalTable.get(approvalId);
+    const data =
+      decision.reason === undefined
+        ? { approvalId: a.id, callId: a.callId, approved: decision.approved }
+        : { approvalId: a.id, callId: a.callId, approved: decision.approved, reason: decision.reason };
+    const entry = this.append(a.sessionId, {
+      kind: "approval_decision",
+      data,
+    }) as EntryOf<"approval_decision">;
+    return { approval: this.approvalTable.get(approvalId), entry };
+  }
+
+  // ── queues ────────────────────────────────────────────────────────────────
+
+  /** Add an input at the end of a session's queue of that kind. */
+  enqueue(sessionId: string, kind: QueueKind, text: string): QueueItem {
+    return this.queueTable.enqueue(this.sessions.getRow(sessionId).id, kind, text);
+  }
+
+  /** Unconsumed queue items of a session, in order (one kind, or all). */
+  queued(sessionId: string, kind?: QueueKind): QueueItem[] {
+    return this.queueTable.open(this.sessions.getRow(sessionId).id, kind);
+  }
+
+  /**
+   * Mark a queue item consumed without writing an entry. To deliver an item as a message, append a
+   * `user` entry carrying its `queueItemId` instead: message and consumption then commit together.
+   */
+  consumeQueued(sessionId: string, itemId: string): QueueItem {
+    this.queueTable.consume(this.sessions.getRow(sessionId).id, itemId, null);
+    return this.queueTable.get(itemId);
+  }
+
+  /** Drop the unconsumed items of a session's queue (one kind, or all); returns how many. */
+  clearQueue(sessionId: string, kind?: QueueKind): number {
+    return this.queueTable.clear(this.sessions.getRow(sessionId).id, kind);
+  }
+}

@@ -1,0 +1,213 @@
+import { z } from "zod";
+import { ERROR_CODES } from "../../core/errors.js";
+
+/** Session modes (same values as the tool contract's Mode). */
+export const ModeSchema = z.enum(["normal", "discuss", "plan"]);
+
+/** Where a session is in its life: idle (ready), running (a run is active), waiting (on the user), archived. */
+export const SessionStatusSchema = z.enum(["idle", "running", "waiting", "archived"]);
+export type SessionStatus = z.infer<typeof SessionStatusSchema>;
+
+/** A stored ErrorInfo (stable code, message, JSON-Pointer fields). */
+export const ErrorInfoSchema = z
+  .object({
+    code: z.enum(ERROR_CODES),
+    message: z.string(),
+    fields: z.array(z.object({ pointer: z.string(), message: z.string() }).strict()).optional(),
+    details: z.unknown().optional(),
+  })
+  .strict();
+
+/** One tool call of an assistant message. `id` is the provider's call id. */
+export const ToolCallSchema = z
+  .object({ id: z.string().min(1), key: z.string().min(1), input: z.unknown() })
+  .strict();
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+/** One item of the in-session task list. */
+export const TaskSchema = z
+  .object({
+    id: z.string().min(1),
+    title: z.string().min(1),
+    description: z.string().optional(),
+    status: z.enum(["pending", "in_progress", "completed", "cancelled"]),
+  })
+  .strict();
+export type Task = z.infer<typeof TaskSchema>;
+
+const runId = z.string().min(1);
+
+/** The data of each entry kind; the tree stores them verbatim as JSON. */
+export const ENTRY_DATA = {
+  /** A user (or queued) message. `queueItemId` marks the queue item this message consumed. */
+  user: z
+    .object({
+      text: z.string(),
+      intent: z.enum(["prompt", "steer", "followup"]).default("prompt"),
+      queueItemId: z.string().optional(),
+    })
+    .strict(),
+  /** One model step: its text and the tool calls it made. `partial`/`aborted`/`error` mark a cut stream. */
+  assistant: z
+    .object({
+      text: z.string(),
+      toolCalls: z.array(ToolCallSchema).default([]),
+      status: z.enum(["complete", "partial", "aborted", "error"]).default("complete"),
+      model: z.string().optional(),
+      usage: z
+        .object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+  /** The result of one tool call; `ok: false` carries an error (`aborted` for a call cut short). */
+  tool_result: z
+    .object({
+      callId: z.string().min(1),
+      key: z.string().min(1),
+      ok: z.boolean(),
+      text: z.string(),
+      details: z.unknown().optional(),
+      error: ErrorInfoSchema.optional(),
+      truncated: z.boolean().optional(),
+    })
+    .strict(),
+  mode_change: z
+    .object({
+      from: ModeSchema,
+      to: ModeSchema,
+      by: z.enum(["user", "agent"]),
+      reason: z.string().optional(),
+    })
+    .strict(),
+  /** A call a read-only mode (or switch_mode) suspended; also creates a durable approval row. */
+  approval_request: z
+    .object({
+      callId: z.string().min(1),
+      key: z.string().min(1),
+      kind: z.enum(["write", "switch_mode"]).default("write"),
+      input: z.unknown(),
+      preview: z.object({ text: z.string(), details: z.unknown().optional() }).strict(),
+    })
+    .strict(),
+  /** The user's decision; settles the approval row in the same transaction. */
+  approval_decision: z
+    .object({
+      approvalId: z.string().min(1),
+      callId: z.string().min(1),
+      approved: z.boolean(),
+      reason: z.string().optional(),
+    })
+    .strict(),
+  user_input_request: z
+    .object({
+      callId: z.string().min(1),
+      question: z.string().min(1),
+      choices: z.array(z.string()).optional(),
+      allowFreeText: z.boolean().optional(),
+    })
+    .strict(),
+  user_input_answer: z.object({ callId: z.string().min(1), answer: z.string() }).strict(),
+  /** A snapshot of the whole task list after a change; the list follows the branch. */
+  task_list: z.object({ tasks: z.array(TaskSchema), change: z.string().optional() }).strict(),
+  /** Older history summarised; the model sees the summary then the entries from `firstKeptEntryId`. */
+  compaction: z
+    .object({
+      summary: z.string(),
+      firstKeptEntryId: z.string().nullable(),
+      tokensBefore: z.number().optional(),
+    })
+    .strict(),
+  run_start: z.object({ runId, invocation: z.enum(["prompt", "continue", "steer", "followup"]) }).strict(),
+  run_end: z
+    .object({
+      runId,
+      status: z.enum(["completed", "waiting", "error", "aborted", "step_limit"]),
+      finalMessage: z.string().optional(),
+      data: z.unknown().optional(),
+    })
+    .strict(),
+  run_error: z.object({ runId, error: ErrorInfoSchema, phase: z.string().optional() }).strict(),
+} as const;
+
+export type EntryKind = keyof typeof ENTRY_DATA;
+export const ENTRY_KINDS = Object.keys(ENTRY_DATA) as EntryKind[];
+
+/** Input data of one kind (defaults optional), and the stored data (defaults applied). */
+export type EntryDataIn<K extends EntryKind> = z.input<(typeof ENTRY_DATA)[K]>;
+export type EntryData<K extends EntryKind> = z.output<(typeof ENTRY_DATA)[K]>;
+
+/** An entry to append. */
+export type EntryInput = { [K in EntryKind]: { kind: K; data: EntryDataIn<K> } }[EntryKind];
+
+/** A stored entry: ids are decimal strings; `parentId` null for a root. */
+export type Entry = {
+  [K in EntryKind]: {
+    id: string;
+    sessionId: string;
+    parentId: string | null;
+    depth: number;
+    kind: K;
+    data: EntryData<K>;
+    createdAt: string;
+  };
+}[EntryKind];
+
+/** An entry of one kind. */
+export type EntryOf<K extends EntryKind> = Extract<Entry, { kind: K }>;
+
+/** A session's header row. */
+export interface Session {
+  id: string;
+  profileKey: string;
+  project: string | null;
+  title: string;
+  /** The mode at the leaf (mode changes are entries, so the mode follows the branch). */
+  mode: z.infer<typeof ModeSchema>;
+  /** Pinned model reference `<providerId>/<modelId>`, never a key. */
+  model: string | null;
+  initial: Record<string, unknown>;
+  status: SessionStatus;
+  /** The session that created this one (collaboration), if any. */
+  parentSessionId: string | null;
+  leafId: string | null;
+  entryCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A durable approval: a suspended call waiting for the user. `id` is its approval_request entry id. */
+export interface Approval {
+  id: string;
+  sessionId: string;
+  callId: string;
+  toolKey: string;
+  kind: "write" | "switch_mode";
+  input: unknown;
+  preview: { text: string; details?: unknown };
+  status: "pending" | "approved" | "rejected";
+  reason: string | null;
+  createdAt: string;
+  settledAt: string | null;
+}
+
+export const QueueKindSchema = z.enum(["steer", "followup", "prompt"]);
+export type QueueKind = z.infer<typeof QueueKindSchema>;
+
+/** A durable queued input of a session, consumed in order. */
+export interface QueueItem {
+  id: string;
+  sessionId: string;
+  kind: QueueKind;
+  text: string;
+  seq: number;
+  consumed: boolean;
+  createdAt: string;
+  consumedAt: string | null;
+}
+
+/** A tool call on the active path that has no result yet (waiting on an approval or an answer). */
+export interface PendingCall {
+  entryId: string;
+  call: ToolCall;
+}
