@@ -27,6 +27,10 @@ const Input = z
   })
   .strict();
 
+// Leave room for the footer so the dispatch cap (2,000 lines / 50 KiB) never cuts a page's hint off.
+const PAGE_LINES = MAX_LINES - 1;
+const PAGE_BYTES = MAX_BYTES - 512;
+
 /** Format a page of a text for a model: numbered lines, caps, and a hint on how to continue. */
 export function pageText(name: string, text: string, offset = 1, limit?: number, column = 0): ToolResult {
   const lines = text.split("\n");
@@ -38,21 +42,21 @@ export function pageText(name: string, text: string, offset = 1, limit?: number,
       fields: [{ pointer: "/offset", message: `beyond end of file (${total} lines)` }],
     });
 
-  const width = String(Math.min(total, offset + (limit ?? MAX_LINES))).length;
+  const width = String(Math.min(total, offset + (limit ?? PAGE_LINES))).length;
   const out: string[] = [];
   let bytes = 0;
   let line = offset;
   const last = Math.min(total, offset - 1 + (limit ?? total));
   let partial: { line: number; next: number; length: number } | null = null;
-  for (; line <= last && out.length < MAX_LINES; line++) {
+  for (; line <= last && out.length < PAGE_LINES; line++) {
     let body = lines[line - 1];
     if (line === offset && column > 0) body = body.slice(column);
     const prefix = `${String(line).padStart(width)}\t`;
     const size = Buffer.byteLength(prefix + body, "utf8") + 1;
-    if (bytes + size > MAX_BYTES) {
+    if (bytes + size > PAGE_BYTES) {
       if (out.length === 0) {
         // A single line longer than the cap: show a piece of it and say where the next piece starts.
-        const piece = sliceToBytes(body, MAX_BYTES - Buffer.byteLength(prefix, "utf8") - 1);
+        const piece = sliceToBytes(body, PAGE_BYTES - Buffer.byteLength(prefix, "utf8") - 1);
         out.push(prefix + piece);
         partial = { line, next: column + piece.length, length: lines[line - 1].length };
         line++;

@@ -1,0 +1,211 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTestBed, type TestBed } from "../helpers.js";
+
+let bed: TestBed;
+beforeEach(() => {
+  bed = makeTestBed("novel");
+});
+afterEach(() => bed.cleanup());
+
+const abs = (p: string) => join(bed.project.root, p);
+
+describe("read", () => {
+  it("numbers lines, pages with offset/limit and says how to continue", async () => {
+    writeFileSync(abs("ch.md"), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
+    const r = await bed.call("read", { path: "ch.md", offset: 3, limit: 4 });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.text.split("\n").slice(0, 4)).toEqual(["3\tline 3", "4\tline 4", "5\tline 5", "6\tline 6"]);
+    expect(r.text).toContain("[Showing lines 3-6 of 10. Use offset=7 to continue.]");
+    expect(r.details).toMatchObject({ startLine: 3, endLine: 6, totalLines: 10, nextOffset: 7 });
+  });
+
+  it("caps a long file at 2,000 lines", async () => {
+    writeFileSync(abs("long.md"), Array.from({ length: 3000 }, (_, i) => `l${i + 1}`).join("\n"));
+    const r = await bed.call("read", { path: "long.md" });
+    expect(r.ok && r.text).toContain("[Showing lines 1-1999 of 3000. Use offset=2000 to continue.]");
+    expect(r.ok && r.truncated).toBeFalsy();
+  });
+
+  it("reads a single over-long line in pieces", async () => {
+    const line = "x".repeat(120_000);
+    writeFileSync(abs("one.md"), `${line}\nsecond\n`);
+    const first = await bed.call("read", { path: "one.md" });
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    const d = first.details as { nextOffset: number; nextColumn: number };
+    expect(d.nextOffset).toBe(1);
+    expect(d.nextColumn).toBeGreaterThan(40_000);
+    expect(first.text).toContain(`Use offset=1, column=${d.nextColumn} to continue.`);
+    let column = d.nextColumn;
+    let seen = d.nextColumn;
+    for (let i = 0; i < 5 && column < line.length; i++) {
+      const r = await bed.call("read", { path: "one.md", offset: 1, column });
+      if (!r.ok) throw new Error(r.error.message);
+      const dd = r.details as { nextColumn?: number; endLine: number };
+      if (dd.nextColumn === undefined) {
+        seen = line.length;
+        expect(r.text).toContain("second");
+        break;
+      }
+      seen = column = dd.nextColumn;
+    }
+    expect(seen).toBe(line.length);
+  });
+
+  it("lists a folder and refuses binary files", async () => {
+    const dir = await bed.call("read", { path: "lorebook" });
+    expect(dir.ok && dir.text).toContain("index.md");
+    writeFileSync(abs("pic.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+    const bin = await bed.call("read", { path: "pic.png" });
+    expect(!bin.ok && bin.error.code).toBe("unsupported");
+  });
+
+  it("reports a missing file as not_found and an offset past the end as invalid_input", async () => {
+    const r = await bed.call("read", { path: "nope.md" });
+    expect(!r.ok && r.error.code).toBe("not_found");
+    writeFileSync(abs("short.md"), "a\nb\n");
+    const past = await bed.call("read", { path: "short.md", offset: 5 });
+    expect(!past.ok && past.error.message).toContain("beyond the end");
+  });
+});
+
+describe("write", () => {
+  it("creates parent folders atomically and reports bytes written", async () => {
+    const r = await bed.call("write", { path: "manuscript/03-new/index.md", content: "# New\n" });
+    expect(r.ok && r.text).toContain("(6 bytes)");
+    expect(readFileSync(abs("manuscript/03-new/index.md"), "utf8")).toBe("# New\n");
+    expect(readdirSync(abs("manuscript/03-new"))).toEqual(["index.md"]);
+  });
+
+  it("keeps CRLF line endings of an existing file", async () => {
+    writeFileSync(abs("crlf.md"), "one\r\ntwo\r\n");
+    await bed.call("write", { path: "crlf.md", content: "uno\ndos\n" });
+    expect(readFileSync(abs("crlf.md"), "utf8")).toBe("uno\r\ndos\r\n");
+  });
+});
+
+describe("edit", () => {
+  beforeEach(() => writeFileSync(abs("ch.md"), "The bell rang.\nThe bell rang again.\nMira counted.\n"));
+
+  it("applies several edits against the original and returns a diff", async () => {
+    const r = await bed.call("edit", {
+      path: "ch.md",
+      edits: [
+        { oldText: "Mira counted.", newText: "Mira counted to three." },
+        { oldText: "rang again", newText: "rang a second time" },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    expect(readFileSync(abs("ch.md"), "utf8")).toBe("The bell rang.\nThe bell rang a second time.\nMira counted to three.\n");
+    expect(r.ok && r.text).toContain("+Mira counted to three.");
+  });
+
+  it("names each failing edit and writes nothing", async () => {
+    const r = await bed.call("edit", {
+      path: "ch.md",
+      edits: [
+        { oldText: "The bell rang", newText: "x" },
+        { oldText: "absent text", newText: "y" },
+        { oldText: "Mira counted.", newText: "Mira counted!" },
+      ],
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe("invalid_input");
+    expect(r.error.fields).toEqual([
+      { pointer: "/edits/0/oldText", message: expect.stringContaining("found 2 times (at lines 1, 2)") },
+      { pointer: "/edits/1/oldText", message: expect.stringContaining("not found") },
+    ]);
+    expect(readFileSync(abs("ch.md"), "utf8")).toBe("The bell rang.\nThe bell rang again.\nMira counted.\n");
+  });
+
+  it("refuses overlapping edits", async () => {
+    const r = await bed.call("edit", {
+      path: "ch.md",
+      edits: [
+        { oldText: "rang again.\nMira", newText: "x" },
+        { oldText: "again.", newText: "y" },
+      ],
+    });
+    expect(!r.ok && r.error.message).toContain("overlaps");
+  });
+
+  it("matches LF oldText in a CRLF file and keeps CRLF", async () => {
+    writeFileSync(abs("crlf.md"), "one\r\ntwo\r\nthree\r\n");
+    const r = await bed.call("edit", { path: "crlf.md", edits: [{ oldText: "one\ntwo", newText: "one\n2" }] });
+    expect(r.ok).toBe(true);
+    expect(readFileSync(abs("crlf.md"), "utf8")).toBe("one\r\n2\r\nthree\r\n");
+  });
+});
+
+describe("apply_patch", () => {
+  it("leaves the disk untouched when a later operation fails", async () => {
+    writeFileSync(abs("a.md"), "alpha\n");
+    const r = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Add File: new.md\n+hi\n*** Update File: a.md\n@@\n-alpha\n+ALPHA\n*** Update File: missing.md\n@@\n-x\n+y\n*** End Patch",
+    });
+    expect(r.ok).toBe(false);
+    expect(readdirSync(bed.project.root)).not.toContain("new.md");
+    expect(readFileSync(abs("a.md"), "utf8")).toBe("alpha\n");
+  });
+
+  it("detects an ambiguous match and honours @@ anchors", async () => {
+    writeFileSync(abs("two.md"), "# One\nsame\n# Two\nsame\n");
+    const amb = await bed.call("apply_patch", { patch: "*** Begin Patch\n*** Update File: two.md\n@@\n-same\n+changed\n*** End Patch" });
+    expect(!amb.ok && amb.error.message).toContain("ambiguous");
+    const ok = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: two.md\n@@ # Two\n-same\n+changed\n*** End Patch",
+    });
+    expect(ok.ok).toBe(true);
+    expect(readFileSync(abs("two.md"), "utf8")).toBe("# One\nsame\n# Two\nchanged\n");
+  });
+
+  it("keeps CRLF in updated files", async () => {
+    writeFileSync(abs("crlf.md"), "a\r\nb\r\n");
+    await bed.call("apply_patch", { patch: "*** Begin Patch\n*** Update File: crlf.md\n@@\n a\n-b\n+B\n*** End Patch" });
+    expect(readFileSync(abs("crlf.md"), "utf8")).toBe("a\r\nB\r\n");
+  });
+});
+
+describe("bash", () => {
+  it("runs in the project folder and reports a non-zero exit code", async () => {
+    const r = await bed.call("bash", { command: "ls; exit 3" });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.text).toContain("project.yaml");
+    expect(r.text).toContain("[Exit code 3]");
+    expect(r.details).toMatchObject({ exitCode: 3 });
+  });
+
+  it("kills the process group on timeout and returns the output so far", async () => {
+    const r = await bed.call("bash", { command: "echo started; (sleep 30; echo child) & sleep 30", timeout: 0.5 });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe("timeout");
+    expect(r.error.message).toContain("started");
+    expect(r.error.message).toContain("process group was killed");
+  });
+
+  it("keeps the tail of long output and spills the full output to a locator read can open", async () => {
+    const r = await bed.call("bash", { command: "seq 1 5000" });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.text).toContain("5000");
+    expect(r.text).not.toMatch(/^1\n/);
+    const locator = (r.details as { fullOutput: string }).fullOutput;
+    expect(locator).toMatch(/^bash-output:\/\/[0-9a-f-]{36}\/output\.log$/);
+    expect(r.text).not.toContain(bed.dir);
+    const full = await bed.call("read", { path: locator, offset: 1, limit: 2 });
+    expect(full.ok && full.text).toContain("1\t1\n2\t2");
+    const bogus = await bed.call("read", { path: "bash-output://../../etc/passwd" });
+    expect(!bogus.ok && bogus.error.code).toBe("invalid_input");
+  });
+
+  it("refuses a timeout above 600 s", async () => {
+    const r = await bed.call("bash", { command: "true", timeout: 601 });
+    expect(!r.ok && r.error.fields?.[0].pointer).toBe("/timeout");
+  });
+});
