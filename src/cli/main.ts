@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerInit } from "./commands/init.js";
+import { registerModels } from "./commands/models.js";
 import { registerProfile } from "./commands/profile.js";
 import { registerProject } from "./commands/project.js";
 import { registerTool } from "./commands/tool.js";
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   registerProject(program);
   registerTool(program);
   registerProfile(program);
+  registerModels(program);
   return program;
 }
 

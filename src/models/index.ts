@@ -50,3 +50,10 @@ export {
   scriptedModel,
   scriptedModelFromFile,
 } from "./scripted/model.js";
+export {
+  describeModels,
+  type KeyStatus,
+  type ModelsStatus,
+  type ProfileModelStatus,
+  type ProviderStatus,
+} from "./status.js";
