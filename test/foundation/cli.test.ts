@@ -1,0 +1,115 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
+let home: string;
+let ws: string;
+
+function nbook(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  const r = spawnSync(BIN, args, {
+    cwd: opts.cwd ?? home,
+    env: { ...process.env, NBOOK_WORKSPACE: "", ...opts.env },
+    encoding: "utf8",
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "nbook-cli-"));
+  ws = join(home, "novels");
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("nbook CLI", () => {
+  it("walks a new user through init, project create --sample and a read from inside the project", () => {
+    expect(nbook(["init", ws]).status).toBe(0);
+    const created = nbook(["project", "create", "demo", "--sample"], { cwd: ws });
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain("The Tide-Bell Keeper");
+    const r = nbook(["tool", "read", "--input", '{"path":"lorebook"}'], { cwd: join(ws, "demo", "manuscript") });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("characters/");
+    expect(r.stdout).toContain("index.md");
+  });
+
+  it("creates a project with the full layout, title and language, and lists projects", () => {
+    const r = nbook(["project", "create", "shu", "--title", "书", "--language", "zh", "--workspace", ws]);
+    expect(r.status).toBe(0);
+    for (const p of ["project.yaml", "AGENTS.md", "lorebook", "manuscript", "world-engine", "simulation/subjects", ".agent/plan", ".nbook"]) {
+      expect(() => readFileSync(join(ws, "shu", p))).not.toThrow(/ENOENT/);
+    }
+    expect(readFileSync(join(ws, "shu", "project.yaml"), "utf8")).toContain("language: zh");
+    const list = nbook(["project", "list", "--json"], { env: { NBOOK_WORKSPACE: ws } });
+    expect(JSON.parse(list.stdout).map((p: { name: string }) => p.name)).toEqual(["demo", "shu"]);
+    const bad = nbook(["project", "create", "../evil", "--workspace", ws]);
+    expect(bad.status).toBe(2);
+  });
+
+  it("prints exactly one JSON object with --json and uses exit statuses 0/1/2", () => {
+    const ok = nbook(["tool", "write", "--json", "--project", "demo", "--input", '{"path":"notes/a.md","content":"hi\\n"}'], {
+      cwd: ws,
+    });
+    expect(ok.status).toBe(0);
+    const okJson = JSON.parse(ok.stdout);
+    expect(okJson).toMatchObject({ ok: true, details: { path: "notes/a.md", bytes: 3 } });
+    expect(ok.stdout.trim().split("\n")).toHaveLength(1);
+
+    const err = nbook(["tool", "read", "--json", "--project", "demo", "--input", '{"path":"../../etc/passwd"}'], { cwd: ws });
+    expect(err.status).toBe(1);
+    expect(JSON.parse(err.stdout)).toMatchObject({ ok: false, error: { code: "path_escape" } });
+
+    const invalid = nbook(["tool", "edit", "--json", "--project", "demo", "--input", '{"path":"notes/a.md","edits":[]}'], {
+      cwd: ws,
+    });
+    expect(invalid.status).toBe(1);
+    expect(JSON.parse(invalid.stdout).error.fields[0].pointer).toBe("/edits");
+
+    const usage = nbook(["tool", "read", "--json", "--input", "{not json"], { cwd: ws });
+    expect(usage.status).toBe(2);
+    expect(nbook(["tool", "read", "--mode", "sideways", "--project", "demo"], { cwd: ws }).status).toBe(2);
+  });
+
+  it("reads input from a file, applies a profile and a mode, and approves one call", () => {
+    const input = join(home, "input.json");
+    writeFileSync(input, JSON.stringify({ path: "notes/b.md", content: "b\n" }));
+    const common = ["--project", "demo", "--json", "--input", `@${input}`];
+    const denied = nbook(["tool", "write", ...common, "--profile", "retrieval"], { cwd: ws });
+    expect(JSON.parse(denied.stdout).error.code).toBe("not_allowed");
+    const gated = nbook(["tool", "write", ...common, "--mode", "discuss"], { cwd: ws });
+    const g = JSON.parse(gated.stdout);
+    expect(g.error.code).toBe("approval_required");
+    expect(g.error.details.preview.text).toContain("+b");
+    expect(() => readFileSync(join(ws, "demo", "notes", "b.md"))).toThrow();
+    const approved = nbook(["tool", "write", ...common, "--mode", "discuss", "--approve"], { cwd: ws });
+    expect(JSON.parse(approved.stdout).ok).toBe(true);
+    expect(readFileSync(join(ws, "demo", "notes", "b.md"), "utf8")).toBe("b\n");
+  });
+
+  it("lists tools with group and effect, and shows profiles", () => {
+    const tools = JSON.parse(nbook(["tool", "--list", "--json"], { cwd: ws }).stdout) as { key: string; group: string; effect: string }[];
+    expect(tools.find((t) => t.key === "read")).toEqual({ key: "read", group: "files", effect: "read" });
+    expect(tools.find((t) => t.key === "write")?.effect).toBe("write");
+    const list = nbook(["profile", "list"], { cwd: ws });
+    expect(list.stdout).toContain("leader.default");
+    const show = JSON.parse(nbook(["profile", "show", "retrieval"], { cwd: ws }).stdout);
+    expect(show).toMatchObject({ key: "retrieval", creationMode: "public" });
+    expect(show.InitialSchema.required).toEqual(["prompt"]);
+    expect(nbook(["profile", "show", "nobody"], { cwd: ws }).status).toBe(2);
+  });
+
+  it("finds the workspace by --workspace, NBOOK_WORKSPACE or the nearest ancestor, and explains when there is none", () => {
+    const deep = join(ws, "demo", "lorebook", "characters");
+    expect(nbook(["project", "list"], { cwd: deep }).stdout).toContain("demo");
+    expect(nbook(["project", "list"], { env: { NBOOK_WORKSPACE: ws } }).stdout).toContain("demo");
+    const lost = mkdtempSync(join(tmpdir(), "nbook-lost-"));
+    mkdirSync(join(lost, "x"));
+    const r = nbook(["project", "list"], { cwd: join(lost, "x") });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("nbook init");
+    rmSync(lost, { recursive: true, force: true });
+  });
+});
