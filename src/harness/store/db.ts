@@ -23,9 +23,12 @@ CREATE TABLE IF NOT EXISTS sessions (
   leaf_id INTEGER,
   entry_count INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  -- store-wide counter bumped by every write to the session: a total "recently active" order
+  activity INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS sessions_by_project ON sessions(project, updated_at);
+CREATE INDEX IF NOT EXISTS sessions_by_activity ON sessions(activity);
+CREATE INDEX IF NOT EXISTS sessions_by_project ON sessions(project, activity);
 
 -- The append-only entry tree. mode = the mode in effect after this entry; tasks_ref = the nearest
 -- task_list entry at or above it. Both are inherited from the parent on append, so the leaf alone

@@ -14,6 +14,7 @@ import {
   type Session,
   type Task,
 } from "./schema.js";
+import { NEXT_ACTIVITY } from "./sessions.js";
 
 interface HeadRow {
   id: number;
@@ -86,7 +87,8 @@ export class EntryTree {
     );
     this.selfTasksRef = db.prepare("UPDATE entries SET tasks_ref = id WHERE id = ?");
     this.moveHead = db.prepare(
-      "UPDATE sessions SET leaf_id = ?, mode = ?, entry_count = entry_count + ?, updated_at = ? WHERE id = ?",
+      `UPDATE sessions SET leaf_id = ?, mode = ?, entry_count = entry_count + ?, updated_at = ?,
+         activity = ${NEXT_ACTIVITY} WHERE id = ?`,
     );
     this.byId = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE id = ?`);
     this.walk = db.prepare("SELECT parent_id, kind, data FROM entries WHERE id = ?");

@@ -28,6 +28,9 @@ export interface ListSessionsOptions {
   limit?: number;
 }
 
+/** SQL for the next value of the store-wide activity counter. */
+export const NEXT_ACTIVITY = "(SELECT COALESCE(MAX(activity), 0) + 1 FROM sessions)";
+
 const OptionsSchema = z
   .object({
     project: z.string().min(1).nullable().optional(),
@@ -45,8 +48,8 @@ export class SessionTable {
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare(
       `INSERT INTO sessions (profile_key, project, title, initial_mode, mode, model, initial, status,
-         parent_session_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'idle', ?, ?, ?)`,
+         parent_session_id, created_at, updated_at, activity)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'idle', ?, ?, ?, ${NEXT_ACTIVITY})`,
     );
     this.byId = db.prepare("SELECT * FROM sessions WHERE id = ?");
   }
@@ -116,7 +119,7 @@ export class SessionTable {
       args.push(toKey(opts.parentSessionId, "session"));
     }
     const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY updated_at DESC, id DESC ${opts.limit ? `LIMIT ${Math.max(1, Math.floor(opts.limit))}` : ""}`;
+      ORDER BY activity DESC ${opts.limit ? `LIMIT ${Math.max(1, Math.floor(opts.limit))}` : ""}`;
     return (this.db.prepare(sql).all(...args) as SessionRow[]).map(toSession);
   }
 
