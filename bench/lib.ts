@@ -19,7 +19,10 @@ export interface BenchSuite {
 }
 
 /** Median wall time of `fn` in milliseconds, after a warm-up. */
-export async function medianMs(fn: () => unknown, opts: { iterations?: number; warmup?: number } = {}): Promise<number> {
+export async function medianMs(
+  fn: () => unknown,
+  opts: { iterations?: number; warmup?: number } = {},
+): Promise<number> {
   const iterations = opts.iterations ?? 50;
   const warmup = opts.warmup ?? Math.min(10, iterations);
   for (let i = 0; i < warmup; i++) await fn();

@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createToolRegistry } from "../../src/tools/builtin.js";
+import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+import { type BenchSuite, medianMs } from "../lib.js";
+
+function makePatch(lines: string[], hunks: number): string {
+  const out = ["*** Begin Patch", "*** Update File: big.md"];
+  const step = Math.floor(lines.length / hunks);
+  for (let h = 0; h < hunks; h++) {
+    const at = h * step + Math.floor(step / 2);
+    out.push("@@");
+    for (let k = at - 3; k < at; k++) out.push(` ${lines[k]}`);
+    out.push(`-${lines[at]}`, `+${lines[at]} (revised)`);
+    for (let k = at + 1; k <= at + 3; k++) out.push(` ${lines[k]}`);
+  }
+  out.push("*** End Patch");
+  return out.join("\n");
+}
+
+export const suite: BenchSuite = {
+  name: "tools",
+  description: "dispatch overhead and apply_patch",
+  async run(report) {
+    const dir = mkdtempSync(join(tmpdir(), "nbook-bench-tools-"));
+    try {
+      const ws = Workspace.init(join(dir, "ws"));
+      const project = ws.createProject("bench");
+      const file = join(project.root, "lorebook", "four-k.md");
+      writeFileSync(file, `${"The bell rang under a clear sky.\n".repeat(128)}`.slice(0, 4096));
+      const dctx: DispatchContext = {
+        registry: createToolRegistry(),
+        workspace: ws,
+        project,
+        mode: "normal",
+        profileKey: "leader.default",
+        allow: new Map([
+          ["read", {}],
+          ["apply_patch", {}],
+        ]),
+      };
+      const iterations = 2000;
+      const bare = await medianMs(() => readFile(file, "utf8"), { iterations });
+      const viaDispatch = await medianMs(
+        () => dispatch({ key: "read", input: { path: "lorebook/four-k.md" } }, dctx),
+        {
+          iterations,
+        },
+      );
+      report({ name: "bare_fs_readFile_4k", unit: "us", value: bare * 1000 });
+      report({
+        name: "dispatch_read_4k",
+        unit: "us",
+        value: viaDispatch * 1000,
+        baseline: bare * 1000,
+        ratio: viaDispatch / bare,
+      });
+      report({
+        name: "dispatch_overhead_per_call",
+        unit: "us",
+        value: (viaDispatch - bare) * 1000,
+        target: "< 100 us",
+      });
+
+      const lines = Array.from(
+        { length: 10_000 },
+        (_, i) => `Line ${i + 1}: the tide came in through creek ${i % 7}.`,
+      );
+      const big = join(project.root, "big.md");
+      const original = `${lines.join("\n")}\n`;
+      const patch = makePatch(lines, 20);
+      const applyMs = await medianMs(
+        async () => {
+          writeFileSync(big, original);
+          const r = await dispatch({ key: "apply_patch", input: { patch } }, dctx);
+          if (!r.ok) throw new Error(r.error.message);
+        },
+        { iterations: 30, warmup: 3 },
+      );
+      const rewriteMs = await medianMs(() => writeFileSync(big, original), { iterations: 30, warmup: 3 });
+      if (!readFileSync(big, "utf8").startsWith("Line 1:")) throw new Error("bench file corrupted");
+      report({
+        name: "apply_patch_20_hunks_10k_lines",
+        unit: "ms",
+        value: applyMs - rewriteMs,
+        target: "< 20 ms",
+      });
+      ws.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
