@@ -1,9 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { NbError } from "../../core/errors.js";
+import { parseScript } from "./format.js";
 import { scriptedModel, scriptedModelFromFile } from "./model.js";
 
 const readTool = tool({
@@ -203,5 +206,17 @@ describe("script files", () => {
       expect((e as NbError).code).toBe("not_found");
       expect((e as NbError).message).not.toContain(dir);
     }
+  });
+});
+
+describe("docs/scripted-model.md", () => {
+  it("every YAML script in the documentation is valid", () => {
+    const doc = readFileSync(
+      fileURLToPath(new URL("../../../docs/scripted-model.md", import.meta.url)),
+      "utf8",
+    );
+    const scripts = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+    expect(scripts.length).toBeGreaterThanOrEqual(2);
+    for (const s of scripts) expect(() => parseScript(parseYaml(s))).not.toThrow();
   });
 });
