@@ -1,0 +1,167 @@
+import { NbError } from "../core/errors.js";
+import { parseOrThrow } from "../core/validate.js";
+import type { PlotContext } from "./context.js";
+import { SaveActInput, SaveChapterInput } from "./inputs.js";
+import { bucketIds, placeId, writeOrder } from "./order.js";
+import { BRIEF_KEYS, type BriefKey } from "./schemas.js";
+import { assertNameFree, mustGet, nowIso, updateColumns } from "./store.js";
+
+export interface ActRow {
+  id: number;
+  sort_order: number;
+  name: string;
+  title: string;
+  summary: string;
+  note: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChapterRow {
+  id: number;
+  act_id: number | null;
+  sort_order: number;
+  name: string;
+  title: string;
+  note: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  [brief: `brief_${string}`]: string | null;
+}
+
+/** Column of each brief field. */
+export const BRIEF_COLUMN: Record<BriefKey, string> = Object.fromEntries(
+  BRIEF_KEYS.map((k) => [k, `brief_${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`]),
+) as Record<BriefKey, string>;
+
+export type ChapterBrief = Record<BriefKey, string | null>;
+
+/** Act row → DTO. */
+export function actDto(r: ActRow) {
+  return {
+    id: r.id,
+    name: r.name,
+    title: r.title,
+    status: r.status,
+    sortOrder: r.sort_order,
+    summary: r.summary,
+    note: r.note,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+export type ActDto = ReturnType<typeof actDto>;
+
+/** The 11 brief fields of a chapter row. */
+export function chapterBrief(r: ChapterRow): ChapterBrief {
+  return Object.fromEntries(
+    BRIEF_KEYS.map((k) => [k, r[BRIEF_COLUMN[k] as `brief_${string}`] ?? null]),
+  ) as ChapterBrief;
+}
+
+/** Chapter row → DTO (brief included). */
+export function chapterDto(r: ChapterRow) {
+  return {
+    id: r.id,
+    actId: r.act_id,
+    name: r.name,
+    title: r.title,
+    status: r.status,
+    sortOrder: r.sort_order,
+    note: r.note,
+    brief: chapterBrief(r),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+export type ChapterDto = ReturnType<typeof chapterDto>;
+
+/** Create, update or archive an act; keeps act order contiguous. */
+export function saveAct(pc: PlotContext, raw: unknown): ActDto {
+  const input = parseOrThrow(SaveActInput, raw);
+  const { db } = pc;
+  return db.transaction(() => {
+    let id: number;
+    if (input.action === "create") {
+      assertNameFree(db, "act", input.name!);
+      const now = nowIso();
+      id = Number(
+        db
+          .prepare(
+            "INSERT INTO story_act (sort_order, name, title, summary, note, created_at, updated_at) VALUES ((SELECT count(*) FROM story_act), ?, ?, ?, ?, ?, ?)",
+          )
+          .run(input.name, input.title, input.summary ?? "", input.note ?? null, now, now).lastInsertRowid,
+      );
+    } else {
+      id = input.actId!;
+      mustGet(db, "act", id, "/actId");
+      if (input.name) assertNameFree(db, "act", input.name, id);
+      updateColumns(db, "story_act", id, {
+        name: input.name,
+        title: input.title,
+        summary: input.summary,
+        note: input.note,
+        status: input.action === "archive" ? "archived" : input.status,
+      });
+    }
+    if (input.order || input.action === "create") {
+      writeOrder(
+        db,
+        "story_act",
+        "sort_order",
+        placeId(bucketIds(db, "story_act", "sort_order", "1", []), id, input.order, "/order"),
+      );
+    }
+    return actDto(mustGet<ActRow>(db, "act", id));
+  })();
+}
+
+/** Create, update or archive a chapter; chapter order is story-wide and kept contiguous. */
+export function saveChapter(pc: PlotContext, raw: unknown): ChapterDto {
+  const input = parseOrThrow(SaveChapterInput, raw);
+  const { db } = pc;
+  return db.transaction(() => {
+    if (input.actId != null) mustGet(db, "act", input.actId, "/actId");
+    const briefCols: Record<string, string | null | undefined> = {};
+    for (const [k, v] of Object.entries(input.brief ?? {})) briefCols[BRIEF_COLUMN[k as BriefKey]] = v;
+    let id: number;
+    if (input.action === "create") {
+      assertNameFree(db, "chapter", input.name!);
+      const now = nowIso();
+      id = Number(
+        db
+          .prepare(
+            "INSERT INTO story_chapter (act_id, sort_order, name, title, note, created_at, updated_at) VALUES (?, (SELECT count(*) FROM story_chapter), ?, ?, ?, ?, ?)",
+          )
+          .run(input.actId ?? null, input.name, input.title, input.note ?? null, now, now).lastInsertRowid,
+      );
+      updateColumns(db, "story_chapter", id, briefCols);
+    } else {
+      id = input.chapterId!;
+      mustGet(db, "chapter", id, "/chapterId");
+      if (input.name) assertNameFree(db, "chapter", input.name, id);
+      updateColumns(db, "story_chapter", id, {
+        act_id: input.actId,
+        name: input.name,
+        title: input.title,
+        note: input.note,
+        status: input.action === "archive" ? "archived" : input.status,
+        ...briefCols,
+      });
+    }
+    if (input.order || input.action === "create") {
+      const ids = bucketIds(db, "story_chapter", "sort_order", "1", []);
+      writeOrder(db, "story_chapter", "sort_order", placeId(ids, id, input.order, "/order"));
+    }
+    return chapterDto(mustGet<ChapterRow>(db, "chapter", id));
+  })();
+}
+
+/** Throw unless the chapter exists; returns its row. */
+export function getChapterRow(pc: PlotContext, id: number): ChapterRow {
+  if (!Number.isInteger(id) || id <= 0)
+    throw new NbError("invalid_input", "chapter id must be a positive integer");
+  return mustGet<ChapterRow>(pc.db, "chapter", id, "/chapterId");
+}
