@@ -2,11 +2,18 @@ import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
 import { ToolRegistry } from "./registry.js";
 import { resultTools } from "./result/index.js";
+import { sqlTools } from "./sql/index.js";
 import { taskTools } from "./tasks/index.js";
 import type { AnyTool } from "./types.js";
 
 /** Every tool NeuroBook ships, by group. A tool is listed here only once it really works. */
-export const BUILTIN_TOOLS: readonly AnyTool[] = [...fileTools, ...controlTools, ...taskTools, ...resultTools];
+export const BUILTIN_TOOLS: readonly AnyTool[] = [
+  ...fileTools,
+  ...controlTools,
+  ...taskTools,
+  ...resultTools,
+  ...sqlTools,
+];
 
 /** A registry holding every built-in tool. */
 export function createToolRegistry(): ToolRegistry {

@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { NbError } from "../../core/errors.js";
+import { plotDb } from "../../plot/db.js";
+import { PLOT_SCHEMA_DOC } from "../../plot/schema-doc.js";
+import type { Project } from "../../workspace/project.js";
+import { defineTool } from "../define.js";
+import { isReadOnlyMode } from "../dispatch.js";
+import type { AnyTool, ToolContext, ToolResult } from "../types.js";
+import { describeTables, formatDescription } from "./describe.js";
+import { formatTable, rowObjects } from "./format.js";
+import { type SqlParams, SqlRunner, type StatementRequest } from "./runner.js";
+import { checkStatementText } from "./statement-text.js";
+
+/** Rows a read returns at most. */
+export const MAX_SQL_ROWS = 200;
+
+/** RETURNING rows shown in an approval preview. */
+const PREVIEW_ROWS = 20;
+
+const Value = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+const Input = z
+  .object({
+    sql: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe(
+        "Exactly one statement: SELECT, WITH … SELECT, VALUES, EXPLAIN, or INSERT / UPDATE / DELETE (also WITH … INSERT/UPDATE/DELETE)",
+      ),
+    params: z
+      .union([z.array(Value).max(1000), z.record(z.string(), Value)])
+      .optional()
+      .describe("Bind values: an array for ? placeholders, or an object for :name / @name / $name"),
+    describe: z
+      .literal(true)
+      .optional()
+      .describe("Instead of running SQL, list the tables, their columns and what each column means"),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.describe && v.sql !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["describe"], message: "give either sql or describe, not both" });
+    }
+    if (!v.describe && v.sql === undefined) {
+      ctx.addIssue({ code: "custom", path: ["sql"], message: "required (or pass describe: true)" });
+    }
+    if (v.params !== undefined && v.sql === undefined) {
+      ctx.addIssue({ code: "custom", path: ["params"], message: "params need a sql statement" });
+    }
+  });
+
+type SqlInput = z.infer<typeof Input>;
+
+/** The project's warm SQL runner; the plot database is opened (and migrated) first so the file exists. */
+export function projectSqlRunner(project: Project): SqlRunner {
+  plotDb(project);
+  return project.resource("sql-runner", () => new SqlRunner(project.dbPath("project")));
+}
+
+function requireProject(ctx: ToolContext): Project {
+  if (!ctx.project) throw new NbError("invalid_input", "execute_sql needs a current project");
+  return ctx.project;
+}
+
+function statement(input: SqlInput, ctx: ToolContext, maxRows: number): StatementRequest {
+  const sql = input.sql ?? "";
+  return {
+    sql,
+    command: checkStatementText(sql),
+    params: input.params as SqlParams | undefined,
+    maxRows,
+    allowWrite: !isReadOnlyMode(ctx.mode) || ctx.approved,
+  };
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+async function describeSchema(ctx: ToolContext): Promise<ToolResult> {
+  const tables = describeTables(
+    await projectSqlRunner(requireProject(ctx)).describe(ctx.signal),
+    PLOT_SCHEMA_DOC,
+  );
+  return { text: formatDescription(tables), details: { tables } };
+}
+
+async function runStatement(input: SqlInput, ctx: ToolContext): Promise<ToolResult> {
+  const req = statement(input, ctx, MAX_SQL_ROWS);
+  const out = await projectSqlRunner(requireProject(ctx)).run(req, ctx.signal);
+  const rows = rowObjects(out.columns, out.rows);
+  const details = {
+    command: req.command,
+    effect: out.write ? "write" : "read",
+    columns: out.columns,
+    rows,
+    rowCount: rows.length,
+    truncated: out.truncated,
+    ...(out.changes !== undefined ? { changes: out.changes } : {}),
+  };
+  const parts: string[] = [];
+  if (out.write) parts.push(`${plural(out.changes ?? 0, "row")} changed.`);
+  if (out.columns.length) {
+    parts.push(formatTable(out.columns, out.rows));
+    parts.push(
+      out.truncated
+        ? `(first ${rows.length} rows shown; truncated: more rows exist. Narrow the WHERE clause, aggregate, or page with LIMIT/OFFSET.)`
+        : `(${plural(rows.length, "row")})`,
+    );
+  }
+  return { text: parts.join("\n"), details };
+}
+
+/** execute_sql (seed: "only touches the current project's project.sqlite"). */
+export const executeSql = defineTool({
+  key: "execute_sql",
+  group: "sql",
+  description: `Run one SQL statement against this project's .nbook/project.sqlite (the plot tables) — and nothing else: no other file, no world.sqlite, no ATTACH.
+- Allowed: SELECT, WITH … SELECT, VALUES, EXPLAIN, INSERT, UPDATE, DELETE (and WITH … INSERT/UPDATE/DELETE). Refused: DDL, PRAGMA (also pragma_* functions), ATTACH/DETACH, VACUUM, transactions, REPLACE/REINDEX/ANALYZE, load_extension.
+- Exactly one statement per call. Bind values with params instead of pasting them into the text.
+- Reads return at most ${MAX_SQL_ROWS} rows (truncated: true when more exist); a statement is stopped after 2 s.
+- Writes bypass the plot services' rules (ordering, promise fulfilment, validation) and do not bump updated_at: prefer the save_* plot tools; use SQL writes for bulk fixes. Foreign keys are enforced.
+- Call with {describe: true} first to see the tables and what each column means.`,
+  input: Input,
+  effect: async (input, ctx) => {
+    if (input.describe) return "read";
+    const { write } = await projectSqlRunner(requireProject(ctx)).inspect(
+      statement(input, ctx, MAX_SQL_ROWS),
+      ctx.signal,
+    );
+    return write ? "write" : "read";
+  },
+  preview: async (input, ctx) => {
+    const req = { ...statement(input, ctx, PREVIEW_ROWS), allowWrite: true };
+    const out = await projectSqlRunner(requireProject(ctx)).preview(req, ctx.signal);
+    const changes = out.changes ?? 0;
+    const lines = [
+      `${req.command} would change ${plural(changes, "row")} (dry run, rolled back):`,
+      input.sql ?? "",
+    ];
+    if (out.columns.length) lines.push(formatTable(out.columns, out.rows));
+    return {
+      text: lines.join("\n"),
+      details: { sql: input.sql, changes, columns: out.columns, rows: rowObjects(out.columns, out.rows) },
+    };
+  },
+  execute: (input, ctx) => (input.describe ? describeSchema(ctx) : runStatement(input, ctx)),
+});
+
+/** The SQL tool group. */
+export const sqlTools: AnyTool[] = [executeSql];

@@ -1,0 +1,194 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { type ErrorInfo, NbError } from "../../core/errors.js";
+import type { SqlCommand } from "./statement-text.js";
+
+/** How long one statement may run before its process is killed. */
+export const DEFAULT_SQL_TIMEOUT_MS = 2000;
+
+/** How long the SQL process may take to start (loading better-sqlite3 on a busy machine). */
+const STARTUP_TIMEOUT_MS = 20_000;
+
+const PROCESS_FILE = fileURLToPath(new URL("./sql-process.mjs", import.meta.url));
+
+/** A bind value: JSON scalars; booleans bind as 1/0. */
+export type SqlValue = string | number | boolean | null;
+export type SqlParams = SqlValue[] | Record<string, SqlValue>;
+
+/** One statement to inspect, run or preview. */
+export interface StatementRequest {
+  sql: string;
+  command: SqlCommand;
+  params?: SqlParams;
+  /** Rows returned at most; more set `truncated`. */
+  maxRows: number;
+  /** False in a read-only mode without approval: a writing statement is refused. */
+  allowWrite: boolean;
+}
+
+/** What running (or dry-running) a statement gives back. */
+export interface StatementOutcome {
+  write: boolean;
+  columns: string[];
+  rows: unknown[][];
+  truncated: boolean;
+  /** Rows changed, for writes. */
+  changes?: number;
+}
+
+/** A live column of project.sqlite. */
+export interface LiveColumn {
+  name: string;
+  type: string;
+  notNull: boolean;
+  primaryKey: boolean;
+  default: string | null;
+  references: string | null;
+}
+
+export interface LiveTable {
+  name: string;
+  columns: LiveColumn[];
+}
+
+type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: ErrorInfo };
+
+/**
+ * Runs statements in a separate, warm process bound to one database file. Requests are served one
+ * at a time; a statement that outlives the time limit (or whose call is aborted) gets the process
+ * killed, and the next request starts a fresh one.
+ */
+export class SqlRunner {
+  private child: Promise<ChildProcess> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextId = 1;
+
+  constructor(
+    private readonly file: string,
+    private readonly timeoutMs = DEFAULT_SQL_TIMEOUT_MS,
+  ) {}
+
+  /** Decide, from SQLite, whether a statement writes (refusing what is not allowed). */
+  inspect(req: StatementRequest, signal?: AbortSignal): Promise<{ write: boolean }> {
+    return this.request({ op: "inspect", ...req }, signal);
+  }
+
+  /** Run a statement. */
+  run(req: StatementRequest, signal?: AbortSignal): Promise<StatementOutcome> {
+    return this.request({ op: "run", ...req }, signal);
+  }
+
+  /** Run a writing statement in a transaction that is rolled back, to see what it would change. */
+  preview(req: StatementRequest, signal?: AbortSignal): Promise<StatementOutcome> {
+    return this.request({ op: "preview", ...req }, signal);
+  }
+
+  /** Every table of the database with its live columns. */
+  describe(signal?: AbortSignal): Promise<LiveTable[]> {
+    return this.request({ op: "describe" }, signal);
+  }
+
+  /** Stop the process. */
+  close(): void {
+    const child = this.child;
+    this.child = null;
+    child?.then((c) => c.kill("SIGKILL")).catch(() => undefined);
+  }
+
+  private request<T>(body: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
+    const next = this.queue.then(() => this.send<T>(body, signal));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private start(): Promise<ChildProcess> {
+    // A clean node: no loaders or flags inherited from tsx or vitest.
+    const { NODE_OPTIONS: _drop, ...env } = process.env;
+    const child = fork(PROCESS_FILE, [this.file], {
+      execArgv: [],
+      env,
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+    });
+    const ready = new Promise<ChildProcess>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new NbError("timeout", "The SQL process did not start in time"));
+      }, STARTUP_TIMEOUT_MS);
+      child.once("message", () => {
+        clearTimeout(timer);
+        resolve(child);
+      });
+      child.once("exit", (code, sig) => {
+        clearTimeout(timer);
+        reject(new NbError("internal", `The SQL process could not start (${sig ?? code})`));
+      });
+      child.once("error", (e) => {
+        clearTimeout(timer);
+        reject(new NbError("internal", `The SQL process could not start: ${e.message}`));
+      });
+    });
+    child.on("exit", () => {
+      if (this.child === ready) this.child = null;
+    });
+    idle(child);
+    this.child = ready;
+    ready.catch(() => {
+      if (this.child === ready) this.child = null;
+    });
+    return ready;
+  }
+
+  private async send<T>(body: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) throw new NbError("aborted", "The statement was aborted before it started");
+    const child = await (this.child ?? this.start());
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        child.off("message", onMessage);
+        child.off("exit", onExit);
+        signal?.removeEventListener("abort", onAbort);
+        idle(child);
+      };
+      const stop = (error: NbError) => {
+        done();
+        this.kill(child);
+        reject(error);
+      };
+      const onMessage = (m: Reply) => {
+        if (m.id !== id) return;
+        done();
+        if (m.ok) resolve(m.result as T);
+        else reject(new NbError(m.error.code, m.error.message, { fields: m.error.fields }));
+      };
+      const onExit = (code: number | null, sig: string | null) => {
+        done();
+        reject(new NbError("internal", `The SQL process stopped unexpectedly (${sig ?? code})`));
+      };
+      const onAbort = () => stop(new NbError("aborted", "The statement was aborted"));
+      const timer = setTimeout(
+        () =>
+          stop(new NbError("timeout", `The statement ran longer than ${this.timeoutMs} ms and was stopped`)),
+        this.timeoutMs,
+      );
+      child.on("message", onMessage);
+      child.on("exit", onExit);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      child.ref();
+      child.channel?.ref();
+      child.send({ id, ...body });
+    });
+  }
+
+  private kill(child: ChildProcess): void {
+    child.kill("SIGKILL");
+    this.child = null;
+  }
+}
+
+/** Let the process exit while the SQL process waits for work. */
+function idle(child: ChildProcess): void {
+  child.unref();
+  child.channel?.unref();
+}

@@ -1,0 +1,250 @@
+// The SQL process: runs execute_sql statements against exactly one project.sqlite, given as the only
+// argument. It is a separate process, not a worker thread, because a thread busy inside SQLite cannot
+// be stopped (Worker.terminate waits for the native call to return); a process can be killed at once.
+// Plain JavaScript so it starts without a TypeScript loader, under vitest and ./bin/nbook alike.
+import Database from "better-sqlite3";
+
+const file = process.argv[2];
+
+// Bytecode operations that only statements execute_sql refuses would contain: transactions, schema
+// changes, VACUUM, ATTACH/DETACH (Expire), ANALYZE, journal and checkpoint control, virtual table DDL.
+const REFUSED_OPCODES = new Set([
+  "AutoCommit",
+  "Savepoint",
+  "Vacuum",
+  "IncrVacuum",
+  "ParseSchema",
+  "CreateBtree",
+  "Destroy",
+  "DropTable",
+  "DropIndex",
+  "DropTrigger",
+  "SqlExec",
+  "LoadAnalysis",
+  "Expire",
+  "JournalMode",
+  "Checkpoint",
+  "VBegin",
+  "VCreate",
+  "VDestroy",
+  "VRename",
+]);
+
+// SQL functions that reach outside project.sqlite.
+const REFUSED_FUNCTIONS = new Set([
+  "load_extension",
+  "sqlite_attach",
+  "sqlite_detach",
+  "readfile",
+  "writefile",
+  "edit",
+  "fts3_tokenizer",
+]);
+
+// Operations naming a database by index (p1 or p3): only main (0) and temp (1) exist without ATTACH.
+const DB_INDEX_OPERAND = {
+  Transaction: "p1",
+  OpenRead: "p3",
+  OpenWrite: "p3",
+  ReadCookie: "p1",
+  SetCookie: "p1",
+};
+
+class Refusal extends Error {
+  constructor(code, message, fields) {
+    super(message);
+    this.info = { code, message, ...(fields ? { fields } : {}) };
+  }
+}
+
+let connections = null;
+
+/** The read-write and read-only connections, opened once. */
+function open() {
+  if (connections) return connections;
+  const rw = new Database(file, { fileMustExist: true, timeout: 1000 });
+  rw.pragma("foreign_keys = ON");
+  rw.pragma("trusted_schema = OFF");
+  const ro = new Database(file, { fileMustExist: true, readonly: true, timeout: 1000 });
+  ro.pragma("foreign_keys = ON");
+  ro.pragma("trusted_schema = OFF");
+  connections = { rw, ro };
+  return connections;
+}
+
+/** Refuse a statement whose compiled program does something execute_sql does not allow. */
+function checkBytecode(db, sql) {
+  for (const op of db.prepare(`EXPLAIN ${sql}`).all()) {
+    if (REFUSED_OPCODES.has(op.opcode)) {
+      throw new Refusal("not_allowed", `This statement is not allowed (it would run ${op.opcode})`);
+    }
+    const operand = DB_INDEX_OPERAND[op.opcode];
+    if (operand && Number(op[operand]) > 1) {
+      throw new Refusal("not_allowed", "Only this project's project.sqlite is reachable");
+    }
+    const fn = typeof op.p4 === "string" ? /^([A-Za-z_][A-Za-z0-9_]*)\(-?\d+\)$/.exec(op.p4) : null;
+    if (fn && REFUSED_FUNCTIONS.has(fn[1].toLowerCase())) {
+      throw new Refusal("not_allowed", `The SQL function ${fn[1]} is not allowed`);
+    }
+  }
+}
+
+/**
+ * Prepare on the read-write connection and decide, from SQLite, whether the statement writes.
+ * better-sqlite3 refuses a text whose tail after the first statement holds more than comments.
+ */
+function inspect(req) {
+  const { rw } = open();
+  const stmt = rw.prepare(req.sql);
+  // EXPLAIN never runs the statement it explains, so it reads whatever that statement is.
+  if (req.command === "EXPLAIN") return { stmt, write: false };
+  checkBytecode(rw, req.sql);
+  const write = !stmt.readonly;
+  if (write && (req.command === "SELECT" || req.command === "VALUES")) {
+    throw new Refusal("not_allowed", `This ${req.command} statement would write`);
+  }
+  return { stmt, write };
+}
+
+function cell(v) {
+  if (typeof v === "bigint") {
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(v)
+      : String(v);
+  }
+  if (v instanceof Uint8Array) return `x'${Buffer.from(v).toString("hex")}'`;
+  return v;
+}
+
+function bindValue(v) {
+  return typeof v === "boolean" ? (v ? 1 : 0) : v;
+}
+
+function bindArgs(params) {
+  if (params === undefined) return [];
+  if (Array.isArray(params)) return params.map(bindValue);
+  const named = {};
+  for (const [k, v] of Object.entries(params)) named[k.replace(/^[:@$]/, "")] = bindValue(v);
+  return [named];
+}
+
+/** Run a prepared statement: rows (capped) for statements that return data, else the change count. */
+function execute(db, stmt, req, write) {
+  const args = bindArgs(req.params);
+  if (!stmt.reader) {
+    const info = stmt.run(...args);
+    return { columns: [], rows: [], truncated: false, changes: info.changes };
+  }
+  stmt.raw(true).safeIntegers(true);
+  const columns = stmt.columns().map((c) => c.name);
+  const rows = [];
+  let truncated = false;
+  if (write) {
+    // A write with RETURNING must run to the end; only the returned rows are capped.
+    const all = stmt.all(...args);
+    truncated = all.length > req.maxRows;
+    for (const r of all.slice(0, req.maxRows)) rows.push(r.map(cell));
+    const changes = db.prepare("SELECT changes()").pluck().get();
+    return { columns, rows, truncated, changes };
+  }
+  for (const r of stmt.iterate(...args)) {
+    if (rows.length === req.maxRows) {
+      truncated = true;
+      break;
+    }
+    rows.push(r.map(cell));
+  }
+  return { columns, rows, truncated };
+}
+
+function run(req) {
+  const { stmt, write } = inspect(req);
+  if (write && !req.allowWrite) {
+    throw new Refusal("not_allowed", "This statement writes, and writes are not allowed for this call");
+  }
+  if (!write) {
+    // Reads run on a read-only connection, so a misjudged read still cannot change the file.
+    const { ro } = open();
+    return { write, ...execute(ro, ro.prepare(req.sql), req, false) };
+  }
+  return { write, ...execute(connections.rw, stmt, req, true) };
+}
+
+/** Run a write inside a transaction that is always rolled back, to say what it would change. */
+function preview(req) {
+  const { stmt, write } = inspect(req);
+  if (!write) return { write, columns: [], rows: [], truncated: false, changes: 0 };
+  const { rw } = connections;
+  rw.exec("BEGIN IMMEDIATE");
+  try {
+    return { write, ...execute(rw, stmt, req, true) };
+  } finally {
+    if (rw.inTransaction) rw.exec("ROLLBACK");
+  }
+}
+
+/** Tables with their live columns and foreign keys. */
+function describe() {
+  const { ro } = open();
+  const names = ro
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name")
+    .pluck()
+    .all();
+  return names.map((name) => {
+    const quoted = `"${name.replace(/"/g, '""')}"`;
+    const fks = ro.pragma(`foreign_key_list(${quoted})`);
+    return {
+      name,
+      columns: ro.pragma(`table_info(${quoted})`).map((c) => {
+        const fk = fks.find((f) => f.from === c.name);
+        return {
+          name: c.name,
+          type: c.type,
+          notNull: c.notnull === 1,
+          primaryKey: c.pk > 0,
+          default: c.dflt_value,
+          references: fk ? `${fk.table}.${fk.to ?? "id"}` : null,
+        };
+      }),
+    };
+  });
+}
+
+function errorInfo(e) {
+  if (e instanceof Refusal) return e.info;
+  const message = String(e?.message ?? e);
+  if (e instanceof RangeError && /more than one statement/.test(message)) {
+    return { code: "not_allowed", message: "Exactly one statement per call: the text holds more than one" };
+  }
+  if (e instanceof RangeError || e instanceof TypeError) {
+    return { code: "invalid_input", message, fields: [{ pointer: "/params", message }] };
+  }
+  const code = typeof e?.code === "string" ? e.code : "";
+  if (code.startsWith("SQLITE_CONSTRAINT")) return { code: "conflict", message };
+  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return { code: "conflict", message };
+  if (code === "SQLITE_AUTH" || code.startsWith("SQLITE_READONLY")) return { code: "not_allowed", message };
+  if (code === "SQLITE_ERROR")
+    return { code: "invalid_input", message, fields: [{ pointer: "/sql", message }] };
+  if (code.startsWith("SQLITE_CANTOPEN"))
+    return { code: "not_found", message: "project.sqlite cannot be opened" };
+  return { code: "io_error", message };
+}
+
+const OPS = { inspect: (req) => ({ write: inspect(req).write }), run, preview, describe };
+
+process.on("message", (req) => {
+  let reply;
+  try {
+    const op = OPS[req.op];
+    if (!op) throw new Refusal("internal", `unknown SQL process operation: ${req.op}`);
+    reply = { id: req.id, ok: true, result: op(req) };
+  } catch (e) {
+    reply = { id: req.id, ok: false, error: errorInfo(e) };
+  }
+  process.send(reply);
+});
+
+// The parent went away (exited or closed the channel): nothing left to serve.
+process.on("disconnect", () => process.exit(0));
+
+process.send({ ready: true });
