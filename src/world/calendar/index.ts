@@ -1,0 +1,25 @@
+import { join } from "node:path";
+import type { Project } from "../../workspace/project.js";
+import { CalendarFile } from "./file.js";
+import type { Calendar } from "./types.js";
+
+export { CustomCalendar, type CustomConfig, CustomConfigSchema } from "./custom.js";
+export { CalendarFile } from "./file.js";
+export { GregorianCalendar, type GregorianConfig, GregorianConfigSchema } from "./gregorian.js";
+export { type CalendarLanguage, createCalendar, parseCalendarYaml } from "./load.js";
+export { defaultCalendarYaml } from "./seed.js";
+export { SimpleCalendar, type SimpleConfig, SimpleConfigSchema } from "./simple.js";
+export { SolarCalendar } from "./solar.js";
+export type { Calendar, CalendarDescription, CalendarKind } from "./types.js";
+
+/** Path of a project's calendar file, relative to the project root. */
+export const CALENDAR_FILE = "world-engine/calendar.yaml";
+
+/** The project's calendar, cached per project and reloaded when calendar.yaml changes. */
+export function loadCalendar(project: Project): Calendar {
+  const file = project.resource(
+    "calendar",
+    () => new CalendarFile(join(project.root, CALENDAR_FILE), () => project.meta().language),
+  );
+  return file.get();
+}
