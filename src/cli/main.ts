@@ -3,6 +3,7 @@ import { registerInit } from "./commands/init.js";
 import { registerModels } from "./commands/models.js";
 import { registerProfile } from "./commands/profile.js";
 import { registerProject } from "./commands/project.js";
+import { registerSessions } from "./commands/sessions.js";
 import { registerTool } from "./commands/tool.js";
 import { EXIT } from "./output.js";
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerTool(program);
   registerProfile(program);
   registerModels(program);
+  registerSessions(program);
   return program;
 }
 

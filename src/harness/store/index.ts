@@ -22,6 +22,7 @@ import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } fro
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
+export { exportJsonl, exportMarkdown, oneLine, renderTranscript } from "./transcript.js";
 
 /** The file the session store lives in. */
 export function agentDbPath(workspace: Pick<Workspace, "nbookDir">): string {

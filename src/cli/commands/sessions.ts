@@ -1,0 +1,123 @@
+import type { Command } from "commander";
+import { writeFileAtomicSync } from "../../core/atomic-write.js";
+import { NbError } from "../../core/errors.js";
+import {
+  exportJsonl,
+  exportMarkdown,
+  oneLine,
+  renderTranscript,
+  type Session,
+  SessionStore,
+} from "../../harness/store/index.js";
+import { Workspace } from "../../workspace/workspace.js";
+import { printJson, reportCliError } from "../output.js";
+
+/** Run `fn` with the workspace's session store, closing it afterwards. */
+function withStore<T>(workspace: string | undefined, fn: (store: SessionStore) => T): T {
+  const store = SessionStore.forWorkspace(Workspace.discover({ workspace }));
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+function listLine(s: Session): string {
+  const title = s.title ? oneLine(s.title, 60) : "(untitled)";
+  return [
+    s.id.padStart(4),
+    s.status.padEnd(8),
+    s.mode.padEnd(7),
+    s.profileKey.padEnd(16),
+    (s.project ?? "-").padEnd(14),
+    `${s.entryCount}`.padStart(5),
+    ` ${s.updatedAt.slice(0, 16).replace("T", " ")}`,
+    ` ${title}`,
+  ].join(" ");
+}
+
+/** `nbook sessions list|show|export`. */
+export function registerSessions(program: Command): void {
+  const sessions = program.command("sessions").description("List, show and export agent sessions");
+  sessions
+    .command("list")
+    .description("List sessions, most recently active first")
+    .option("--project <name>", "only sessions of this project")
+    .option("--limit <n>", "at most this many sessions", (v) => Number.parseInt(v, 10))
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print JSON")
+    .action((o: { project?: string; limit?: number; workspace?: string; json?: boolean }) => {
+      try {
+        if (o.limit !== undefined && !(o.limit > 0))
+          throw new NbError("invalid_input", "--limit must be a positive integer");
+        const list = withStore(o.workspace, (store) =>
+          store.listSessions({ project: o.project, limit: o.limit }),
+        );
+        if (o.json) printJson(list);
+        else if (!list.length)
+          process.stdout.write("No sessions yet. Start one with `nbook chat` or `nbook run`.\n");
+        else {
+          process.stdout.write(
+            `${"id".padStart(4)} ${"status".padEnd(8)} ${"mode".padEnd(7)} ${"profile".padEnd(16)} ${"project".padEnd(14)} ${"items".padStart(5)}  updated (UTC)     title\n`,
+          );
+          for (const s of list) process.stdout.write(`${listLine(s)}\n`);
+        }
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("show")
+    .description("Print a session's transcript (its active branch), with pending approvals")
+    .argument("<id>", "session id")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the session, its active path, tasks and pending approvals as JSON")
+    .action((id: string, o: { workspace?: string; json?: boolean }) => {
+      try {
+        withStore(o.workspace, (store) => {
+          const session = store.session(id);
+          const path = store.activePath(id);
+          const pending = store.pendingApprovals(id);
+          const tasks = store.tasks(id);
+          if (o.json) {
+            printJson({ session, path, tasks, pendingApprovals: pending, queued: store.queued(id) });
+            return;
+          }
+          let out = renderTranscript(session, path);
+          if (pending.length) {
+            out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
+            for (const a of pending) {
+              out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
+            }
+          }
+          process.stdout.write(out);
+        });
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("export")
+    .description("Export a session: md (readable, active branch) or jsonl (every entry of every branch)")
+    .argument("<id>", "session id")
+    .option("--format <format>", "md or jsonl", "md")
+    .option("--out <file>", "write to this file instead of stdout")
+    .option("--workspace <dir>", "workspace root")
+    .action((id: string, o: { format: string; out?: string; workspace?: string }) => {
+      try {
+        if (o.format !== "md" && o.format !== "jsonl") {
+          throw new NbError("invalid_input", `--format must be md or jsonl, not ${o.format}`);
+        }
+        const text = withStore(o.workspace, (store) => {
+          const session = store.session(id);
+          return o.format === "md"
+            ? exportMarkdown(session, store.activePath(id))
+            : exportJsonl(session, store.allEntries(id), store.approvals(id));
+        });
+        if (o.out) writeFileAtomicSync(o.out, text);
+        else process.stdout.write(text);
+      } catch (e) {
+        reportCliError(e);
+      }
+    });
+}
