@@ -59,6 +59,7 @@ describe("models config", () => {
             c: { kind: "openai", apiKey: "sk-secret" },
             d: { kind: "scripted" },
             e: { kind: "openai", apiKeyEnv: "not a var" },
+            f: { kind: "anthropic", headers: { "X-Api-Key": "sk-secret", "x-team": "ok" } },
           },
           defaultModel: "no-slash",
           profiles: { writer: { model: "x/y", temperature: 1 } },
@@ -75,6 +76,7 @@ describe("models config", () => {
       "/providers/c/apiKey",
       "/providers/d/script",
       "/providers/e/apiKeyEnv",
+      "/providers/f/headers/X-Api-Key",
       "/defaultModel",
       "/profiles/writer/temperature",
       "/agent/compaction/threshold",
@@ -83,6 +85,8 @@ describe("models config", () => {
     }
     expect(err.message).toContain("Invalid .nbook/config.json");
     expect(err.message).toContain("/providers/a/baseURL: required for kind openai-compatible");
+    expect(err.message).toContain("/providers/f/headers/X-Api-Key: credentials belong in the environment");
+    expect(err.message).not.toContain("sk-secret");
   });
 
   it("merges a project override over the workspace config", () => {

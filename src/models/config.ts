@@ -13,6 +13,15 @@ export const ModelLimitsSchema = z
   })
   .strict();
 
+/** Header names that carry credentials; refused in config so a key never sits in a file. */
+const CREDENTIAL_HEADERS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "x-goog-api-key",
+]);
+
 /** The provider kinds NeuroBook can talk to. */
 export const PROVIDER_KINDS = ["openai-compatible", "openai", "anthropic", "scripted"] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -27,6 +36,7 @@ export const ProviderConfigSchema = z
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
       .optional(),
     baseURL: z.url().optional(),
+    /** Extra request headers; credentials are refused here (keys come only from `apiKeyEnv`). */
     headers: z.record(z.string(), z.string()).optional(),
     /** Script file of a `scripted` provider, relative to the folder holding `.nbook/`. */
     script: z.string().min(1).optional(),
@@ -35,6 +45,15 @@ export const ProviderConfigSchema = z
   })
   .strict()
   .superRefine((p, ctx) => {
+    for (const h of Object.keys(p.headers ?? {})) {
+      if (CREDENTIAL_HEADERS.has(h.toLowerCase())) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["headers", h],
+          message: "credentials belong in the environment: use apiKeyEnv",
+        });
+      }
+    }
     if (p.kind === "openai-compatible" && !p.baseURL) {
       ctx.addIssue({ code: "custom", path: ["baseURL"], message: "required for kind openai-compatible" });
     }

@@ -32,6 +32,7 @@ export {
   type ResolvedModel,
   resolveModel,
   resolveSessionModel,
+  SCRIPT_PROVIDER,
   type SessionModel,
   type SessionModelRequest,
 } from "./resolve.js";

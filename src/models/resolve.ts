@@ -6,6 +6,9 @@ import { createProviderModel, type Env } from "./providers.js";
 import { type ModelRefSource, parseModelRef, selectModelRef } from "./reference.js";
 import { scriptedModelFromFile } from "./scripted/model.js";
 
+/** Provider id of a `--script` model's reference (what a session pins for it). */
+export const SCRIPT_PROVIDER = "scripted";
+
 /** Context window assumed when neither the config nor the caller names one. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
@@ -88,8 +91,8 @@ export function resolveSessionModel(req: SessionModelRequest): SessionModel {
     const model = scriptedModelFromFile(req.script);
     return {
       model,
-      ref: `scripted/${basename(req.script)}`,
-      providerId: "scripted",
+      ref: `${SCRIPT_PROVIDER}/${basename(req.script)}`,
+      providerId: SCRIPT_PROVIDER,
       modelId: model.modelId,
       kind: "scripted",
       contextWindow: req.scriptContextWindow ?? DEFAULT_CONTEXT_WINDOW,
@@ -98,7 +101,16 @@ export function resolveSessionModel(req: SessionModelRequest): SessionModel {
   }
   const config = loadModelsConfig(req);
   const env = req.env ?? process.env;
-  if (!req.override && req.pinned) return { ...resolveModel(req.pinned, config, env), source: "pinned" };
+  if (!req.override && req.pinned) {
+    if (req.pinned.startsWith(`${SCRIPT_PROVIDER}/`) && !config.providers[SCRIPT_PROVIDER]) {
+      throw new NbError(
+        "config_error",
+        `This session ran on the scripted model "${req.pinned}": pass --script <file> to continue it, or --model <providerId>/<modelId> to switch`,
+        { details: { missing: "script" } },
+      );
+    }
+    return { ...resolveModel(req.pinned, config, env), source: "pinned" };
+  }
   const { ref, source } = selectModelRef({
     override: req.override,
     profileKey: req.profileKey,
