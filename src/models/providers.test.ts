@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { jsonSchema, stepCountIs, streamText, tool } from "ai";
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseModelsConfig } from "./config.js";
 import { resolveModel } from "./resolve.js";
@@ -59,6 +59,58 @@ function reply(body: Seen["body"]): string[] {
   ];
 }
 
+function sse(event: string, data: Record<string, unknown>): string {
+  return `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+}
+
+/** Anthropic `/messages` stream: one text block. */
+function anthropicReply(): string[] {
+  return [
+    sse("message_start", {
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "stub",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 12, output_tokens: 1 },
+      },
+    }),
+    sse("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+    sse("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hello from " } }),
+    sse("content_block_delta", { index: 0, delta: { type: "text_delta", text: "the stub." } }),
+    sse("content_block_stop", { index: 0 }),
+    sse("message_delta", {
+      delta: { stop_reason: "end_turn", stop_sequence: null },
+      usage: { output_tokens: 6 },
+    }),
+    sse("message_stop", {}),
+  ];
+}
+
+/** OpenAI `/responses` (non-streaming) answer with one text message. */
+function openaiResponse(): string {
+  return JSON.stringify({
+    id: "resp_1",
+    object: "response",
+    created_at: 0,
+    status: "completed",
+    model: "stub",
+    output: [
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Hi from responses.", annotations: [] }],
+      },
+    ],
+    usage: { input_tokens: 8, output_tokens: 4, total_tokens: 12 },
+  });
+}
+
 beforeAll(async () => {
   server = createServer((req, res) => {
     let raw = "";
@@ -68,8 +120,15 @@ beforeAll(async () => {
     req.on("end", () => {
       const body = JSON.parse(raw) as Seen["body"];
       seen.push({ path: req.url ?? "", headers: req.headers, body });
-      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      for (const part of reply(body)) res.write(part);
+      const type = req.url === "/v1/responses" ? "application/json" : "text/event-stream";
+      res.writeHead(200, { "content-type": type, "cache-control": "no-cache" });
+      const parts =
+        req.url === "/v1/messages"
+          ? anthropicReply()
+          : req.url === "/v1/responses"
+            ? [openaiResponse()]
+            : reply(body);
+      for (const part of parts) res.write(part);
       res.end();
     });
   });
@@ -142,5 +201,35 @@ describe("openai-compatible provider against a loopback /chat/completions stub",
     expect(JSON.stringify(described)).not.toContain(secret);
     expect(JSON.stringify(resolved.model)).not.toContain(secret);
     expect(JSON.stringify(config)).not.toContain(secret);
+  });
+});
+
+describe("openai and anthropic providers reach the configured baseURL with the key from env", () => {
+  it("anthropic streams text and sends x-api-key", async () => {
+    const config = parseModelsConfig(
+      { providers: { claude: { kind: "anthropic", baseURL, apiKeyEnv: "NB_ANT" } } },
+      "c",
+    );
+    const { model } = resolveModel("claude/claude-test", config, { NB_ANT: "ant-key-1" });
+    const before = seen.length;
+    const result = streamText({ model, prompt: "hi" });
+    expect(await result.text).toBe("Hello from the stub.");
+    expect((await result.usage).outputTokens).toBe(6);
+    const req = seen[before];
+    expect(req?.path).toBe("/v1/messages");
+    expect(req?.headers["x-api-key"]).toBe("ant-key-1");
+    expect(req?.body.model).toBe("claude-test");
+  });
+
+  it("openai uses the Responses API with a bearer key", async () => {
+    const config = parseModelsConfig({ providers: { oa: { kind: "openai", baseURL } } }, "c");
+    const { model } = resolveModel("oa/gpt-test", config, { OPENAI_API_KEY: "oa-key-2" });
+    const before = seen.length;
+    const r = await generateText({ model, prompt: "hi" });
+    expect(r.text).toBe("Hi from responses.");
+    const req = seen[before];
+    expect(req?.path).toBe("/v1/responses");
+    expect(req?.headers.authorization).toBe("Bearer oa-key-2");
+    expect(req?.body.model).toBe("gpt-test");
   });
 });
