@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +19,9 @@ import { parsePatch } from "../../src/tools/files/patch/parse.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
 // The public fixtures (../shared/conformance/apply-patch), judged as their README says: only the final tree counts.
-const SCENARIOS = fileURLToPath(new URL("../../../shared/conformance/apply-patch/scenarios/", import.meta.url));
+const SCENARIOS = fileURLToPath(
+  new URL("../../../shared/conformance/apply-patch/scenarios/", import.meta.url),
+);
 // NeuroBook's apply_patch is all-or-nothing, so this scenario must leave the input tree (empty).
 const ALL_OR_NOTHING = "015_failure_after_partial_success_leaves_changes";
 
@@ -79,7 +90,14 @@ describe("apply_patch conformance", () => {
       const patch = readFileSync(join(dir, "patch.txt"), "utf8");
       await dispatch(
         { key: "apply_patch", input: { patch } },
-        { registry: createToolRegistry(), workspace: ws, project: ws.project("p"), mode: "normal", profileKey: null, allow: "all" },
+        {
+          registry: createToolRegistry(),
+          workspace: ws,
+          project: ws.project("p"),
+          mode: "normal",
+          profileKey: null,
+          allow: "all",
+        },
       );
       expect(listing(scratch, new Set(["project.yaml"]))).toEqual(expectedTree(name));
       ws.close();

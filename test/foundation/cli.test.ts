@@ -30,7 +30,9 @@ describe("nbook CLI", () => {
     const created = nbook(["project", "create", "demo", "--sample"], { cwd: ws });
     expect(created.status).toBe(0);
     expect(created.stdout).toContain("The Tide-Bell Keeper");
-    const r = nbook(["tool", "read", "--input", '{"path":"lorebook"}'], { cwd: join(ws, "demo", "manuscript") });
+    const r = nbook(["tool", "read", "--input", '{"path":"lorebook"}'], {
+      cwd: join(ws, "demo", "manuscript"),
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("characters/");
     expect(r.stdout).toContain("index.md");
@@ -39,7 +41,16 @@ describe("nbook CLI", () => {
   it("creates a project with the full layout, title and language, and lists projects", () => {
     const r = nbook(["project", "create", "shu", "--title", "书", "--language", "zh", "--workspace", ws]);
     expect(r.status).toBe(0);
-    for (const p of ["project.yaml", "AGENTS.md", "lorebook", "manuscript", "world-engine", "simulation/subjects", ".agent/plan", ".nbook"]) {
+    for (const p of [
+      "project.yaml",
+      "AGENTS.md",
+      "lorebook",
+      "manuscript",
+      "world-engine",
+      "simulation/subjects",
+      ".agent/plan",
+      ".nbook",
+    ]) {
       expect(() => readFileSync(join(ws, "shu", p))).not.toThrow(/ENOENT/);
     }
     expect(readFileSync(join(ws, "shu", "project.yaml"), "utf8")).toContain("language: zh");
@@ -50,21 +61,30 @@ describe("nbook CLI", () => {
   });
 
   it("prints exactly one JSON object with --json and uses exit statuses 0/1/2", () => {
-    const ok = nbook(["tool", "write", "--json", "--project", "demo", "--input", '{"path":"notes/a.md","content":"hi\\n"}'], {
-      cwd: ws,
-    });
+    const ok = nbook(
+      ["tool", "write", "--json", "--project", "demo", "--input", '{"path":"notes/a.md","content":"hi\\n"}'],
+      {
+        cwd: ws,
+      },
+    );
     expect(ok.status).toBe(0);
     const okJson = JSON.parse(ok.stdout);
     expect(okJson).toMatchObject({ ok: true, details: { path: "notes/a.md", bytes: 3 } });
     expect(ok.stdout.trim().split("\n")).toHaveLength(1);
 
-    const err = nbook(["tool", "read", "--json", "--project", "demo", "--input", '{"path":"../../etc/passwd"}'], { cwd: ws });
+    const err = nbook(
+      ["tool", "read", "--json", "--project", "demo", "--input", '{"path":"../../etc/passwd"}'],
+      { cwd: ws },
+    );
     expect(err.status).toBe(1);
     expect(JSON.parse(err.stdout)).toMatchObject({ ok: false, error: { code: "path_escape" } });
 
-    const invalid = nbook(["tool", "edit", "--json", "--project", "demo", "--input", '{"path":"notes/a.md","edits":[]}'], {
-      cwd: ws,
-    });
+    const invalid = nbook(
+      ["tool", "edit", "--json", "--project", "demo", "--input", '{"path":"notes/a.md","edits":[]}'],
+      {
+        cwd: ws,
+      },
+    );
     expect(invalid.status).toBe(1);
     expect(JSON.parse(invalid.stdout).error.fields[0].pointer).toBe("/edits");
 
@@ -90,7 +110,11 @@ describe("nbook CLI", () => {
   });
 
   it("lists tools with group and effect, and shows profiles", () => {
-    const tools = JSON.parse(nbook(["tool", "--list", "--json"], { cwd: ws }).stdout) as { key: string; group: string; effect: string }[];
+    const tools = JSON.parse(nbook(["tool", "--list", "--json"], { cwd: ws }).stdout) as {
+      key: string;
+      group: string;
+      effect: string;
+    }[];
     expect(tools.find((t) => t.key === "read")).toEqual({ key: "read", group: "files", effect: "read" });
     expect(tools.find((t) => t.key === "write")?.effect).toBe("write");
     const list = nbook(["profile", "list"], { cwd: ws });

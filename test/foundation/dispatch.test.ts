@@ -37,7 +37,11 @@ describe("dispatch: validation", () => {
 describe("dispatch: allowlists", () => {
   it("refuses a tool outside the profile's allowlist and does not run it", async () => {
     // retrieval may read and run bash, but not write.
-    const r = await bed.call("write", { path: "lorebook/mira.md", content: "changed" }, { profile: "retrieval" });
+    const r = await bed.call(
+      "write",
+      { path: "lorebook/mira.md", content: "changed" },
+      { profile: "retrieval" },
+    );
     expect(!r.ok && r.error.code).toBe("not_allowed");
     expect(file()).toBe("Mira is seventeen.\n");
     const ok = await bed.call("read", { path: "lorebook/mira.md" }, { profile: "retrieval" });
@@ -56,10 +60,16 @@ describe("dispatch: allowlists", () => {
 describe("dispatch: mode gate", () => {
   const writes = [
     { key: "write", input: { path: "lorebook/mira.md", content: "Mira is eighteen.\n" } },
-    { key: "edit", input: { path: "lorebook/mira.md", edits: [{ oldText: "seventeen", newText: "eighteen" }] } },
+    {
+      key: "edit",
+      input: { path: "lorebook/mira.md", edits: [{ oldText: "seventeen", newText: "eighteen" }] },
+    },
     {
       key: "apply_patch",
-      input: { patch: "*** Begin Patch\n*** Update File: lorebook/mira.md\n@@\n-Mira is seventeen.\n+Mira is eighteen.\n*** End Patch" },
+      input: {
+        patch:
+          "*** Begin Patch\n*** Update File: lorebook/mira.md\n@@\n-Mira is seventeen.\n+Mira is eighteen.\n*** End Patch",
+      },
     },
   ];
 
@@ -92,12 +102,19 @@ describe("dispatch: mode gate", () => {
   });
 
   it("plan mode lets Markdown writes under .agent/plan/ through, and nothing else", async () => {
-    const ok = await bed.call("write", { path: ".agent/plan/next.md", content: "# Plan\n" }, { mode: "plan" });
+    const ok = await bed.call(
+      "write",
+      { path: ".agent/plan/next.md", content: "# Plan\n" },
+      { mode: "plan" },
+    );
     expect(ok.ok).toBe(true);
     expect(existsSync(join(bed.project.root, ".agent/plan/next.md"))).toBe(true);
     const moved = await bed.call(
       "apply_patch",
-      { patch: "*** Begin Patch\n*** Update File: .agent/plan/next.md\n*** Move to: .agent/plan/final.md\n@@\n-# Plan\n+# Final plan\n*** End Patch" },
+      {
+        patch:
+          "*** Begin Patch\n*** Update File: .agent/plan/next.md\n*** Move to: .agent/plan/final.md\n@@\n-# Plan\n+# Final plan\n*** End Patch",
+      },
       { mode: "plan" },
     );
     expect(moved.ok).toBe(true);
@@ -107,11 +124,18 @@ describe("dispatch: mode gate", () => {
     }
     const escaping = await bed.call(
       "apply_patch",
-      { patch: "*** Begin Patch\n*** Update File: .agent/plan/final.md\n*** Move to: notes/escaped.md\n@@\n-# Final plan\n+x\n*** End Patch" },
+      {
+        patch:
+          "*** Begin Patch\n*** Update File: .agent/plan/final.md\n*** Move to: notes/escaped.md\n@@\n-# Final plan\n+x\n*** End Patch",
+      },
       { mode: "plan" },
     );
     expect(!escaping.ok && escaping.error.code).toBe("approval_required");
-    const inDiscuss = await bed.call("write", { path: ".agent/plan/d.md", content: "x" }, { mode: "discuss" });
+    const inDiscuss = await bed.call(
+      "write",
+      { path: ".agent/plan/d.md", content: "x" },
+      { mode: "discuss" },
+    );
     expect(!inDiscuss.ok && inDiscuss.error.code).toBe("approval_required");
   });
 
@@ -134,13 +158,23 @@ describe("dispatch: results", () => {
     effect: (input) => (input.lines < 0 ? "write" : "read"),
     execute: (input) => {
       if (input.fail) throw new Error(`boom at ${bed.project.root}/secret`);
-      return { text: Array.from({ length: input.lines }, (_, i) => `line ${i}`).join("\n"), details: { n: input.lines } };
+      return {
+        text: Array.from({ length: input.lines }, (_, i) => `line ${i}`).join("\n"),
+        details: { n: input.lines },
+      };
     },
   });
   const run = (input: unknown, mode: "normal" | "discuss" = "normal") =>
     dispatch(
       { key: "echo_lines", input },
-      { registry: new ToolRegistry([echo]), workspace: bed.ws, project: bed.project, mode, profileKey: null, allow: "all" },
+      {
+        registry: new ToolRegistry([echo]),
+        workspace: bed.ws,
+        project: bed.project,
+        mode,
+        profileKey: null,
+        allow: "all",
+      },
     );
 
   it("caps model text at 2,000 lines with a continuation hint and keeps details whole", async () => {
@@ -170,7 +204,11 @@ describe("dispatch: results", () => {
 
   it("generates the model's JSON Schema from the zod schema", () => {
     const reg = new ToolRegistry([echo]);
-    const s = reg.inputSchema("echo_lines") as { type: string; required: string[]; additionalProperties: boolean };
+    const s = reg.inputSchema("echo_lines") as {
+      type: string;
+      required: string[];
+      additionalProperties: boolean;
+    };
     expect(s.type).toBe("object");
     expect(s.required).toEqual(["lines"]);
     expect(s.additionalProperties).toBe(false);

@@ -99,7 +99,9 @@ describe("edit", () => {
       ],
     });
     expect(r.ok).toBe(true);
-    expect(readFileSync(abs("ch.md"), "utf8")).toBe("The bell rang.\nThe bell rang a second time.\nMira counted to three.\n");
+    expect(readFileSync(abs("ch.md"), "utf8")).toBe(
+      "The bell rang.\nThe bell rang a second time.\nMira counted to three.\n",
+    );
     expect(r.ok && r.text).toContain("+Mira counted to three.");
   });
 
@@ -135,7 +137,10 @@ describe("edit", () => {
 
   it("matches LF oldText in a CRLF file and keeps CRLF", async () => {
     writeFileSync(abs("crlf.md"), "one\r\ntwo\r\nthree\r\n");
-    const r = await bed.call("edit", { path: "crlf.md", edits: [{ oldText: "one\ntwo", newText: "one\n2" }] });
+    const r = await bed.call("edit", {
+      path: "crlf.md",
+      edits: [{ oldText: "one\ntwo", newText: "one\n2" }],
+    });
     expect(r.ok).toBe(true);
     expect(readFileSync(abs("crlf.md"), "utf8")).toBe("one\r\n2\r\nthree\r\n");
   });
@@ -145,7 +150,8 @@ describe("apply_patch", () => {
   it("leaves the disk untouched when a later operation fails", async () => {
     writeFileSync(abs("a.md"), "alpha\n");
     const r = await bed.call("apply_patch", {
-      patch: "*** Begin Patch\n*** Add File: new.md\n+hi\n*** Update File: a.md\n@@\n-alpha\n+ALPHA\n*** Update File: missing.md\n@@\n-x\n+y\n*** End Patch",
+      patch:
+        "*** Begin Patch\n*** Add File: new.md\n+hi\n*** Update File: a.md\n@@\n-alpha\n+ALPHA\n*** Update File: missing.md\n@@\n-x\n+y\n*** End Patch",
     });
     expect(r.ok).toBe(false);
     expect(readdirSync(bed.project.root)).not.toContain("new.md");
@@ -154,7 +160,9 @@ describe("apply_patch", () => {
 
   it("detects an ambiguous match and honours @@ anchors", async () => {
     writeFileSync(abs("two.md"), "# One\nsame\n# Two\nsame\n");
-    const amb = await bed.call("apply_patch", { patch: "*** Begin Patch\n*** Update File: two.md\n@@\n-same\n+changed\n*** End Patch" });
+    const amb = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: two.md\n@@\n-same\n+changed\n*** End Patch",
+    });
     expect(!amb.ok && amb.error.message).toContain("ambiguous");
     const ok = await bed.call("apply_patch", {
       patch: "*** Begin Patch\n*** Update File: two.md\n@@ # Two\n-same\n+changed\n*** End Patch",
@@ -165,7 +173,9 @@ describe("apply_patch", () => {
 
   it("keeps CRLF in updated files", async () => {
     writeFileSync(abs("crlf.md"), "a\r\nb\r\n");
-    await bed.call("apply_patch", { patch: "*** Begin Patch\n*** Update File: crlf.md\n@@\n a\n-b\n+B\n*** End Patch" });
+    await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: crlf.md\n@@\n a\n-b\n+B\n*** End Patch",
+    });
     expect(readFileSync(abs("crlf.md"), "utf8")).toBe("a\r\nB\r\n");
   });
 });
@@ -181,7 +191,10 @@ describe("bash", () => {
   });
 
   it("kills the process group on timeout and returns the output so far", async () => {
-    const r = await bed.call("bash", { command: "echo started; (sleep 30; echo child) & sleep 30", timeout: 0.5 });
+    const r = await bed.call("bash", {
+      command: "echo started; (sleep 30; echo child) & sleep 30",
+      timeout: 0.5,
+    });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.code).toBe("timeout");

@@ -66,7 +66,9 @@ describe("file authorization", () => {
     expectEscape(r);
     expect(JSON.stringify(r)).not.toContain("top secret");
     expectEscape(await bed.call("write", { path: "lorebook/link.md", content: "pwned" }));
-    expectEscape(await bed.call("edit", { path: "lorebook/link.md", edits: [{ oldText: "top", newText: "x" }] }));
+    expectEscape(
+      await bed.call("edit", { path: "lorebook/link.md", edits: [{ oldText: "top", newText: "x" }] }),
+    );
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("top secret\n");
   });
 
@@ -75,7 +77,9 @@ describe("file authorization", () => {
     expectEscape(await bed.call("write", { path: "manuscript/escape/new.md", content: "pwned" }));
     expectEscape(await bed.call("write", { path: "manuscript/escape/deeper/new.md", content: "pwned" }));
     expectEscape(
-      await bed.call("apply_patch", { patch: "*** Begin Patch\n*** Add File: manuscript/escape/p.md\n+x\n*** End Patch" }),
+      await bed.call("apply_patch", {
+        patch: "*** Begin Patch\n*** Add File: manuscript/escape/p.md\n+x\n*** End Patch",
+      }),
     );
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
   });
@@ -88,10 +92,15 @@ describe("file authorization", () => {
 
   it("refuses apply_patch Move targets and Delete paths outside the project, touching nothing", async () => {
     await bed.call("write", { path: "notes.md", content: "a\n" });
-    const patch = "*** Begin Patch\n*** Update File: notes.md\n*** Move to: ../outside/moved.md\n@@\n-a\n+b\n*** End Patch";
+    const patch =
+      "*** Begin Patch\n*** Update File: notes.md\n*** Move to: ../outside/moved.md\n@@\n-a\n+b\n*** End Patch";
     expectEscape(await bed.call("apply_patch", { patch }));
     expect(readFileSync(join(bed.project.root, "notes.md"), "utf8")).toBe("a\n");
-    expectEscape(await bed.call("apply_patch", { patch: "*** Begin Patch\n*** Delete File: ../outside/secret.txt\n*** End Patch" }));
+    expectEscape(
+      await bed.call("apply_patch", {
+        patch: "*** Begin Patch\n*** Delete File: ../outside/secret.txt\n*** End Patch",
+      }),
+    );
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
   });
 
@@ -122,7 +131,11 @@ describe("file authorization", () => {
   });
 
   it("never reveals host absolute paths in errors", async () => {
-    for (const input of [{ path: "missing.md" }, { path: "../outside/secret.txt" }, { path: "lorebook/nope/x.md" }]) {
+    for (const input of [
+      { path: "missing.md" },
+      { path: "../outside/secret.txt" },
+      { path: "lorebook/nope/x.md" },
+    ]) {
       const r = await bed.call("read", input);
       expect(JSON.stringify(r)).not.toContain(bed.dir);
     }

@@ -46,9 +46,17 @@ describe("profile catalog", () => {
     );
     writeFileSync(
       join(projectDir(), "scout.json"),
-      JSON.stringify({ key: "scout", name: "Scout (project)", tools: ["read", "bash"], prompt: "You scout here." }),
+      JSON.stringify({
+        key: "scout",
+        name: "Scout (project)",
+        tools: ["read", "bash"],
+        prompt: "You scout here.",
+      }),
     );
-    writeFileSync(join(userDir(), "writer.yaml"), "key: writer\nname: My writer\ntools: [read, write]\nprompt: Write tersely.\n");
+    writeFileSync(
+      join(userDir(), "writer.yaml"),
+      "key: writer\nname: My writer\ntools: [read, write]\nprompt: Write tersely.\n",
+    );
     const c = load();
     expect(c.problems).toEqual([]);
     expect(c.get("scout").name).toBe("Scout (project)");
@@ -62,7 +70,10 @@ describe("profile catalog", () => {
   });
 
   it("reports an unknown tool or a malformed file with the file, and does not load the profile", () => {
-    writeFileSync(join(userDir(), "bad-tool.yaml"), "key: badtool\nname: Bad\ntools: [read, teleport]\nprompt: x\n");
+    writeFileSync(
+      join(userDir(), "bad-tool.yaml"),
+      "key: badtool\nname: Bad\ntools: [read, teleport]\nprompt: x\n",
+    );
     writeFileSync(join(userDir(), "broken.yaml"), "key: broken\nname: [unclosed\n");
     writeFileSync(join(userDir(), "missing.json"), JSON.stringify({ key: "missing", tools: [] }));
     const c = load();

@@ -24,7 +24,7 @@ async function plan(patch: string, ctx: ToolContext): Promise<FileChange[]> {
 }
 
 function diffOf(changes: FileChange[]): string {
-  return changes.map((c) => unifiedDiff(c.target.display, c.before, c.after)).join("\n");
+  return changes.map((c) => c.diff ?? unifiedDiff(c.target.display, c.before, c.after)).join("\n");
 }
 
 export const applyPatchTool = defineTool({

@@ -2,6 +2,7 @@ import { readFile, rm, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../../../core/atomic-write.js";
 import { NbError } from "../../../core/errors.js";
 import { detectLineEnding, fromLf, looksBinary, toLf } from "../../../core/text.js";
+import { editsToUnifiedDiff, type LineEdit } from "./diff.js";
 import type { Chunk, PatchOp } from "./parse.js";
 
 /** A patch path resolved to a host path plus the name to show. */
@@ -16,6 +17,8 @@ export interface FileChange {
   action: "add" | "update" | "delete";
   before: string | null;
   after: string | null;
+  /** The diff, when the planner already knows it (an update of a file ending in a newline). */
+  diff?: string;
 }
 
 function fail(message: string): NbError {
@@ -57,10 +60,15 @@ function seek(lines: string[], pattern: string[], from: number, eof: boolean, wh
 }
 
 /** Apply an Update's chunks to LF text. The result always ends with a newline. */
-export function applyChunks(text: string, chunks: Chunk[], display: string): string {
+export function applyChunks(
+  text: string,
+  chunks: Chunk[],
+  display: string,
+): { text: string; oldLines: string[]; edits: LineEdit[] } {
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
-  const edits: { at: number; remove: number; insert: string[] }[] = [];
+  const oldLines = [...lines];
+  const edits: LineEdit[] = [];
   let cursor = 0;
   chunks.forEach((c, ci) => {
     const what = `Chunk ${ci + 1} of ${display}`;
@@ -88,7 +96,7 @@ export function applyChunks(text: string, chunks: Chunk[], display: string): str
     cursor = at + old.length;
   });
   for (const e of [...edits].sort((a, b) => b.at - a.at)) lines.splice(e.at, e.remove, ...e.insert);
-  return lines.length ? `${lines.join("\n")}\n` : "";
+  return { text: lines.length ? `${lines.join("\n")}\n` : "", oldLines, edits };
 }
 
 async function readCurrent(t: PatchTarget): Promise<string | null | "dir"> {
@@ -115,6 +123,7 @@ export async function planPatch(
     return { op, src, dst };
   });
   const original = new Map<string, string | null | "dir">();
+  const knownDiffs = new Map<string, string>();
   const view = new Map<string, string | null | "dir">();
   const get = async (t: PatchTarget) => {
     targets.set(t.abs, t);
@@ -139,7 +148,19 @@ export async function planPatch(
       if (cur === "dir") throw fail(`Cannot update ${src.display}: it is a folder`);
       if (cur === null) throw fail(`Cannot update ${src.display}: the file does not exist`);
       const eol = detectLineEnding(cur);
-      const next = op.chunks.length ? fromLf(applyChunks(toLf(cur), op.chunks, src.display), eol) : cur;
+      let next = cur;
+      if (op.chunks.length) {
+        const lf = toLf(cur);
+        const applied = applyChunks(lf, op.chunks, src.display);
+        next = fromLf(applied.text, eol);
+        // The fast diff is exact only for a single in-place update of a file that ends in a newline.
+        if (lf.endsWith("\n") && !(dst && dst.abs !== src.abs) && original.get(src.abs) === cur) {
+          knownDiffs.set(
+            src.abs,
+            editsToUnifiedDiff(applied.oldLines, applied.edits, `a/${src.display}`, `b/${src.display}`),
+          );
+        } else knownDiffs.delete(src.abs);
+      }
       if (dst && dst.abs !== src.abs) {
         if ((await get(dst)) === "dir") throw fail(`Cannot move to ${dst.display}: a folder has that name`);
         view.set(src.abs, null);
@@ -153,7 +174,10 @@ export async function planPatch(
     const before = original.get(abs) as string | null;
     if (after === before) continue;
     const action = before === null ? "add" : after === null ? "delete" : "update";
-    changes.push({ target: targets.get(abs)!, action, before, after: after as string | null });
+    const change: FileChange = { target: targets.get(abs)!, action, before, after: after as string | null };
+    const diff = knownDiffs.get(abs);
+    if (diff !== undefined && action === "update") change.diff = diff;
+    changes.push(change);
   }
   return changes;
 }
