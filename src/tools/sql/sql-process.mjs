@@ -73,8 +73,8 @@ function open() {
 }
 
 /** Refuse a statement whose compiled program does something execute_sql does not allow. */
-function checkBytecode(db, sql) {
-  for (const op of db.prepare(`EXPLAIN ${sql}`).all()) {
+function checkBytecode(db, req) {
+  for (const op of db.prepare(`EXPLAIN ${req.sql}`).all(...bindArgs(req.params))) {
     if (REFUSED_OPCODES.has(op.opcode)) {
       throw new Refusal("not_allowed", `This statement is not allowed (it would run ${op.opcode})`);
     }
@@ -98,7 +98,7 @@ function inspect(req) {
   const stmt = rw.prepare(req.sql);
   // EXPLAIN never runs the statement it explains, so it reads whatever that statement is.
   if (req.command === "EXPLAIN") return { stmt, write: false };
-  checkBytecode(rw, req.sql);
+  checkBytecode(rw, req);
   const write = !stmt.readonly;
   if (write && (req.command === "SELECT" || req.command === "VALUES")) {
     throw new Refusal("not_allowed", `This ${req.command} statement would write`);
