@@ -1,0 +1,189 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+
+/**
+ * world.sqlite: the log (subjects, slices, patches) plus derived tables kept in step with it in the
+ * same transaction (latest state, checkpoints, E issues, live-interval indexes of references and
+ * text entries with an FTS5 trigram index). Derived tables can always be rebuilt from the log.
+ */
+const DDL = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS subjects(id TEXT PRIMARY KEY, type TEXT NOT NULL, name TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS subjects_type ON subjects(type, id);
+CREATE TABLE IF NOT EXISTS slices(
+  id TEXT PRIMARY KEY, instant INTEGER NOT NULL UNIQUE,
+  title TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', kind TEXT NOT NULL DEFAULT 'event');
+CREATE TABLE IF NOT EXISTS patches(
+  id TEXT PRIMARY KEY, slice_id TEXT NOT NULL, subject_id TEXT NOT NULL, instant INTEGER NOT NULL,
+  seq INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL, value TEXT, summary TEXT);
+CREATE UNIQUE INDEX IF NOT EXISTS patches_slice ON patches(slice_id, seq);
+CREATE INDEX IF NOT EXISTS patches_subject ON patches(subject_id, instant, seq);
+
+CREATE TABLE IF NOT EXISTS state_latest(subject_id TEXT PRIMARY KEY, state TEXT NOT NULL, last_instant INTEGER);
+CREATE TABLE IF NOT EXISTS checkpoints(subject_id TEXT NOT NULL, instant INTEGER NOT NULL, state TEXT NOT NULL,
+  PRIMARY KEY(subject_id, instant)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS issues(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, slice_id TEXT, patch_id TEXT,
+  instant INTEGER, label TEXT NOT NULL, attr TEXT NOT NULL, op TEXT, message TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS issues_subject ON issues(subject_id, instant);
+CREATE INDEX IF NOT EXISTS issues_slice ON issues(slice_id);
+CREATE TABLE IF NOT EXISTS refs(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, attr TEXT NOT NULL, target TEXT NOT NULL,
+  from_instant INTEGER NOT NULL, to_instant INTEGER);
+CREATE INDEX IF NOT EXISTS refs_target ON refs(target, to_instant);
+CREATE INDEX IF NOT EXISTS refs_subject ON refs(subject_id, to_instant);
+CREATE TABLE IF NOT EXISTS text_bodies(id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE, vector BLOB, model TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(body, content='text_bodies', content_rowid='id', tokenize='trigram');
+CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL, attr TEXT NOT NULL,
+  body_id INTEGER NOT NULL, from_instant INTEGER NOT NULL, to_instant INTEGER);
+CREATE INDEX IF NOT EXISTS texts_subject ON texts(subject_id, to_instant);
+CREATE INDEX IF NOT EXISTS texts_body ON texts(body_id);
+`;
+
+/** Open (creating if needed) a world database with WAL and the schema above. */
+export function openWorldDb(file: string): Database.Database {
+  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(DDL);
+  return db;
+}
+
+/** A patch row as stored. */
+export interface PatchRow {
+  id: string;
+  slice_id: string;
+  subject_id: string;
+  instant: number;
+  seq: number;
+  path: string;
+  op: string;
+  value: string | null;
+  summary: string | null;
+}
+
+export interface SliceRow {
+  id: string;
+  instant: number;
+  title: string;
+  summary: string;
+  kind: string;
+}
+
+export interface IssueRow {
+  subject_id: string;
+  slice_id: string | null;
+  patch_id: string | null;
+  instant: number | null;
+  label: string;
+  attr: string;
+  op: string | null;
+  message: string;
+}
+
+/** The prepared statements the engine uses; created once per connection. */
+export function prepareStatements(db: Database.Database) {
+  const p = <R = unknown>(sql: string) => db.prepare<unknown[], R>(sql);
+  return {
+    getMeta: p<{ value: string }>("SELECT value FROM meta WHERE key = ?"),
+    setMeta: p(
+      "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ),
+
+    subject: p<{ id: string; type: string; name: string }>(
+      "SELECT id, type, name FROM subjects WHERE id = ?",
+    ),
+    subjectsAll: p<{ id: string; type: string; name: string }>(
+      "SELECT id, type, name FROM subjects ORDER BY type, id",
+    ),
+    subjectsByType: p<{ id: string; type: string; name: string }>(
+      "SELECT id, type, name FROM subjects WHERE type = ? ORDER BY id",
+    ),
+    subjectIds: p<{ id: string }>("SELECT id FROM subjects"),
+    insertSubject: p("INSERT INTO subjects(id, type, name) VALUES (?, ?, ?)"),
+
+    sliceById: p<SliceRow>("SELECT id, instant, title, summary, kind FROM slices WHERE id = ?"),
+    sliceAt: p<SliceRow>("SELECT id, instant, title, summary, kind FROM slices WHERE instant = ?"),
+    insertSlice: p("INSERT INTO slices(id, instant, title, summary, kind) VALUES (?, ?, ?, ?, ?)"),
+    updateSlice: p("UPDATE slices SET instant = ?, title = ?, summary = ?, kind = ? WHERE id = ?"),
+    deleteSlice: p("DELETE FROM slices WHERE id = ?"),
+    maxInstant: p<{ m: number | null }>("SELECT max(instant) AS m FROM slices"),
+    prevInstant: p<{ m: number | null }>("SELECT max(instant) AS m FROM slices WHERE instant < ?"),
+    nextInstant: p<{ m: number | null }>("SELECT min(instant) AS m FROM slices WHERE instant > ?"),
+
+    patchesOfSlice: p<PatchRow>("SELECT * FROM patches WHERE slice_id = ? ORDER BY seq"),
+    patchCount: p<{ n: number }>("SELECT count(*) AS n FROM patches WHERE slice_id = ?"),
+    insertPatch: p(
+      "INSERT INTO patches(id, slice_id, subject_id, instant, seq, path, op, value, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    deletePatchesOfSlice: p("DELETE FROM patches WHERE slice_id = ?"),
+    patchesAfter: p<PatchRow>(
+      "SELECT * FROM patches WHERE subject_id = ? AND instant > ? ORDER BY instant, seq",
+    ),
+    patchesBetween: p<PatchRow>(
+      "SELECT * FROM patches WHERE subject_id = ? AND instant > ? AND instant <= ? ORDER BY instant, seq",
+    ),
+    patchesOfSubject: p<PatchRow & { title: string }>(
+      "SELECT p.*, s.title AS title FROM patches p JOIN slices s ON s.id = p.slice_id WHERE p.subject_id = ? ORDER BY p.instant, p.seq",
+    ),
+    lastPatchesOfSubject: p<PatchRow>(
+      "SELECT * FROM patches WHERE subject_id = ? ORDER BY instant DESC, seq DESC",
+    ),
+
+    latest: p<{ state: string; last_instant: number | null }>(
+      "SELECT state, last_instant FROM state_latest WHERE subject_id = ?",
+    ),
+    putLatest: p(
+      "INSERT INTO state_latest(subject_id, state, last_instant) VALUES (?, ?, ?) ON CONFLICT(subject_id) DO UPDATE SET state = excluded.state, last_instant = excluded.last_instant",
+    ),
+    checkpointBefore: p<{ instant: number; state: string }>(
+      "SELECT instant, state FROM checkpoints WHERE subject_id = ? AND instant < ? ORDER BY instant DESC LIMIT 1",
+    ),
+    checkpointAtOrBefore: p<{ instant: number; state: string }>(
+      "SELECT instant, state FROM checkpoints WHERE subject_id = ? AND instant <= ? ORDER BY instant DESC LIMIT 1",
+    ),
+    deleteCheckpointsFrom: p("DELETE FROM checkpoints WHERE subject_id = ? AND instant >= ?"),
+    insertCheckpoint: p("INSERT INTO checkpoints(subject_id, instant, state) VALUES (?, ?, ?)"),
+
+    issuesOfSubject: p<IssueRow>("SELECT * FROM issues WHERE subject_id = ? ORDER BY instant, id"),
+    issuesOfSlice: p<IssueRow>("SELECT * FROM issues WHERE slice_id = ? ORDER BY id"),
+    issuesOfPatch: p<IssueRow>("SELECT * FROM issues WHERE patch_id = ?"),
+    issuesAll: p<IssueRow>("SELECT * FROM issues ORDER BY subject_id, instant, id"),
+    deleteIssuesFrom: p("DELETE FROM issues WHERE subject_id = ? AND (instant >= ? OR label = 'E2')"),
+    deleteE2: p("DELETE FROM issues WHERE subject_id = ? AND label = 'E2'"),
+    insertIssue: p(
+      "INSERT INTO issues(subject_id, slice_id, patch_id, instant, label, attr, op, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+
+    deleteRefsFrom: p("DELETE FROM refs WHERE subject_id = ? AND from_instant >= ?"),
+    reopenRefsFrom: p("UPDATE refs SET to_instant = NULL WHERE subject_id = ? AND to_instant >= ?"),
+    openRefs: p<{ id: number; attr: string; target: string }>(
+      "SELECT id, attr, target FROM refs WHERE subject_id = ? AND to_instant IS NULL",
+    ),
+    insertRef: p("INSERT INTO refs(subject_id, attr, target, from_instant) VALUES (?, ?, ?, ?)"),
+    closeRef: p("UPDATE refs SET to_instant = ? WHERE id = ?"),
+    refsToLatest: p<{ subject_id: string; attr: string }>(
+      "SELECT subject_id, attr FROM refs WHERE target = ? AND to_instant IS NULL ORDER BY subject_id, attr",
+    ),
+    refsToAt: p<{ subject_id: string; attr: string }>(
+      "SELECT subject_id, attr FROM refs WHERE target = ? AND from_instant <= ? AND (to_instant IS NULL OR to_instant > ?) ORDER BY subject_id, attr",
+    ),
+    referrersLatest: p<{ subject_id: string }>(
+      "SELECT DISTINCT subject_id FROM refs WHERE target = ? AND to_instant IS NULL",
+    ),
+
+    deleteTextsFrom: p("DELETE FROM texts WHERE subject_id = ? AND from_instant >= ?"),
+    reopenTextsFrom: p("UPDATE texts SET to_instant = NULL WHERE subject_id = ? AND to_instant >= ?"),
+    openTexts: p<{ id: number; attr: string; body: string }>(
+      "SELECT t.id, t.attr, b.body FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.to_instant IS NULL",
+    ),
+    bodyId: p<{ id: number }>("SELECT id FROM text_bodies WHERE body = ?"),
+    insertBody: p("INSERT INTO text_bodies(body) VALUES (?)"),
+    insertBodyFts: p("INSERT INTO text_fts(rowid, body) VALUES (?, ?)"),
+    insertText: p("INSERT INTO texts(subject_id, top, attr, body_id, from_instant) VALUES (?, ?, ?, ?, ?)"),
+    closeText: p("UPDATE texts SET to_instant = ? WHERE id = ?"),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

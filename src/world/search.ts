@@ -1,0 +1,232 @@
+import type Database from "better-sqlite3";
+import { NbError } from "../core/errors.js";
+import type { SearchHit, SearchOptions } from "./api.js";
+import type { EmbeddingClient } from "./embeddings.js";
+import { segmentsOf } from "./pointer.js";
+import { holdsText, type WorldSchema } from "./schema.js";
+
+interface HitRow {
+  subject_id: string;
+  type: string;
+  attr: string;
+  body: string;
+  body_id: number;
+  rank: number;
+}
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+
+/**
+ * The FTS5 (trigram) match expression for a query: each whitespace-separated term of 3+ characters
+ * as a phrase, plus the trigrams of CJK terms so partial overlaps still rank; null when no term is
+ * long enough for trigrams.
+ */
+export function matchExpression(query: string): string | null {
+  const parts = new Set<string>();
+  for (const term of query.split(/\s+/).filter(Boolean)) {
+    const chars = [...term];
+    if (chars.length < 3) continue;
+    parts.add(quote(term));
+    if (CJK.test(term) && chars.length > 3)
+      for (let i = 0; i + 3 <= chars.length; i++) parts.add(quote(chars.slice(i, i + 3).join("")));
+  }
+  return parts.size ? [...parts].join(" OR ") : null;
+}
+
+function quote(s: string): string {
+  return `"${s.replace(/"/g, '""')}"`;
+}
+
+/** Keyword search over live text entries, with optional embedding re-ranking. */
+export class TextSearch {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly schema: () => WorldSchema,
+    private readonly embeddings: () => EmbeddingClient | null,
+  ) {}
+
+  search(query: string, opts: SearchOptions = {}): SearchHit[] {
+    const k = opts.k ?? 10;
+    const { types, tops } = this.scope(opts);
+    if (query.trim() === "") return [];
+    const client = this.embeddings();
+    const pool = client ? Math.max(k * 4, 40) : k;
+    const rows = this.keyword(query, pool, opts.at, types, tops);
+    const hits = client
+      ? this.rerank(client, query, rows, k, opts.at, types, tops)
+      : rows.map((r) => toHit(r, -r.rank));
+    return hits.slice(0, k);
+  }
+
+  /** Validate `types`/`attrs` against the schema; returns SQL filters. */
+  private scope(opts: SearchOptions): { types?: string[]; tops?: string[] } {
+    const schema = this.schema();
+    const declared = Object.keys(schema.types);
+    if (opts.types && declared.length) {
+      const unknown = opts.types.filter((t) => !declared.includes(t));
+      if (unknown.length)
+        throw new NbError("invalid_input", `unknown subject type(s): ${unknown.join(", ")}`, {
+          fields: [{ pointer: "/types", message: "unknown type" }],
+        });
+    }
+    let tops: string[] | undefined;
+    if (opts.attrs) {
+      tops = opts.attrs.map((a) => (a.startsWith("/") ? segmentsOf(a)[0] : a.split(".")[0]));
+      const inScope = (opts.types ?? declared).map((t) => schema.types[t]).filter(Boolean);
+      for (const top of tops) {
+        if (!inScope.some((t) => holdsText(t.attrs[top]))) {
+          throw new NbError("invalid_input", `"${top}" is not a text attribute of the searched types`, {
+            fields: [{ pointer: "/attrs", message: "not a text attribute" }],
+          });
+        }
+      }
+    }
+    return { types: opts.types, tops };
+  }
+
+  private keyword(
+    query: string,
+    limit: number,
+    at: number | undefined,
+    types?: string[],
+    tops?: string[],
+  ): HitRow[] {
+    const expr = matchExpression(query);
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (at === undefined) where.push("t.to_instant IS NULL");
+    else {
+      where.push("t.from_instant <= ? AND (t.to_instant IS NULL OR t.to_instant > ?)");
+      args.push(at, at);
+    }
+    if (types) {
+      where.push(`s.type IN (${types.map(() => "?").join(",")})`);
+      args.push(...types);
+    }
+    if (tops) {
+      where.push(`t.top IN (${tops.map(() => "?").join(",")})`);
+      args.push(...tops);
+    }
+    if (expr) {
+      const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, bm25(text_fts) AS rank
+        FROM text_fts JOIN text_bodies b ON b.id = text_fts.rowid JOIN texts t ON t.body_id = b.id JOIN subjects s ON s.id = t.subject_id
+        WHERE text_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ?`;
+      return this.db.prepare<unknown[], HitRow>(sql).all(expr, ...args, limit);
+    }
+    const terms = query.split(/\s+/).filter(Boolean);
+    const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, -1.0 AS rank
+      FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id
+      WHERE ${terms.map(() => "instr(b.body, ?) > 0").join(" AND ")} AND ${where.join(" AND ")} ORDER BY t.subject_id, t.attr LIMIT ?`;
+    return this.db.prepare<unknown[], HitRow>(sql).all(...terms, ...args, limit);
+  }
+
+  /** Combine keyword rank and cosine similarity; vectors are stored once per distinct text. */
+  private rerank(
+    client: EmbeddingClient,
+    query: string,
+    rows: HitRow[],
+    k: number,
+    at?: number,
+    types?: string[],
+    tops?: string[],
+  ): SearchHit[] {
+    const vectorRows = this.vectorCandidates(client, at, types, tops);
+    const byKey = new Map<string, HitRow>();
+    for (const r of [...rows, ...vectorRows]) {
+      const key = `${r.subject_id}\u0000${r.attr}`;
+      if (!byKey.has(key)) byKey.set(key, r);
+    }
+    const candidates = [...byKey.values()];
+    this.ensureVectors(
+      client,
+      candidates.map((r) => ({ id: r.body_id, body: r.body })),
+    );
+    const [qv] = client.embed([query]);
+    const vectors = this.vectors(
+      client.model,
+      candidates.map((r) => r.body_id),
+    );
+    const best = Math.max(1e-9, ...rows.map((r) => -r.rank));
+    const scored = candidates.map((r) => {
+      const kw = rows.includes(r) ? Math.max(0, -r.rank) / best : 0;
+      const v = vectors.get(r.body_id);
+      const cos = v ? dot(qv, v) : 0;
+      return toHit(r, 0.4 * kw + 0.6 * cos);
+    });
+    return scored.sort((a, b) => b.score - a.score).slice(0, k);
+  }
+
+  /** Live entries that already have a vector for the configured model (semantic matches beyond keywords). */
+  private vectorCandidates(
+    client: EmbeddingClient,
+    at?: number,
+    types?: string[],
+    tops?: string[],
+  ): HitRow[] {
+    const where = ["b.model = ?"];
+    const args: unknown[] = [client.model];
+    if (at === undefined) where.push("t.to_instant IS NULL");
+    else {
+      where.push("t.from_instant <= ? AND (t.to_instant IS NULL OR t.to_instant > ?)");
+      args.push(at, at);
+    }
+    if (types) {
+      where.push(`s.type IN (${types.map(() => "?").join(",")})`);
+      args.push(...types);
+    }
+    if (tops) {
+      where.push(`t.top IN (${tops.map(() => "?").join(",")})`);
+      args.push(...tops);
+    }
+    const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, 0.0 AS rank
+      FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id WHERE ${where.join(" AND ")}`;
+    return this.db.prepare<unknown[], HitRow>(sql).all(...args);
+  }
+
+  private ensureVectors(client: EmbeddingClient, bodies: Array<{ id: number; body: string }>): void {
+    const have = this.vectors(
+      client.model,
+      bodies.map((b) => b.id),
+    );
+    const missing = [...new Map(bodies.filter((b) => !have.has(b.id)).map((b) => [b.id, b])).values()];
+    if (!missing.length) return;
+    const vectors = client.embed(missing.map((m) => m.body));
+    const put = this.db.prepare("UPDATE text_bodies SET vector = ?, model = ? WHERE id = ?");
+    missing.forEach((m, i) => {
+      put.run(
+        Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength),
+        client.model,
+        m.id,
+      );
+    });
+  }
+
+  private vectors(model: string, ids: number[]): Map<number, Float32Array> {
+    const out = new Map<number, Float32Array>();
+    const get = this.db.prepare<unknown[], { vector: Buffer | null; model: string | null }>(
+      "SELECT vector, model FROM text_bodies WHERE id = ?",
+    );
+    for (const id of ids) {
+      const r = get.get(id);
+      if (r?.vector && r.model === model)
+        out.set(
+          id,
+          new Float32Array(
+            r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength),
+          ),
+        );
+    }
+    return out;
+  }
+}
+
+function toHit(r: HitRow, score: number): SearchHit {
+  return { subjectId: r.subject_id, type: r.type, attr: r.attr, text: r.body, score };
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}

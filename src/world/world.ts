@@ -1,0 +1,396 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { NbError } from "../core/errors.js";
+import { parseOrThrow } from "../core/validate.js";
+import type { Project } from "../workspace/project.js";
+import {
+  type FindRefsOptions,
+  findRefsOptionsSchema,
+  type GetOptions,
+  getOptionsSchema,
+  type HistoryEntry,
+  type HistoryOptions,
+  historyOptionsSchema,
+  type Issue,
+  type PatchEdit,
+  patchEditSchema,
+  type RefInfo,
+  type SchemaDescription,
+  type SearchHit,
+  type SearchOptions,
+  type SliceDetail,
+  type SliceInfo,
+  type SliceListOptions,
+  type SliceMetaEdit,
+  type SliceWriteInput,
+  type SubjectInfo,
+  searchOptionsSchema,
+  sliceListSchema,
+  sliceMetaSchema,
+  sliceWriteSchema,
+  type TransactionResult,
+  type WorldApi,
+  type WriteRecord,
+  type WriteResult,
+} from "./api.js";
+import { openWorldDb, prepareStatements, type SliceRow, type Statements } from "./db.js";
+import { embeddingClientFromConfig } from "./embeddings.js";
+import { isPlainObject, type JsonObject, refTarget } from "./json.js";
+import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
+import { BEFORE_TIME, Reducer } from "./reduce.js";
+import { describeSchema, loadSchemaFile, type WorldSchema } from "./schema.js";
+import { TextSearch } from "./search.js";
+import { issueFromRow, patchFromRow, SliceWriter } from "./writes.js";
+
+export interface WorldOptions {
+  /** world.sqlite path (":memory:" for a throwaway world). */
+  dbPath: string;
+  /** world-engine/schema.yaml path; a missing file means a permissive schema. */
+  schemaPath: string;
+  /** Workspace config reader (for the `embedding` section). */
+  config?: () => Record<string, unknown>;
+}
+
+const DRY_RUN = Symbol("dry-run");
+
+/** The World Engine of one project: one long-lived connection, all derived data kept incrementally. */
+export class World implements WorldApi {
+  readonly db: Database.Database;
+  private readonly st: Statements;
+  private readonly reducer: Reducer;
+  private readonly writer: SliceWriter;
+  private readonly searcher: TextSearch;
+  private current: WorldSchema | null = null;
+  private schemaStamp = "";
+  private readonly recorders: WriteRecord[][] = [];
+
+  constructor(private readonly opts: WorldOptions) {
+    this.db = openWorldDb(opts.dbPath);
+    this.st = prepareStatements(this.db);
+    const schema = () => this.current as WorldSchema;
+    this.reducer = new Reducer(this.st, schema);
+    this.writer = new SliceWriter({ st: this.st, reducer: this.reducer, schema });
+    this.searcher = new TextSearch(this.db, schema, () => embeddingClientFromConfig(opts.config?.() ?? {}));
+  }
+
+  /** The schema in force, reloaded when the file changed; derived data is rebuilt when it means something new. */
+  loadSchema(): WorldSchema {
+    let stamp = "missing";
+    try {
+      const s = statSync(this.opts.schemaPath);
+      stamp = `${s.mtimeMs}:${s.size}`;
+    } catch {
+      // A missing file is the permissive schema.
+    }
+    if (this.current && stamp === this.schemaStamp) return this.current;
+    const schema = loadSchemaFile(this.opts.schemaPath);
+    this.current = schema;
+    this.schemaStamp = stamp;
+    if (this.st.getMeta.get("schema")?.value !== schema.fingerprint) this.rebuild();
+    return schema;
+  }
+
+  /** Recompute every derived table from the patch log (after a schema change). */
+  rebuild(): void {
+    this.db.transaction(() => {
+      this.db.exec(
+        "DELETE FROM state_latest; DELETE FROM checkpoints; DELETE FROM issues; DELETE FROM refs; DELETE FROM texts;",
+      );
+      for (const s of this.st.subjectsAll.all()) this.reducer.recompute(s.id, s.type, BEFORE_TIME);
+      this.st.setMeta.run("schema", (this.current as WorldSchema).fingerprint);
+    })();
+  }
+
+  now(): number {
+    return this.st.maxInstant.get()?.m ?? 0;
+  }
+
+  readonly subject = {
+    get: (id: string, opts?: GetOptions): Record<string, unknown> | null => this.getOne(id, opts),
+    gets: (ids: string[], opts?: GetOptions): Array<Record<string, unknown> | null> => {
+      parseOrThrow(z.array(z.string()), ids, "subject ids");
+      return ids.map((id) => this.getOne(id, opts));
+    },
+    list: (type?: string): SubjectInfo[] => {
+      const schema = this.loadSchema();
+      if (type === undefined) return this.st.subjectsAll.all();
+      const declared = Object.keys(schema.types);
+      if (declared.length && !declared.includes(type)) {
+        throw new NbError(
+          "invalid_input",
+          `unknown subject type "${type}"; the schema declares: ${declared.join(", ")}`,
+        );
+      }
+      return this.st.subjectsByType.all(type);
+    },
+    info: (id: string): SubjectInfo | null => this.st.subject.get(id) ?? null,
+    findRefs: (id: string, opts?: FindRefsOptions): RefInfo[] => {
+      const o = parseOrThrow(findRefsOptionsSchema, opts ?? {}, "findRefs options");
+      this.loadSchema();
+      const rows = o.at === undefined ? this.st.refsToLatest.all(id) : this.st.refsToAt.all(id, o.at, o.at);
+      return rows
+        .filter((r) => o.sourceType === undefined || this.st.subject.get(r.subject_id)?.type === o.sourceType)
+        .map((r) => ({ subjectId: r.subject_id, attr: r.attr }));
+    },
+    history: (id: string, opts?: HistoryOptions): HistoryEntry[] => {
+      const o = parseOrThrow(historyOptionsSchema, opts ?? {}, "history options");
+      if (!this.st.subject.get(id)) throw new NbError("not_found", `unknown subject ${id}`);
+      if (o.path !== undefined) {
+        const p = pointerProblem(o.path);
+        if (p)
+          throw new NbError("invalid_input", `/path: ${p}`, { fields: [{ pointer: "/path", message: p }] });
+      }
+      const segs = o.path === undefined ? null : segmentsOf(o.path);
+      return this.st.patchesOfSubject
+        .all(id)
+        .filter((r) => !segs || (!pointerProblem(r.path) && pathsOverlap(segmentsOf(r.path), segs)))
+        .map((r) => {
+          const p = patchFromRow(r);
+          const e: HistoryEntry = {
+            sliceId: r.slice_id,
+            instant: r.instant,
+            sliceTitle: r.title,
+            patchId: r.id,
+            seq: r.seq,
+            path: r.path,
+            op: p.op,
+          };
+          if (p.value !== undefined) e.value = p.value;
+          if (p.summary !== undefined) e.summary = p.summary;
+          return e;
+        });
+    },
+  };
+
+  readonly slice = {
+    list: (opts?: SliceListOptions): SliceInfo[] =>
+      this.listSlices(parseOrThrow(sliceListSchema, opts ?? {}, "slice.list options")),
+    get: (sliceId: string): SliceDetail => {
+      this.loadSchema();
+      const s = this.sliceRow(sliceId);
+      const info = this.sliceInfo(s, true);
+      return {
+        ...info,
+        patches: info.patches ?? [],
+        issues: info.issues ?? [],
+        previousInstant: this.st.prevInstant.get(s.instant)?.m ?? null,
+        nextInstant: this.st.nextInstant.get(s.instant)?.m ?? null,
+      };
+    },
+    write: (input: SliceWriteInput): WriteResult => {
+      const i = parseOrThrow(sliceWriteSchema, input, "slice.write input");
+      return this.mutate("write", () => this.writer.write(i));
+    },
+    editPatches: (sliceId: string, edits: PatchEdit[], meta?: SliceMetaEdit): WriteResult => {
+      parseOrThrow(z.string().min(1), sliceId, "sliceId");
+      const e = parseOrThrow(z.array(patchEditSchema).min(1), edits, "edits");
+      const m = parseOrThrow(sliceMetaSchema, meta ?? {}, "slice meta");
+      return this.mutate("edit", () => this.writer.editPatches(sliceId, e, m));
+    },
+    delete: (sliceId: string): WriteResult => {
+      parseOrThrow(z.string().min(1), sliceId, "sliceId");
+      const before = this.st.sliceById.get(sliceId);
+      const patches = before ? this.st.patchesOfSlice.all(sliceId).map(patchFromRow) : [];
+      return this.mutate("delete", () => this.writer.delete(sliceId), {
+        title: before?.title ?? "",
+        patches,
+      });
+    },
+  };
+
+  readonly search = {
+    text: (query: string, opts?: SearchOptions): SearchHit[] => {
+      parseOrThrow(z.string(), query, "query");
+      const o = parseOrThrow(searchOptionsSchema, opts ?? {}, "search options");
+      this.loadSchema();
+      return this.searcher.search(query, o);
+    },
+  };
+
+  readonly schema = {
+    describe: (): SchemaDescription => describeSchema(this.loadSchema()),
+  };
+
+  readonly issues = {
+    list: (filter: { subjectId?: string; sliceId?: string } = {}): Issue[] => {
+      this.loadSchema();
+      if (filter.sliceId !== undefined) {
+        return this.st.issuesOfSlice
+          .all(filter.sliceId)
+          .filter((r) => filter.subjectId === undefined || r.subject_id === filter.subjectId)
+          .map(issueFromRow);
+      }
+      if (filter.subjectId !== undefined)
+        return this.st.issuesOfSubject.all(filter.subjectId).map(issueFromRow);
+      return this.st.issuesAll.all().map(issueFromRow);
+    },
+  };
+
+  transaction<T>(fn: () => T, opts: { dryRun?: boolean } = {}): TransactionResult<T> {
+    const writes: WriteRecord[] = [];
+    const outer = this.recorders.map((r) => r.length);
+    this.recorders.push(writes);
+    let value!: T;
+    try {
+      this.db.transaction(() => {
+        value = fn();
+        if (opts.dryRun) throw DRY_RUN;
+      })();
+    } catch (e) {
+      this.recorders.slice(0, outer.length).forEach((r, i) => {
+        r.length = outer[i];
+      });
+      if (e !== DRY_RUN) throw e;
+    } finally {
+      this.recorders.pop();
+    }
+    return { value, writes };
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Run one write as its own savepoint and record it for enclosing transactions. */
+  private mutate(
+    action: WriteRecord["action"],
+    fn: () => WriteResult,
+    deleted?: Pick<WriteRecord, "title" | "patches">,
+  ): WriteResult {
+    this.loadSchema();
+    const result = this.db.transaction(fn)();
+    if (this.recorders.length) {
+      const slice = this.st.sliceById.get(result.sliceId);
+      const record: WriteRecord = {
+        action,
+        sliceId: result.sliceId,
+        instant: result.instant,
+        title: deleted?.title ?? slice?.title ?? "",
+        patches: deleted?.patches ?? this.st.patchesOfSlice.all(result.sliceId).map(patchFromRow),
+        issues: result.issues,
+      };
+      for (const r of this.recorders) r.push(record);
+    }
+    return result;
+  }
+
+  private getOne(id: string, opts?: GetOptions): Record<string, unknown> | null {
+    parseOrThrow(z.string(), id, "subject id");
+    const o = parseOrThrow(getOptionsSchema, opts ?? {}, "get options");
+    this.loadSchema();
+    const s = this.st.subject.get(id);
+    if (!s) return null;
+    const state = this.reducer.stateAt(id, s.type, o.at);
+    return o.deref ? this.deref(state, o.derefDepth ?? 1, o.at, new Set([id])) : state;
+  }
+
+  /** Embed `{__ref, ...target}` for each reference, `depth` levels deep; `__missing` / `__circular` markers. */
+  private deref(state: JsonObject, depth: number, at: number | undefined, branch: Set<string>): JsonObject {
+    const visit = (v: unknown, d: number, seen: Set<string>): unknown => {
+      const target = refTarget(v);
+      if (target !== null) {
+        if (d === 0) return v;
+        if (seen.has(target)) return { __ref: v, __circular: true };
+        const s = this.st.subject.get(target);
+        if (!s) return { __ref: v, __missing: true };
+        const next = new Set(seen).add(target);
+        const t = this.reducer.stateAt(target, s.type, at);
+        return { __ref: v, ...mapValues(t, (x) => visit(x, d - 1, next)) };
+      }
+      if (Array.isArray(v)) return v.map((x) => visit(x, d, seen));
+      if (isPlainObject(v)) return mapValues(v, (x) => visit(x, d, seen));
+      return v;
+    };
+    return mapValues(state, (x) => visit(x, depth, branch));
+  }
+
+  private listSlices(o: SliceListOptions): SliceInfo[] {
+    this.loadSchema();
+    if (o.from !== undefined && o.to !== undefined && o.from > o.to) {
+      throw new NbError("invalid_input", "/from: from must not be after to", {
+        fields: [{ pointer: "/from", message: "after to" }],
+      });
+    }
+    if (o.subjectMode && !o.subjectIds) throw new NbError("invalid_input", "/subjectMode: needs subjectIds");
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (o.from !== undefined) {
+      where.push("s.instant >= ?");
+      args.push(o.from);
+    }
+    if (o.to !== undefined) {
+      where.push("s.instant <= ?");
+      args.push(o.to);
+    }
+    if (o.subjectIds) {
+      if (new Set(o.subjectIds).size !== o.subjectIds.length)
+        throw new NbError("invalid_input", "/subjectIds: duplicate ids");
+      const unknown = o.subjectIds.filter((id) => !this.st.subject.get(id));
+      if (unknown.length) throw new NbError("not_found", `unknown subject(s): ${unknown.join(", ")}`);
+      const marks = o.subjectIds.map(() => "?").join(",");
+      if ((o.subjectMode ?? "any") === "any") {
+        where.push(`EXISTS (SELECT 1 FROM patches p WHERE p.slice_id = s.id AND p.subject_id IN (${marks}))`);
+      } else {
+        where.push(
+          `(SELECT count(DISTINCT p.subject_id) FROM patches p WHERE p.slice_id = s.id AND p.subject_id IN (${marks})) = ?`,
+        );
+        args.push(...o.subjectIds);
+        args.push(o.subjectIds.length);
+      }
+      if ((o.subjectMode ?? "any") === "any") args.push(...o.subjectIds);
+    }
+    const latestFirst = o.limit !== undefined && o.from === undefined;
+    const sql = `SELECT s.id, s.instant, s.title, s.summary, s.kind FROM slices s ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+      ORDER BY s.instant ${latestFirst ? "DESC" : "ASC"} ${o.limit !== undefined ? "LIMIT ?" : ""}`;
+    if (o.limit !== undefined) args.push(o.limit);
+    const rows = this.db.prepare<unknown[], SliceRow>(sql).all(...args);
+    if (latestFirst) rows.reverse();
+    return rows.map((r) => this.sliceInfo(r, o.withPatches ?? false));
+  }
+
+  private sliceInfo(r: SliceRow, withPatches: boolean): SliceInfo {
+    const info: SliceInfo = {
+      id: r.id,
+      instant: r.instant,
+      title: r.title,
+      summary: r.summary,
+      kind: r.kind,
+      patchCount: 0,
+    };
+    if (withPatches) {
+      info.patches = this.st.patchesOfSlice.all(r.id).map(patchFromRow);
+      info.patchCount = info.patches.length;
+    } else info.patchCount = this.st.patchCount.get(r.id)?.n ?? 0;
+    const issues = this.st.issuesOfSlice.all(r.id).map(issueFromRow);
+    if (issues.length || withPatches) info.issues = issues;
+    return info;
+  }
+
+  private sliceRow(sliceId: string): SliceRow {
+    parseOrThrow(z.string().min(1), sliceId, "sliceId");
+    const s = this.st.sliceById.get(sliceId);
+    if (!s) throw new NbError("not_found", `no slice with id ${sliceId}`);
+    return s;
+  }
+}
+
+function mapValues(o: JsonObject, f: (v: unknown) => unknown): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(o)) out[k] = f(v);
+  return out;
+}
+
+/** The project's World Engine (one per open project, closed with it). */
+export function openWorld(project: Project): World {
+  return project.resource(
+    "world",
+    () =>
+      new World({
+        dbPath: project.dbPath("world"),
+        schemaPath: join(project.root, "world-engine", "schema.yaml"),
+        config: () => project.workspace.readConfig(),
+      }),
+  );
+}
