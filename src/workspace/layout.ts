@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../core/atomic-write.js";
+import { defaultCalendarYaml } from "../world/calendar/seed.js";
 import { formatProjectMeta, type ProjectMeta } from "./project-meta.js";
 
 /** Folders every project has. */
@@ -31,6 +32,7 @@ export const SEED_FILES: SeedFile[] = [
   { path: "AGENTS.md", content: agentsMd },
   { path: "lorebook/index.md", content: (m) => `# ${m.language === "zh" ? "设定" : "Lorebook"}\n` },
   { path: "manuscript/index.md", content: (m) => `# ${m.title}\n` },
+  { path: "world-engine/calendar.yaml", content: defaultCalendarYaml },
 ];
 
 /** Create the full layout of a new project in an existing empty or missing folder. */

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { assertInstant, assertSafeResult, floorDiv, mod, rangeError } from "./arith.js";
+import { Formats } from "./formats.js";
 import { atPointer, firstDuplicate, parseSettings, settingsError } from "./settings.js";
-import { type FieldSpec, Template } from "./template.js";
+import type { FieldSpec } from "./template.js";
 import type { Calendar, CalendarDescription } from "./types.js";
 
 const name = z
@@ -80,8 +81,7 @@ export class SimpleCalendar implements Calendar {
   /** Base unit first, top unit last. */
   private readonly units: Unit[];
   private readonly specs: Record<string, FieldSpec> = {};
-  private readonly template: Template;
-  private readonly templates = new Map<string, Template>();
+  private readonly formats: Formats;
 
   constructor(config: SimpleConfig) {
     const c = parseSettings(SimpleConfigSchema, config);
@@ -129,7 +129,11 @@ export class SimpleCalendar implements Calendar {
     }
     if (c.eras) this.specs.era = { numeric: false, names: [c.eras.before, c.eras.after], nameBase: -1 };
     try {
-      this.template = this.compile(c.format, "config_error");
+      this.formats = new Formats(
+        this.specs,
+        [...this.units].reverse().map((u) => u.name),
+        c.format,
+      );
       this.checkRoundTrip();
     } catch (e) {
       throw atPointer(e, "/format");
@@ -139,7 +143,7 @@ export class SimpleCalendar implements Calendar {
   /** Seconds → calendar string, in the default format or in `fmt`. */
   format(seconds: number, fmt?: string): string {
     assertInstant(seconds);
-    const template = fmt === undefined ? this.template : this.templateFor(fmt);
+    const template = this.formats.forFormat(fmt);
     const values: Record<string, number> = {};
     const top = this.units.length - 1;
     let rest = seconds;
@@ -161,7 +165,7 @@ export class SimpleCalendar implements Calendar {
 
   /** Calendar string (default format, or `fmt`) → seconds; every unit is range-checked. */
   parse(text: string, fmt?: string): number {
-    const template = fmt === undefined ? this.template : this.templateFor(fmt);
+    const template = this.formats.forParse(fmt);
     const input = text.trim();
     const values = template.match(input);
     if (!values) {
@@ -206,11 +210,10 @@ export class SimpleCalendar implements Calendar {
 
   /** Default format, units, cycles and examples. */
   describe(): CalendarDescription {
-    const shown = this.units.filter((u) => this.template.fields.has(u.name));
     return {
       kind: this.kind,
       format: this.config.format,
-      precision: shown[0].name,
+      precision: this.formats.precision(),
       zero: this.format(0),
       examples: [this.format(0), this.format(-1), this.format(this.units.at(-1)!.size * 3 + 3_723)],
       settings: {
@@ -222,42 +225,9 @@ export class SimpleCalendar implements Calendar {
     };
   }
 
-  private templateFor(fmt: string): Template {
-    let t = this.templates.get(fmt);
-    if (!t) {
-      t = this.compile(fmt, "invalid_input");
-      if (this.templates.size >= 64) this.templates.clear();
-      this.templates.set(fmt, t);
-    }
-    return t;
-  }
-
-  /** Compile a format and require it to show the top unit and every unit below it down to its precision. */
-  private compile(fmt: string, code: "config_error" | "invalid_input"): Template {
-    try {
-      const t = new Template(fmt, this.specs);
-      const fromTop = [...this.units].reverse();
-      if (!t.fields.has(fromTop[0].name)) {
-        throw new NbError("config_error", `format "${fmt}" must show the top unit {${fromTop[0].name}}`);
-      }
-      const shown = fromTop.filter((u) => t.fields.has(u.name));
-      const gap = shown.findIndex((u, i) => u !== fromTop[i]);
-      if (gap >= 0) {
-        throw new NbError(
-          "config_error",
-          `format "${fmt}" shows {${shown[gap].name}} but not {${fromTop[gap].name}}: a format shows the units from the top down without gaps`,
-        );
-      }
-      return t;
-    } catch (e) {
-      if (e instanceof NbError && e.code !== code) throw new NbError(code, e.message);
-      throw e;
-    }
-  }
-
   /** Reject a default format that cannot read back its own output. */
   private checkRoundTrip(): void {
-    const precision = [...this.units].find((u) => this.template.fields.has(u.name))!.size;
+    const precision = this.units.find((u) => u.name === this.formats.precision())!.size;
     const topSize = this.units.at(-1)!.size;
     for (const t of [0, -1, 3_723, topSize * 7 + 12_345, -topSize * 3 - 1, 9_876_543_210]) {
       if (!Number.isSafeInteger(t)) continue;

@@ -1,7 +1,8 @@
 import { NbError } from "../../core/errors.js";
 import { assertInstant, assertSafeResult, floorDiv, mod, rangeError } from "./arith.js";
+import { Formats } from "./formats.js";
 import { atPointer } from "./settings.js";
-import { type FieldSpec, Template } from "./template.js";
+import type { FieldSpec } from "./template.js";
 import type { Calendar, CalendarDescription, CalendarKind } from "./types.js";
 
 /** One month: its name, its length, and the days it gains in a leap year. */
@@ -55,7 +56,6 @@ export interface SolarFields {
 }
 
 const UNITS = ["year", "month", "day", "hour", "minute", "second"] as const;
-const MAX_FORMATS = 64;
 
 /**
  * A calendar of years made of named months, days, hours, minutes and seconds, with a leap rule,
@@ -72,8 +72,7 @@ export class SolarCalendar implements Calendar {
   private readonly averageYearDays: number;
   private readonly monthStarts: [number[], number[]];
   private readonly specs: Record<string, FieldSpec>;
-  private readonly template: Template;
-  private readonly templates = new Map<string, Template>();
+  private readonly formats: Formats;
   private readonly yearBounds: [number, number];
 
   constructor(kind: CalendarKind, rules: SolarRules) {
@@ -117,7 +116,7 @@ export class SolarCalendar implements Calendar {
       this.yearOfDay(floorDiv(Number.MAX_SAFE_INTEGER, this.secondsPerDay)),
     ];
     try {
-      this.template = this.compile(rules.format, "config_error");
+      this.formats = new Formats(this.specs, UNITS, rules.format);
       this.checkRoundTrip();
     } catch (e) {
       throw atPointer(e, "/format");
@@ -189,7 +188,7 @@ export class SolarCalendar implements Calendar {
 
   /** Seconds → calendar string, in the default format or in `fmt`. */
   format(seconds: number, fmt?: string): string {
-    const template = fmt === undefined ? this.template : this.templateFor(fmt);
+    const template = this.formats.forFormat(fmt);
     const f = this.toFields(seconds);
     const values: Record<string, number> = { ...f };
     if (template.fields.has("era")) {
@@ -203,7 +202,7 @@ export class SolarCalendar implements Calendar {
 
   /** Calendar string (default format, or `fmt`) → seconds; the parts the format omits count from their start. */
   parse(text: string, fmt?: string): number {
-    const template = fmt === undefined ? this.template : this.templateFor(fmt);
+    const template = this.formats.forParse(fmt);
     const input = text.trim();
     const values = template.match(input);
     if (!values) {
@@ -241,7 +240,7 @@ export class SolarCalendar implements Calendar {
     return {
       kind: this.kind,
       format: r.format,
-      precision: UNITS.filter((u) => this.template.fields.has(u)).at(-1)!,
+      precision: this.formats.precision(),
       zero: this.format(0),
       examples: [this.format(0), this.format(-1), this.format(sample)],
       settings: {
@@ -317,38 +316,9 @@ export class SolarCalendar implements Calendar {
     return `${era.yearOfEra} ${era.index < 0 ? this.rules.beforeEra : this.rules.eras[era.index].name}`;
   }
 
-  private templateFor(fmt: string): Template {
-    let t = this.templates.get(fmt);
-    if (!t) {
-      t = this.compile(fmt, "invalid_input");
-      if (this.templates.size >= MAX_FORMATS) this.templates.clear();
-      this.templates.set(fmt, t);
-    }
-    return t;
-  }
-
-  private compile(fmt: string, code: "config_error" | "invalid_input"): Template {
-    try {
-      const t = new Template(fmt, this.specs);
-      if (!t.fields.has("year")) throw new NbError("config_error", `format "${fmt}" must show {year}`);
-      const shown = UNITS.filter((u) => t.fields.has(u));
-      const gap = shown.findIndex((u, i) => u !== UNITS[i]);
-      if (gap >= 0) {
-        throw new NbError(
-          "config_error",
-          `format "${fmt}" shows {${shown[gap]}} but not {${UNITS[gap]}}: a format shows the units from the year down without gaps`,
-        );
-      }
-      return t;
-    } catch (e) {
-      if (e instanceof NbError && e.code !== code) throw new NbError(code, e.message);
-      throw e;
-    }
-  }
-
   /** Reject a default format that cannot read back its own output (e.g. unseparated unpadded numbers). */
   private checkRoundTrip(): void {
-    const shown = UNITS.filter((u) => this.template.fields.has(u));
+    const shown = UNITS.filter((u) => this.formats.default.fields.has(u));
     for (const t of [0, -1, 86_399, 40_000_000, 1_000_000_000, -7_777_777_777, 98_765_432_101]) {
       const f = this.toFields(t);
       const expected = this.fromFields({
