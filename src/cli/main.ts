@@ -1,9 +1,11 @@
 import { Command, CommanderError } from "commander";
 import { registerInit } from "./commands/init.js";
+import { registerMcp } from "./commands/mcp.js";
 import { registerModels } from "./commands/models.js";
 import { registerProfile } from "./commands/profile.js";
 import { registerProject } from "./commands/project.js";
 import { registerSessions } from "./commands/sessions.js";
+import { registerSql } from "./commands/sql.js";
 import { registerTool } from "./commands/tool.js";
 import { EXIT } from "./output.js";
 
@@ -18,8 +20,10 @@ export function buildProgram(): Command {
   registerProject(program);
   registerTool(program);
   registerProfile(program);
+  registerMcp(program);
   registerModels(program);
   registerSessions(program);
+  registerSql(program);
   return program;
 }
 

@@ -18,6 +18,7 @@ export const leaderDefault = defineProfile({
     "switch_mode",
     "task_create",
     "task_set_status",
+    "execute_sql",
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}

@@ -1,0 +1,66 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
+let home: string;
+let ws: string;
+
+function nbook(args: string[], cwd = join(ws, "novel")) {
+  const r = spawnSync(BIN, args, { cwd, env: { ...process.env, NBOOK_WORKSPACE: "" }, encoding: "utf8" });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "nbook-sql-cli-"));
+  ws = join(home, "ws");
+  expect(nbook(["init", ws], home).status).toBe(0);
+  expect(nbook(["project", "create", "novel", "--title", "Tides"], ws).status).toBe(0);
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("nbook sql", () => {
+  it("reads the project database as a table, or as one JSON object", () => {
+    const r = nbook(["sql", "SELECT id, title FROM story"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("id | title\n1 | Tides\n(1 row)\n");
+    const j = nbook(["sql", "SELECT title FROM story WHERE id = ?", "--params", "[1]", "--json"]);
+    expect(JSON.parse(j.stdout)).toMatchObject({ ok: true, details: { rows: [{ title: "Tides" }] } });
+  });
+
+  it("stops a write in discuss mode with a preview and runs it with --approve", () => {
+    const insert = "INSERT INTO story_act (sort_order, name, title) VALUES (0, 'one', 'One')";
+    const stopped = nbook(["sql", insert, "--mode", "discuss"]);
+    expect(stopped.status).toBe(1);
+    expect(stopped.stderr).toContain("approval_required");
+    expect(stopped.stderr).toContain("would change 1 row");
+    expect(nbook(["sql", "SELECT count(*) AS n FROM story_act"]).stdout).toContain("\n0\n");
+    const approved = nbook(["sql", insert, "--mode", "discuss", "--approve", "--json"]);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ ok: true, details: { changes: 1 } });
+    expect(nbook(["sql", "SELECT count(*) AS n FROM story_act"]).stdout).toContain("\n1\n");
+  });
+
+  it("refuses what execute_sql refuses, and stops a runaway query", () => {
+    const r = nbook(["sql", "DROP TABLE story", "--json"]);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout).error.code).toBe("not_allowed");
+    const slow = nbook([
+      "sql",
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000000000) SELECT count(*) FROM c",
+      "--json",
+    ]);
+    expect(JSON.parse(slow.stdout).error.code).toBe("timeout");
+  });
+
+  it("describes the schema and needs a project", () => {
+    const d = nbook(["sql", "--describe"]);
+    expect(d.status).toBe(0);
+    expect(d.stdout).toContain("## story_scene");
+    const none = nbook(["sql", "SELECT 1"], ws);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("No project");
+  });
+});
