@@ -33,6 +33,9 @@ CREATE INDEX IF NOT EXISTS sessions_by_project ON sessions(project, activity);
 -- The append-only entry tree. mode = the mode in effect after this entry; tasks_ref = the nearest
 -- task_list entry at or above it. Both are inherited from the parent on append, so the leaf alone
 -- answers "which mode / which task list" for any branch in O(1).
+-- seg = the linear segment the entry belongs to: an entry joins its parent's segment when it is the
+-- parent's first child, else it starts a new one (seg = its own id). A segment is a chain ordered
+-- by id, so the active path is a few index range scans (one per branch point), not one lookup per entry.
 CREATE TABLE IF NOT EXISTS entries (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   session_id INTEGER NOT NULL REFERENCES sessions(id),
@@ -41,11 +44,13 @@ CREATE TABLE IF NOT EXISTS entries (
   kind TEXT NOT NULL,
   mode TEXT NOT NULL,
   tasks_ref INTEGER,
+  seg INTEGER NOT NULL,
   data TEXT NOT NULL,
   created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_by_parent ON entries(parent_id);
 CREATE INDEX IF NOT EXISTS entries_by_session ON entries(session_id, id);
+CREATE INDEX IF NOT EXISTS entries_by_seg ON entries(seg, id);
 
 -- A durable approval; its id is the approval_request entry's id.
 CREATE TABLE IF NOT EXISTS approvals (

@@ -25,6 +25,7 @@ interface HeadRow {
 
 interface LeafRow {
   depth: number;
+  seg: number;
   mode: string;
   tasks_ref: number | null;
   session_id: number;
@@ -65,10 +66,12 @@ export class EntryTree {
   private readonly leafInfo: Database.Statement;
   private readonly insert: Database.Statement;
   private readonly selfTasksRef: Database.Statement;
+  private readonly selfSeg: Database.Statement;
+  private readonly hasChild: Database.Statement;
+  private readonly segment: Database.Statement;
   private readonly moveHead: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly walk: Database.Statement;
-  private readonly path: Database.Statement;
   private readonly childrenOf: Database.Statement;
   private readonly allOf: Database.Statement;
   private readonly tasksAt: Database.Statement;
@@ -80,27 +83,21 @@ export class EntryTree {
     private readonly queues: QueueTable,
   ) {
     this.head = db.prepare("SELECT id, leaf_id, initial_mode, status FROM sessions WHERE id = ?");
-    this.leafInfo = db.prepare("SELECT depth, mode, tasks_ref, session_id FROM entries WHERE id = ?");
+    this.leafInfo = db.prepare("SELECT depth, seg, mode, tasks_ref, session_id FROM entries WHERE id = ?");
     this.insert = db.prepare(
-      `INSERT INTO entries (session_id, parent_id, depth, kind, mode, tasks_ref, data, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO entries (session_id, parent_id, depth, kind, mode, tasks_ref, seg, data, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.selfTasksRef = db.prepare("UPDATE entries SET tasks_ref = id WHERE id = ?");
+    this.selfSeg = db.prepare("UPDATE entries SET seg = id WHERE id = ?");
+    this.hasChild = db.prepare("SELECT 1 FROM entries WHERE parent_id = ? LIMIT 1");
+    this.segment = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE seg = ? AND id <= ? ORDER BY id`);
     this.moveHead = db.prepare(
       `UPDATE sessions SET leaf_id = ?, mode = ?, entry_count = entry_count + ?, updated_at = ?,
          activity = ${NEXT_ACTIVITY} WHERE id = ?`,
     );
     this.byId = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE id = ?`);
     this.walk = db.prepare("SELECT parent_id, kind, data FROM entries WHERE id = ?");
-    // Leaf to root over the primary key: one index lookup per entry, whatever the tree's size.
-    this.path = db.prepare(
-      `WITH RECURSIVE p(${ENTRY_COLUMNS}) AS (
-         SELECT ${ENTRY_COLUMNS} FROM entries WHERE id = ?
-         UNION ALL
-         SELECT e.id, e.session_id, e.parent_id, e.depth, e.kind, e.data, e.created_at
-           FROM entries e JOIN p ON e.id = p.parent_id
-       ) SELECT * FROM p`,
-    );
     this.childrenOf = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE parent_id = ? ORDER BY id`);
     this.allOf = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE session_id = ? ORDER BY id`);
     this.tasksAt = db.prepare(
@@ -130,11 +127,14 @@ export class EntryTree {
     let depth = 0;
     let mode = head.initial_mode;
     let tasksRef: number | null = null;
+    // The first entry continues the leaf's segment only if the leaf has no child yet (no branch).
+    let seg: number | null = null;
     if (parent !== null) {
       const leaf = this.leafInfo.get(parent) as LeafRow;
       depth = leaf.depth + 1;
       mode = leaf.mode;
       tasksRef = leaf.tasks_ref;
+      if (!this.hasChild.get(parent)) seg = leaf.seg;
     }
     // Calls still unanswered on the active path, loaded only when an entry needs them.
     let pending: Map<string, string> | null = null;
@@ -208,8 +208,22 @@ export class EntryTree {
         default:
           break;
       }
-      const info = this.insert.run(key, parent, depth, kind, mode, tasksRef, JSON.stringify(data), createdAt);
+      const info = this.insert.run(
+        key,
+        parent,
+        depth,
+        kind,
+        mode,
+        tasksRef,
+        seg ?? 0,
+        JSON.stringify(data),
+        createdAt,
+      );
       const id = Number(info.lastInsertRowid);
+      if (seg === null) {
+        this.selfSeg.run(id);
+        seg = id;
+      }
       if (kind === "task_list") {
         this.selfTasksRef.run(id);
         tasksRef = id;
@@ -262,9 +276,19 @@ export class EntryTree {
   /** The active path, root first. */
   activePath(session: Pick<Session, "leafId">): Entry[] {
     if (session.leafId === null) return [];
-    const rows = this.path.all(Number(session.leafId)) as EntryRow[];
-    const out = new Array<Entry>(rows.length);
-    for (let i = 0; i < rows.length; i++) out[rows.length - 1 - i] = toEntry(rows[i]);
+    const chunks: EntryRow[][] = [];
+    let upTo = Number(session.leafId);
+    let seg = (this.leafInfo.get(upTo) as LeafRow).seg;
+    for (;;) {
+      const rows = this.segment.all(seg, upTo) as EntryRow[];
+      chunks.push(rows);
+      const parent = rows[0].parent_id;
+      if (parent === null) break;
+      seg = (this.leafInfo.get(parent) as LeafRow).seg;
+      upTo = parent;
+    }
+    const out: Entry[] = [];
+    for (let c = chunks.length - 1; c >= 0; c--) for (const r of chunks[c]) out.push(toEntry(r));
     return out;
   }
 
