@@ -30,7 +30,7 @@ describe("models config", () => {
         },
         defaultModel: "local/qwen/qwen3",
         profiles: { writer: { model: "claude/claude-sonnet-4-5" } },
-        agent: { maxSteps: 20, compaction: { threshold: 0.7 } },
+        agent: { maxSteps: 20, maxRetries: 0, compaction: { threshold: 0.7, keepRecent: 0.25 } },
         web: { anything: true },
         models: {},
       },
@@ -39,14 +39,24 @@ describe("models config", () => {
     );
     expect(Object.keys(c.providers)).toEqual(["local", "oa", "claude", "demo"]);
     expect(c.providers.demo?.script).toBe("/ws/scripts/demo.yaml");
-    expect(agentSettings(c)).toEqual({ maxSteps: 20, compactionThreshold: 0.7 });
+    expect(agentSettings(c)).toEqual({
+      maxSteps: 20,
+      maxRetries: 0,
+      compactionThreshold: 0.7,
+      compactionKeepRecent: 0.25,
+    });
     expect((c as Record<string, unknown>).web).toEqual({ anything: true });
   });
 
   it("fills defaults for an empty config", () => {
     const c = parseModelsConfig({}, "config.json");
     expect(c.providers).toEqual({});
-    expect(agentSettings(c)).toEqual({ maxSteps: 50, compactionThreshold: 0.8 });
+    expect(agentSettings(c)).toEqual({
+      maxSteps: 50,
+      maxRetries: 2,
+      compactionThreshold: 0.8,
+      compactionKeepRecent: 0.3,
+    });
   });
 
   it("reports each problem as a config_error with a JSON Pointer", () => {
@@ -115,7 +125,7 @@ describe("models config", () => {
     expect(m.providers.only?.kind).toBe("anthropic");
     expect(m.defaultModel).toBe("shared/m1");
     expect(m.profiles).toEqual({ writer: { model: "shared/local" }, leader: { model: "shared/m1" } });
-    expect(agentSettings(m)).toEqual({ maxSteps: 5, compactionThreshold: 0.5 });
+    expect(agentSettings(m)).toMatchObject({ maxSteps: 5, compactionThreshold: 0.5 });
   });
 
   it("loads the workspace file and the project's .nbook/config.json override", () => {

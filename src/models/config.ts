@@ -76,10 +76,14 @@ export const ModelsConfigSchema = z.looseObject({
   agent: z
     .object({
       maxSteps: z.number().int().positive().max(10_000).optional(),
+      /** Provider retries per model call (for retryable errors). */
+      maxRetries: z.number().int().nonnegative().max(10).optional(),
       compaction: z
         .object({
           /** Compact when the estimated context exceeds this share of the model's window. */
           threshold: z.number().gt(0).lte(1).optional(),
+          /** Share of the window kept verbatim after compaction. */
+          keepRecent: z.number().gt(0).lt(1).optional(),
         })
         .strict()
         .optional(),
@@ -92,17 +96,23 @@ export type ModelsConfig = z.infer<typeof ModelsConfigSchema>;
 /** Agent settings with defaults applied. */
 export interface AgentSettings {
   maxSteps: number;
+  maxRetries: number;
   compactionThreshold: number;
+  compactionKeepRecent: number;
 }
 
 export const DEFAULT_MAX_STEPS = 50;
+export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
+export const DEFAULT_COMPACTION_KEEP_RECENT = 0.3;
 
 /** The loop's settings from config, defaults filled in. */
 export function agentSettings(config: ModelsConfig): AgentSettings {
   return {
     maxSteps: config.agent.maxSteps ?? DEFAULT_MAX_STEPS,
+    maxRetries: config.agent.maxRetries ?? DEFAULT_MAX_RETRIES,
     compactionThreshold: config.agent.compaction?.threshold ?? DEFAULT_COMPACTION_THRESHOLD,
+    compactionKeepRecent: config.agent.compaction?.keepRecent ?? DEFAULT_COMPACTION_KEEP_RECENT,
   };
 }
 

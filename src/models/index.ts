@@ -6,7 +6,9 @@ export {
   type AgentSettings,
   agentSettings,
   type ConfigRoots,
+  DEFAULT_COMPACTION_KEEP_RECENT,
   DEFAULT_COMPACTION_THRESHOLD,
+  DEFAULT_MAX_RETRIES,
   DEFAULT_MAX_STEPS,
   loadModelsConfig,
   type ModelsConfig,
@@ -31,11 +33,13 @@ export {
   DEFAULT_CONTEXT_WINDOW,
   type ResolvedModel,
   resolveModel,
+  resolvePinnedModel,
   resolveSessionModel,
   SCRIPT_PROVIDER,
   type SessionModel,
   type SessionModelRequest,
 } from "./resolve.js";
+export { createModelResolver, type ModelResolverOptions, type SessionModelResolver } from "./resolver.js";
 export {
   type ParsedScript,
   parseScript,

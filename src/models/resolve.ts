@@ -101,16 +101,7 @@ export function resolveSessionModel(req: SessionModelRequest): SessionModel {
   }
   const config = loadModelsConfig(req);
   const env = req.env ?? process.env;
-  if (!req.override && req.pinned) {
-    if (req.pinned.startsWith(`${SCRIPT_PROVIDER}/`) && !config.providers[SCRIPT_PROVIDER]) {
-      throw new NbError(
-        "config_error",
-        `This session ran on the scripted model "${req.pinned}": pass --script <file> to continue it, or --model <providerId>/<modelId> to switch`,
-        { details: { missing: "script" } },
-      );
-    }
-    return { ...resolveModel(req.pinned, config, env), source: "pinned" };
-  }
+  if (!req.override && req.pinned) return resolvePinnedModel(req.pinned, config, env);
   const { ref, source } = selectModelRef({
     override: req.override,
     profileKey: req.profileKey,
@@ -118,4 +109,20 @@ export function resolveSessionModel(req: SessionModelRequest): SessionModel {
     config,
   });
   return { ...resolveModel(ref, config, env), source };
+}
+
+/** Resolve a session's pinned reference; a `--script` session without `--script` gets a hint. */
+export function resolvePinnedModel(
+  pinned: string,
+  config: Pick<ModelsConfig, "providers">,
+  env: Env,
+): SessionModel {
+  if (pinned.startsWith(`${SCRIPT_PROVIDER}/`) && !config.providers[SCRIPT_PROVIDER]) {
+    throw new NbError(
+      "config_error",
+      `This session ran on the scripted model "${pinned}": pass --script <file> to continue it, or --model <providerId>/<modelId> to switch`,
+      { details: { missing: "script" } },
+    );
+  }
+  return { ...resolveModel(pinned, config, env), source: "pinned" };
 }

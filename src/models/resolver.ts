@@ -1,0 +1,59 @@
+import { type ConfigRoots, loadModelsConfig, type ModelsConfig } from "./config.js";
+import type { Env } from "./providers.js";
+import { selectModelRef } from "./reference.js";
+import { resolveModel, resolvePinnedModel, resolveSessionModel, type SessionModel } from "./resolve.js";
+
+/** How a resolver is set up for one process (one CLI invocation, one server). */
+export interface ModelResolverOptions extends ConfigRoots {
+  env?: Env;
+  /** `--script <file>`: every call gets the same scripted model, no config read. */
+  script?: string | null;
+  scriptContextWindow?: number;
+  /** `--model` for this invocation: wins over any pinned reference. */
+  override?: string | null;
+  /** A profile definition's own `defaultModel`. */
+  profileDefault?: (profileKey: string) => string | null | undefined;
+}
+
+/** Resolve the model for a run: `ref` is the session's pinned reference, if any. */
+export type SessionModelResolver = (ref: string | undefined, profileKey: string) => SessionModel;
+
+/**
+ * A resolver that reads the config once and hands out one model instance per reference, so a
+ * scripted model keeps its place in the script across runs of the same process.
+ */
+export function createModelResolver(opts: ModelResolverOptions): SessionModelResolver {
+  let scripted: SessionModel | undefined;
+  let config: ModelsConfig | undefined;
+  const cache = new Map<string, SessionModel>();
+  return (pinned, profileKey) => {
+    if (opts.script) {
+      scripted ??= resolveSessionModel({
+        workspaceRoot: opts.workspaceRoot,
+        profileKey,
+        script: opts.script,
+        scriptContextWindow: opts.scriptContextWindow,
+      });
+      return scripted;
+    }
+    config ??= loadModelsConfig(opts);
+    const env = opts.env ?? process.env;
+    const chosen =
+      !opts.override && pinned
+        ? { ref: pinned, source: "pinned" as const }
+        : selectModelRef({
+            override: opts.override,
+            profileKey,
+            profileDefault: opts.profileDefault?.(profileKey),
+            config,
+          });
+    const cached = cache.get(chosen.ref);
+    if (cached) return { ...cached, source: chosen.source };
+    const resolved: SessionModel =
+      chosen.source === "pinned"
+        ? resolvePinnedModel(chosen.ref, config, env)
+        : { ...resolveModel(chosen.ref, config, env), source: chosen.source };
+    cache.set(chosen.ref, resolved);
+    return resolved;
+  };
+}
