@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { NbError } from "../core/errors.js";
 import { agentSettings, loadModelsConfig, mergeModelsConfig, parseModelsConfig } from "./config.js";
@@ -153,5 +154,14 @@ describe("models config", () => {
     expect(err.code).toBe("config_error");
     expect(err.message).toMatch(/^project \.nbook\/config\.json is not valid JSON/);
     expect(err.message).not.toContain(ws);
+  });
+});
+
+describe("docs/models.md", () => {
+  it("its example config is valid", () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../docs/models.md", import.meta.url)), "utf8");
+    const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    const c = parseModelsConfig(JSON.parse(example ?? "null"), "docs example");
+    expect(Object.keys(c.providers)).toEqual(["local", "deepseek", "openai", "claude", "demo"]);
   });
 });
