@@ -15,7 +15,11 @@ export interface TestBed {
   project: Project;
   catalog: ProfileCatalog;
   /** Run a tool through the full dispatch, as `profile` (or a trusted user) in `mode`. */
-  call(key: string, input: unknown, opts?: { profile?: string; mode?: Mode; approved?: boolean; project?: Project | null }): ReturnType<typeof dispatch>;
+  call(
+    key: string,
+    input: unknown,
+    opts?: { profile?: string; mode?: Mode; approved?: boolean; project?: Project | null },
+  ): ReturnType<typeof dispatch>;
   cleanup(): void;
 }
 

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerInit } from "./commands/init.js";
+import { registerMcp } from "./commands/mcp.js";
 import { registerModels } from "./commands/models.js";
 import { registerProfile } from "./commands/profile.js";
 import { registerProject } from "./commands/project.js";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerProject(program);
   registerTool(program);
   registerProfile(program);
+  registerMcp(program);
   registerModels(program);
   registerSessions(program);
   registerSql(program);

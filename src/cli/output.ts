@@ -13,6 +13,7 @@ export function reportCliError(e: unknown, json = false): void {
   const info = toErrorInfo(e);
   if (json) printJson({ ok: false, error: info });
   else process.stderr.write(`error [${info.code}]: ${info.message}\n`);
-  const usage = isNbError(e) && (e.code === "invalid_input" || e.code === "not_found" || e.code === "config_error");
+  const usage =
+    isNbError(e) && (e.code === "invalid_input" || e.code === "not_found" || e.code === "config_error");
   process.exitCode = usage ? EXIT.usage : EXIT.toolError;
 }

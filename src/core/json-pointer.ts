@@ -5,7 +5,9 @@ export function escapePointerSegment(seg: string | number): string {
 
 /** Build a JSON Pointer from path segments (`[] → ""`, `["a", 0] → "/a/0"`). */
 export function toPointer(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((s) => `/${escapePointerSegment(typeof s === "symbol" ? String(s.description) : s)}`).join("");
+  return path
+    .map((s) => `/${escapePointerSegment(typeof s === "symbol" ? String(s.description) : s)}`)
+    .join("");
 }
 
 /** Split a JSON Pointer into decoded segments; throws on a pointer that does not start with `/`. */

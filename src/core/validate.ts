@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { NbError, type FieldError } from "./errors.js";
+import { type FieldError, NbError } from "./errors.js";
 import { toPointer } from "./json-pointer.js";
 
 /** Convert zod issues into JSON-Pointer field errors. */
@@ -8,7 +8,8 @@ export function zodFieldErrors(error: z.ZodError, basePath: ReadonlyArray<Proper
   for (const issue of error.issues) {
     const path = [...basePath, ...issue.path];
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) out.push({ pointer: toPointer([...path, key]), message: "unknown field" });
+      for (const key of issue.keys)
+        out.push({ pointer: toPointer([...path, key]), message: "unknown field" });
       continue;
     }
     const received = (issue as { input?: unknown }).input;

@@ -38,7 +38,8 @@ export class ProfileCatalog {
 
   constructor(registry: ToolRegistry, workspace?: Workspace, project?: Project | null) {
     for (const p of BUILTIN_PROFILES) this.add(p, registry, "(builtin)");
-    if (workspace) this.loadDir(join(workspace.nbookDir, "agent", "profiles"), "user", registry, workspace.root);
+    if (workspace)
+      this.loadDir(join(workspace.nbookDir, "agent", "profiles"), "user", registry, workspace.root);
     if (workspace && project) {
       this.loadDir(join(project.root, ".nbook", "agent", "profiles"), "project", registry, workspace.root);
     }

@@ -5,7 +5,8 @@ const KEY = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$/;
 
 /** Define a profile; checks the key and that the allowlist has no duplicates. */
 export function defineProfile(
-  p: Omit<Profile, "source" | "initial" | "creation"> & Partial<Pick<Profile, "source" | "initial" | "creation">>,
+  p: Omit<Profile, "source" | "initial" | "creation"> &
+    Partial<Pick<Profile, "source" | "initial" | "creation">>,
 ): Profile {
   if (!KEY.test(p.key)) throw new Error(`invalid profile key: ${p.key}`);
   const profile: Profile = {

@@ -5,7 +5,10 @@ import type { Profile } from "./types.js";
 /** JSON Schema of a zod schema, without the $schema header; null when absent. */
 export function jsonSchema(s: z.ZodType | undefined): unknown {
   if (!s) return null;
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -24,4 +27,3 @@ export function describeProfile(p: Profile) {
     toolKeys: p.tools.map(entryKey),
   };
 }
-

@@ -44,10 +44,10 @@ export class ToolRegistry {
     if (!s) {
       const tool = this.tools.get(key);
       if (!tool) throw new Error(`unknown tool: ${key}`);
-      const { $schema: _drop, ...rest } = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<
-        string,
-        unknown
-      >;
+      const { $schema: _drop, ...rest } = z.toJSONSchema(tool.input, {
+        io: "input",
+        unrepresentable: "any",
+      }) as Record<string, unknown>;
       s = rest;
       this.schemas.set(key, s);
     }

@@ -41,7 +41,13 @@ export function truncateHead(text: string, maxLines = MAX_LINES, maxBytes = MAX_
   }
   // A single over-long first line is cut rather than dropped, so something is always readable.
   if (kept.length === 0) kept.push(cutBytes(lines[0], maxBytes));
-  return { text: kept.join("\n"), truncated: true, totalLines: lines.length, keptLines: kept.length, totalBytes };
+  return {
+    text: kept.join("\n"),
+    truncated: true,
+    totalLines: lines.length,
+    keptLines: kept.length,
+    totalBytes,
+  };
 }
 
 /** Keep whole lines from the bottom until either cap is hit (for command output). */
@@ -61,7 +67,13 @@ export function truncateTail(text: string, maxLines = MAX_LINES, maxBytes = MAX_
   }
   if (kept.length === 0) kept.push(cutBytes(lines[lines.length - 1], maxBytes, "end"));
   kept.reverse();
-  return { text: kept.join("\n"), truncated: true, totalLines: lines.length, keptLines: kept.length, totalBytes };
+  return {
+    text: kept.join("\n"),
+    truncated: true,
+    totalLines: lines.length,
+    keptLines: kept.length,
+    totalBytes,
+  };
 }
 
 /** The generic safety net applied by dispatch to every tool's text. */

@@ -21,7 +21,10 @@ export function readProjectMeta(file: string): ProjectMeta {
   try {
     raw = parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new NbError("config_error", `project.yaml is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
+    throw new NbError(
+      "config_error",
+      `project.yaml is not valid YAML: ${(e as Error).message.split("\n")[0]}`,
+    );
   }
   return parseOrThrow(ProjectMetaSchema, raw ?? {}, "project.yaml");
 }

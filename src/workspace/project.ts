@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import type { Workspace } from "./workspace.js";
 import { type ProjectMeta, readProjectMeta } from "./project-meta.js";
+import type { Workspace } from "./workspace.js";
 
 /** Something a project keeps open for its lifetime (a database connection, an index). */
 export interface Closeable {

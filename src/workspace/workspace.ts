@@ -40,11 +40,17 @@ export class Workspace {
   /** Create (or re-open) a workspace at `dir`. */
   static init(dir: string): Workspace {
     const root = resolve(dir);
-    for (const d of [".nbook/agent/profiles", ".nbook/agent/skills", ".nbook/agent/workflows", ".nbook/cache"]) {
+    for (const d of [
+      ".nbook/agent/profiles",
+      ".nbook/agent/skills",
+      ".nbook/agent/workflows",
+      ".nbook/cache",
+    ]) {
       mkdirSync(join(root, d), { recursive: true });
     }
     const config = join(root, ".nbook", "config.json");
-    if (!existsSync(config)) writeFileAtomicSync(config, `${JSON.stringify({ providers: {}, models: {} }, null, 2)}\n`);
+    if (!existsSync(config))
+      writeFileAtomicSync(config, `${JSON.stringify({ providers: {}, models: {} }, null, 2)}\n`);
     return new Workspace(root);
   }
 
@@ -52,7 +58,10 @@ export class Workspace {
   static open(dir: string): Workspace {
     const root = resolve(dir);
     if (!isDir(join(root, ".nbook"))) {
-      throw new NbError("not_found", `Not a NeuroBook workspace (no .nbook/ folder): ${dir}. Run \`nbook init <dir>\`.`);
+      throw new NbError(
+        "not_found",
+        `Not a NeuroBook workspace (no .nbook/ folder): ${dir}. Run \`nbook init <dir>\`.`,
+      );
     }
     return new Workspace(root);
   }
@@ -115,7 +124,8 @@ export class Workspace {
   project(name: string): Project {
     const cached = this.open.get(name);
     if (cached) return cached;
-    if (!this.hasProject(name)) throw new NbError("not_found", `No project named "${name}" in this workspace`);
+    if (!this.hasProject(name))
+      throw new NbError("not_found", `No project named "${name}" in this workspace`);
     const p = new Project(this, name);
     this.open.set(name, p);
     return p;
@@ -143,7 +153,11 @@ export class Workspace {
       };
       writeProjectLayout(root, meta, { keepExisting: true });
     } else {
-      const meta: ProjectMeta = { title: opts.title ?? name, summary: opts.summary ?? "", language: opts.language ?? "en" };
+      const meta: ProjectMeta = {
+        title: opts.title ?? name,
+        summary: opts.summary ?? "",
+        language: opts.language ?? "en",
+      };
       mkdirSync(root, { recursive: true });
       writeProjectLayout(root, meta);
     }
@@ -187,8 +201,12 @@ function readJsonObject(file: string): Record<string, unknown> {
   try {
     v = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new NbError("config_error", `${file.split(sep).slice(-2).join("/")} is not valid JSON: ${(e as Error).message}`);
+    throw new NbError(
+      "config_error",
+      `${file.split(sep).slice(-2).join("/")} is not valid JSON: ${(e as Error).message}`,
+    );
   }
-  if (!v || typeof v !== "object" || Array.isArray(v)) throw new NbError("config_error", "config.json must hold an object");
+  if (!v || typeof v !== "object" || Array.isArray(v))
+    throw new NbError("config_error", "config.json must hold an object");
   return v as Record<string, unknown>;
 }

@@ -27,7 +27,9 @@ export function registerProfile(program: Command): void {
           return;
         }
         for (const r of rows) {
-          process.stdout.write(`${r.key.padEnd(18)}${r.creation.padEnd(13)}${r.source.padEnd(9)}${r.tools} tools  ${r.name}\n`);
+          process.stdout.write(
+            `${r.key.padEnd(18)}${r.creation.padEnd(13)}${r.source.padEnd(9)}${r.tools} tools  ${r.name}\n`,
+          );
         }
         for (const p of catalog.problems) process.stderr.write(`not loaded: ${p.file}: ${p.message}\n`);
       } catch (e) {

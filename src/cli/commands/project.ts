@@ -14,22 +14,24 @@ export function registerProject(program: Command): void {
     .option("--language <lang>", "en or zh (default en)")
     .option("--sample", "start from the sample novel in examples/")
     .option("--workspace <dir>", "workspace root (default: NBOOK_WORKSPACE or the nearest .nbook/)")
-    .action((name: string, o: { title?: string; language?: string; sample?: boolean; workspace?: string }) => {
-      try {
-        if (o.language !== undefined && o.language !== "en" && o.language !== "zh") {
-          throw new NbError("invalid_input", `--language must be en or zh, not ${o.language}`);
+    .action(
+      (name: string, o: { title?: string; language?: string; sample?: boolean; workspace?: string }) => {
+        try {
+          if (o.language !== undefined && o.language !== "en" && o.language !== "zh") {
+            throw new NbError("invalid_input", `--language must be en or zh, not ${o.language}`);
+          }
+          const ws = Workspace.discover({ workspace: o.workspace });
+          const p = ws.createProject(name, {
+            title: o.title,
+            language: o.language as "en" | "zh" | undefined,
+            sample: o.sample,
+          });
+          process.stdout.write(`Created project ${p.name} ("${p.meta().title}") at ${p.root}\n`);
+        } catch (e) {
+          reportCliError(e);
         }
-        const ws = Workspace.discover({ workspace: o.workspace });
-        const p = ws.createProject(name, {
-          title: o.title,
-          language: o.language as "en" | "zh" | undefined,
-          sample: o.sample,
-        });
-        process.stdout.write(`Created project ${p.name} ("${p.meta().title}") at ${p.root}\n`);
-      } catch (e) {
-        reportCliError(e);
-      }
-    });
+      },
+    );
   project
     .command("list")
     .description("List the workspace's projects")
@@ -39,7 +41,8 @@ export function registerProject(program: Command): void {
       try {
         const list = Workspace.discover({ workspace: o.workspace }).listProjects();
         if (o.json) printJson(list);
-        else if (!list.length) process.stdout.write("No projects yet. Create one with `nbook project create <name>`.\n");
+        else if (!list.length)
+          process.stdout.write("No projects yet. Create one with `nbook project create <name>`.\n");
         else for (const p of list) process.stdout.write(`${p.name}\t${p.title}\t${p.language}\n`);
       } catch (e) {
         reportCliError(e, o.json);

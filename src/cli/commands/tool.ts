@@ -51,11 +51,14 @@ export function registerTool(program: Command): void {
             effect: typeof t.effect === "function" ? "per call" : t.effect,
           }));
           if (o.json) printJson(rows);
-          else for (const r of rows) process.stdout.write(`${r.key.padEnd(28)}${r.group.padEnd(15)}${r.effect}\n`);
+          else
+            for (const r of rows)
+              process.stdout.write(`${r.key.padEnd(28)}${r.group.padEnd(15)}${r.effect}\n`);
           return;
         }
         if (!key) throw new NbError("invalid_input", "Name a tool (nbook tool <key>) or pass --list");
-        if (!MODES.includes(o.mode as Mode)) throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+        if (!MODES.includes(o.mode as Mode))
+          throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
         const input = readInput(o.input);
         const ctx = openCliContext(o);
         let allow: Allowlist = "all";

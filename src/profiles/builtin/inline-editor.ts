@@ -5,7 +5,8 @@ import { basePrompt } from "./prompt.js";
 export const inlineEditor = defineProfile({
   key: "inline.editor",
   name: "Inline editor",
-  description: "A short edit launched from an editor selection (rewrite, polish, expand, condense, continue).",
+  description:
+    "A short edit launched from an editor selection (rewrite, polish, expand, condense, continue).",
   payload: z
     .object({
       version: z.literal(1),
@@ -17,7 +18,10 @@ export const inlineEditor = defineProfile({
           .object({
             ref: z.string(),
             path: z.string(),
-            range: z.object({ startLine: z.number().int().min(1), endLine: z.number().int().min(1) }).strict().optional(),
+            range: z
+              .object({ startLine: z.number().int().min(1), endLine: z.number().int().min(1) })
+              .strict()
+              .optional(),
             match: z.enum(["unique", "ambiguous", "unknown"]),
             text: z.string(),
           })

@@ -5,7 +5,8 @@ import { basePrompt } from "./prompt.js";
 export const retrieval = defineProfile({
   key: "retrieval",
   name: "Retrieval",
-  description: "Finds the lorebook and manuscript entries relevant to a question and returns them as candidates.",
+  description:
+    "Finds the lorebook and manuscript entries relevant to a question and returns them as candidates.",
   initial: z.object({ prompt: z.string().min(1) }).strict(),
   output: z
     .object({

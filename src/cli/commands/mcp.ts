@@ -1,0 +1,65 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Command } from "commander";
+import { NbError } from "../../core/errors.js";
+import { serveMcpHttp } from "../../mcp/http.js";
+import { createMcpServer } from "../../mcp/server.js";
+import { SESSION_BOUND_GROUPS } from "../../mcp/tools.js";
+import { MODES, type Mode } from "../../tools/types.js";
+import { openCliContext } from "../context.js";
+import { reportCliError } from "../output.js";
+
+interface McpOptions {
+  workspace?: string;
+  project?: string;
+  profile: string;
+  mode: string;
+  http?: boolean;
+  port: string;
+}
+
+/** `nbook mcp`: serve NeuroBook's tools over MCP (stdio by default, or Streamable HTTP). */
+export function registerMcp(program: Command): void {
+  program
+    .command("mcp")
+    .description("Serve a project's tools and Markdown files to any MCP client (stdio, or --http)")
+    .option("--workspace <dir>", "workspace root")
+    .option("--project <name>", "current project (default: the project folder you are in)")
+    .option("--profile <key>", "whose allowlist the tools follow", "leader.default")
+    .option("--mode <mode>", "normal, discuss or plan (read-only modes ask before each write)", "normal")
+    .option("--http", "serve Streamable HTTP on 127.0.0.1 instead of stdio")
+    .option("--port <n>", "port for --http (0 = any free port)", "0")
+    .addHelpText(
+      "after",
+      `
+Tools offered: the profile's allowlist without the tools that need a NeuroBook agent session
+(groups: ${SESSION_BOUND_GROUPS.join(", ")} — e.g. report_result, switch_mode, request_user_input,
+task_create, task_set_status, the agent and job tools).
+In discuss/plan mode a write asks for approval through MCP elicitation when the client supports it;
+otherwise it returns an approval_required error with the preview and writes nothing.
+Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and nbook://<project>/world/schema.
+--http prints the URL and a bearer token (or uses NBOOK_MCP_TOKEN); only 127.0.0.1 is served.`,
+    )
+    .action(async (o: McpOptions) => {
+      try {
+        if (!MODES.includes(o.mode as Mode)) throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+        const port = Number(o.port);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new NbError("invalid_input", "--port must be 0..65535");
+        const ctx = openCliContext(o);
+        ctx.catalog.get(o.profile);
+        const log = (line: string) => process.stderr.write(`${line}\n`);
+        const opts = { ...ctx, profileKey: o.profile, mode: o.mode as Mode, log };
+        if (o.http) {
+          const h = await serveMcpHttp({ ...opts, port, token: process.env.NBOOK_MCP_TOKEN });
+          process.stdout.write(`NeuroBook MCP (Streamable HTTP) at ${h.url}\nAuthorization: Bearer ${h.token}\n`);
+          const stop = () => void h.close().then(() => process.exit(0));
+          process.on("SIGINT", stop);
+          process.on("SIGTERM", stop);
+          return;
+        }
+        await createMcpServer(opts).connect(new StdioServerTransport());
+        log(`neurobook mcp: project ${ctx.project?.name ?? "(none)"}, profile ${o.profile}, ${o.mode} mode`);
+      } catch (e) {
+        reportCliError(e);
+      }
+    });
+}

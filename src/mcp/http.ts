@@ -1,0 +1,92 @@
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
+
+/** A running Streamable HTTP MCP endpoint. */
+export interface McpHttpHandle {
+  url: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer (.+)$/.exec(header ?? "");
+  if (!m) return false;
+  const a = Buffer.from(m[1]);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** Serve MCP over Streamable HTTP on 127.0.0.1, every request guarded by a bearer token. */
+export async function serveMcpHttp(
+  opts: McpServerOptions & { port?: number; token?: string },
+): Promise<McpHttpHandle> {
+  const token = opts.token || randomBytes(24).toString("base64url");
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!tokenMatches(req.headers.authorization, token)) {
+      res.writeHead(401, { "www-authenticate": "Bearer" });
+      res.end();
+      return;
+    }
+    if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp") return reply(res, 404, "Not found: use /mcp");
+    const sid = req.headers["mcp-session-id"];
+    const existing = typeof sid === "string" ? sessions.get(sid) : undefined;
+    if (req.method === "POST") {
+      let body: unknown;
+      try {
+        body = await readJson(req);
+      } catch {
+        return reply(res, 400, "Body is not valid JSON");
+      }
+      if (existing) return existing.handleRequest(req, res, body);
+      if (!isInitializeRequest(body)) return reply(res, 400, "No valid session: send an initialize request first");
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await createMcpServer(opts).connect(transport);
+      return transport.handleRequest(req, res, body);
+    }
+    if ((req.method === "GET" || req.method === "DELETE") && existing) return existing.handleRequest(req, res);
+    return reply(res, 400, "Unknown or missing mcp-session-id");
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((e) => {
+      opts.log?.(`mcp http error: ${(e as Error).message}`);
+      if (!res.headersSent) reply(res, 500, "Internal error");
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(opts.port ?? 0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    token,
+    async close() {
+      for (const t of sessions.values()) await t.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { NbError, toErrorInfo } from "../core/errors.js";
+import type { ProfileCatalog } from "../profiles/catalog.js";
+import { type DispatchContext, dispatch } from "../tools/dispatch.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { DispatchResult, Mode } from "../tools/types.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { listResources, readResource } from "./resources.js";
+import { mcpTools, toMcpResult } from "./tools.js";
+
+/** Where and as whom an MCP server runs its calls. */
+export interface McpServerOptions {
+  workspace: Workspace;
+  project: Project | null;
+  registry: ToolRegistry;
+  catalog: ProfileCatalog;
+  profileKey: string;
+  mode: Mode;
+  /** Diagnostics go here (stderr); stdout belongs to the protocol. */
+  log?: (line: string) => void;
+}
+
+const VERSION = "0.1.0";
+
+/** Ask the user through elicitation to approve one gated call; true only on an explicit yes. */
+async function askApproval(server: Server, tool: string, r: Extract<DispatchResult, { ok: false }>): Promise<boolean> {
+  const preview = (r.error.details as { preview?: { text?: string } } | undefined)?.preview?.text ?? "";
+  const answer = await server.elicitInput({
+    mode: "form",
+    message: `NeuroBook is in a read-only mode. Approve this one ${tool} call?\n\n${preview}`.slice(0, 20_000),
+    requestedSchema: {
+      type: "object",
+      properties: { approve: { type: "boolean", title: "Approve", description: "Run this one call" } },
+      required: ["approve"],
+    },
+  });
+  return answer.action === "accept" && answer.content?.approve === true;
+}
+
+/** Build an MCP server exposing a profile's tools and the project's Markdown as resources. */
+export function createMcpServer(opts: McpServerOptions): Server {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const tools = mcpTools(opts.registry, opts.catalog, opts.profileKey);
+  const offered = new Set(tools.map((t) => t.name));
+  const server = new Server(
+    { name: "neurobook", version: VERSION },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions: `NeuroBook project ${opts.project?.name ?? "(none)"} as profile ${opts.profileKey}, ${opts.mode} mode. Paths are relative to the project; other projects are workspace/<project>/<path>.`,
+    },
+  );
+  const base: Omit<DispatchContext, "approved"> = {
+    registry: opts.registry,
+    workspace: opts.workspace,
+    project: opts.project,
+    mode: opts.mode,
+    profileKey: opts.profileKey,
+    allow: opts.catalog.allowlist(opts.profileKey),
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const key = req.params.name;
+    if (!offered.has(key)) {
+      const known = opts.registry.has(key);
+      return toMcpResult({
+        ok: false,
+        error: {
+          code: known ? "not_allowed" : "not_found",
+          message: known ? `Tool ${key} is not offered to profile ${opts.profileKey} over MCP` : `Unknown tool: ${key}`,
+        },
+      });
+    }
+    const call = { key, input: req.params.arguments ?? {} };
+    let r = await dispatch(call, { ...base, signal: extra.signal });
+    if (!r.ok && r.error.code === "approval_required" && server.getClientCapabilities()?.elicitation) {
+      try {
+        if (await askApproval(server, key, r)) r = await dispatch(call, { ...base, approved: true, signal: extra.signal });
+        else r = { ok: false, error: { code: "approval_required", message: `The user declined this ${key} call; nothing was changed.` } };
+      } catch (e) {
+        log(`elicitation failed: ${toErrorInfo(e).message}`);
+      }
+    }
+    return toMcpResult(r);
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: opts.project ? await listResources(opts.project) : [],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    if (!opts.project) throw new NbError("not_found", "This server has no current project");
+    return { contents: [await readResource(opts.project, req.params.uri)] };
+  });
+
+  return server;
+}

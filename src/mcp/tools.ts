@@ -1,0 +1,52 @@
+import type { ProfileCatalog } from "../profiles/catalog.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { DispatchResult, ToolGroup } from "../tools/types.js";
+
+/**
+ * Tool groups that need a NeuroBook agent session (a task list, a run to end, a user to ask,
+ * linked agents or jobs) and so are not offered over MCP.
+ */
+export const SESSION_BOUND_GROUPS: readonly ToolGroup[] = ["control", "tasks", "result", "collaboration", "jobs"];
+
+/** The MCP-facing description of one tool. */
+export interface McpToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+}
+
+/** The tools a profile offers over MCP: its allowlist minus the session-bound ones, in allowlist order. */
+export function mcpTools(registry: ToolRegistry, catalog: ProfileCatalog, profileKey: string): McpToolInfo[] {
+  const out: McpToolInfo[] = [];
+  for (const [key, binding] of catalog.allowlist(profileKey)) {
+    const tool = registry.get(key);
+    if (!tool || SESSION_BOUND_GROUPS.includes(tool.group)) continue;
+    const spec = registry.spec(key, binding);
+    // A per-call effect (execute_sql, execute_world) may write, so it is not advertised as read-only.
+    const readOnly = tool.effect === "read";
+    out.push({
+      name: key,
+      description: spec.description,
+      inputSchema: spec.inputSchema,
+      annotations: { title: key, readOnlyHint: readOnly, ...(readOnly ? {} : { destructiveHint: true }) },
+    });
+  }
+  return out;
+}
+
+/** Turn a dispatch result into an MCP tool result: errors are results with isError, never protocol errors. */
+export function toMcpResult(r: DispatchResult) {
+  if (r.ok) {
+    return {
+      content: [{ type: "text" as const, text: r.text }],
+      ...(r.details !== undefined ? { structuredContent: { details: r.details } } : {}),
+    };
+  }
+  // The message already lists field errors (`/path: problem`); structuredContent keeps them as data.
+  return {
+    isError: true,
+    content: [{ type: "text" as const, text: `[${r.error.code}] ${r.error.message}` }],
+    structuredContent: { error: r.error },
+  };
+}
