@@ -4,7 +4,7 @@ import { NbError } from "../core/errors.js";
 import { type ConfigRoots, loadModelsConfig, type ModelsConfig, type ProviderKind } from "./config.js";
 import { createProviderModel, type Env } from "./providers.js";
 import { type ModelRefSource, parseModelRef, selectModelRef } from "./reference.js";
-import { scriptedModelFromFile } from "./scripted/model.js";
+import { type ScriptedModelOptions, scriptedModelFromFile } from "./scripted/model.js";
 
 /** Provider id of a `--script` model's reference (what a session pins for it). */
 export const SCRIPT_PROVIDER = "scripted";
@@ -74,6 +74,8 @@ export interface SessionModelRequest extends ConfigRoots {
   script?: string | null;
   /** Context window to report for a `--script` model (default 128,000). */
   scriptContextWindow?: number;
+  /** Where a `--script` model starts (see `ScriptedModelOptions.startAt`). */
+  scriptStartAt?: ScriptedModelOptions["startAt"];
   env?: Env;
 }
 
@@ -88,7 +90,7 @@ export interface SessionModel extends ResolvedModel {
  */
 export function resolveSessionModel(req: SessionModelRequest): SessionModel {
   if (req.script) {
-    const model = scriptedModelFromFile(req.script);
+    const model = scriptedModelFromFile(req.script, { startAt: req.scriptStartAt });
     return {
       model,
       ref: `${SCRIPT_PROVIDER}/${basename(req.script)}`,

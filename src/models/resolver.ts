@@ -2,6 +2,7 @@ import { type ConfigRoots, loadModelsConfig, type ModelsConfig } from "./config.
 import type { Env } from "./providers.js";
 import { selectModelRef } from "./reference.js";
 import { resolveModel, resolvePinnedModel, resolveSessionModel, type SessionModel } from "./resolve.js";
+import type { ScriptedModelOptions } from "./scripted/model.js";
 
 /** How a resolver is set up for one process (one CLI invocation, one server). */
 export interface ModelResolverOptions extends ConfigRoots {
@@ -9,6 +10,8 @@ export interface ModelResolverOptions extends ConfigRoots {
   /** `--script <file>`: every call gets the same scripted model, no config read. */
   script?: string | null;
   scriptContextWindow?: number;
+  /** Where the `--script` model starts; `"history"` to continue a session in a new process. */
+  scriptStartAt?: ScriptedModelOptions["startAt"];
   /** `--model` for this invocation: wins over any pinned reference. */
   override?: string | null;
   /** A profile definition's own `defaultModel`. */
@@ -33,6 +36,7 @@ export function createModelResolver(opts: ModelResolverOptions): SessionModelRes
         profileKey,
         script: opts.script,
         scriptContextWindow: opts.scriptContextWindow,
+        scriptStartAt: opts.scriptStartAt,
       });
       return scripted;
     }

@@ -151,6 +151,18 @@ describe("scripted model through the AI SDK", () => {
     expect((await generateText({ model, prompt: "a" })).text).toBe("two");
     expect(() => scriptedModel([{ text: "one" }], { startAt: 3 })).toThrow(/startAt/);
   });
+
+  it('startAt "history" picks the turn from the assistant messages already in the prompt', async () => {
+    const turns = [{ text: "one" }, { text: "two" }, { text: "three" }];
+    const model = scriptedModel(turns, { startAt: "history" });
+    const messages = [
+      { role: "user" as const, content: "a" },
+      { role: "assistant" as const, content: "one" },
+      { role: "user" as const, content: "b" },
+    ];
+    expect((await generateText({ model, messages })).text).toBe("two");
+    expect((await generateText({ model, prompt: "no history now" })).text).toBe("three");
+  });
 });
 
 describe("script files", () => {

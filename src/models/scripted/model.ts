@@ -23,8 +23,12 @@ import { checkExpectations, promptChars } from "./inspect.js";
 export interface ScriptedModelOptions {
   /** Model id reported to the AI SDK (default: the script's `model`, else `script`). */
   modelId?: string;
-  /** Index of the first turn to replay (to resume a conversation in a new process). */
-  startAt?: number;
+  /**
+   * Index of the first turn to replay, to resume a conversation in a new process. `"history"`:
+   * the first call starts at the number of assistant messages in its prompt (exact when every
+   * earlier turn left an assistant message: no error-only turns, no compaction calls).
+   */
+  startAt?: number | "history";
 }
 
 /**
@@ -41,11 +45,13 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
   readonly calls: LanguageModelV3CallOptions[] = [];
   private readonly turns: ParsedTurn[];
   private cursor: number;
+  private startFromHistory: boolean;
 
   constructor(script: ParsedScript, opts: ScriptedModelOptions = {}) {
     this.turns = script.turns;
     this.modelId = opts.modelId ?? script.model ?? "script";
-    this.cursor = opts.startAt ?? 0;
+    this.startFromHistory = opts.startAt === "history";
+    this.cursor = typeof opts.startAt === "number" ? opts.startAt : 0;
     if (!Number.isInteger(this.cursor) || this.cursor < 0 || this.cursor > this.turns.length) {
       throw new NbError("invalid_input", `startAt must be an integer from 0 to ${this.turns.length}`);
     }
@@ -114,6 +120,10 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
   private take(options: LanguageModelV3CallOptions): { turn: ParsedTurn; index: number } {
     this.calls.push(options);
     if (options.abortSignal?.aborted) throw abortError();
+    if (this.startFromHistory) {
+      this.startFromHistory = false;
+      this.cursor = options.prompt.filter((m) => m.role === "assistant").length;
+    }
     const index = this.cursor;
     const turn = this.turns[index];
     if (!turn) {
