@@ -185,7 +185,7 @@ export class World implements WorldApi {
     },
     editPatches: (sliceId: string, edits: PatchEdit[], meta?: SliceMetaEdit): WriteResult => {
       parseOrThrow(z.string().min(1), sliceId, "sliceId");
-      const e = parseOrThrow(z.array(patchEditSchema).min(1), edits, "edits");
+      const e = parseOrThrow(z.array(patchEditSchema), edits, "edits");
       const m = parseOrThrow(sliceMetaSchema, meta ?? {}, "slice meta");
       return this.mutate("edit", () => this.writer.editPatches(sliceId, e, m));
     },
