@@ -17,6 +17,8 @@ export interface PendingView {
   approvalId: string;
   /** `write`: a write stopped by a read-only mode; `switch_mode`; `user_input`: request_user_input. */
   kind: "write" | "switch_mode" | "user_input";
+  /** The suspended tool call. */
+  callId: string;
   tool: string;
   input: unknown;
   /** What the user sees: a diff, the question, the requested mode and reason. */

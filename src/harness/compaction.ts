@@ -1,0 +1,80 @@
+import { generateText, type LanguageModel } from "ai";
+import { NbError } from "../core/errors.js";
+import { toMessages } from "./context.js";
+import type { Entry } from "./store/schema.js";
+
+/** Estimated tokens of one entry as the model would see it. */
+export function entryTokens(e: Entry): number {
+  return Math.ceil(JSON.stringify(e.data).length / 4);
+}
+
+/**
+ * Where to cut: keep the newest entries that fit in `keepTokens`, never starting at a tool result
+ * (its call would be cut off from it). Returns the index of the first kept entry, or null when
+ * there is nothing older worth summarising.
+ */
+export function chooseCut(visible: readonly Entry[], keepTokens: number): number | null {
+  let kept = 0;
+  let cut = visible.length;
+  for (let i = visible.length - 1; i >= 0; i--) {
+    const t = entryTokens(visible[i]);
+    if (kept + t > keepTokens && cut < visible.length) break;
+    kept += t;
+    cut = i;
+  }
+  while (cut > 0 && cut < visible.length && visible[cut].kind === "tool_result") cut--;
+  // Always keep at least the latest entry verbatim; summarising nothing is pointless.
+  if (cut >= visible.length) cut = visible.length - 1;
+  const older = visible
+    .slice(0, cut)
+    .filter((e) => e.kind === "user" || e.kind === "assistant" || e.kind === "tool_result");
+  return older.length === 0 ? null : cut;
+}
+
+/** Render entries as a plain transcript for the summariser. */
+function transcript(entries: readonly Entry[]): string {
+  const lines: string[] = [];
+  for (const m of toMessages(entries)) {
+    if (m.role === "user")
+      lines.push(`USER: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`);
+    else if (m.role === "assistant" && typeof m.content !== "string") {
+      for (const p of m.content) {
+        if (p.type === "text") lines.push(`ASSISTANT: ${p.text}`);
+        else if (p.type === "tool-call")
+          lines.push(`ASSISTANT CALLS ${p.toolName} ${JSON.stringify(p.input)}`);
+      }
+    } else if (m.role === "tool") {
+      for (const p of m.content) {
+        if (p.type !== "tool-result") continue;
+        const v =
+          p.output.type === "text" || p.output.type === "error-text"
+            ? p.output.value
+            : JSON.stringify(p.output);
+        lines.push(`RESULT ${p.toolName}: ${v.length > 2000 ? `${v.slice(0, 2000)}…` : v}`);
+      }
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Summarise older history with the summarizer profile's prompt on the session's model. */
+export async function summarize(opts: {
+  model: LanguageModel;
+  system: string;
+  previousSummary: string | null;
+  entries: readonly Entry[];
+  signal?: AbortSignal;
+  maxRetries: number;
+}): Promise<string> {
+  const prior = opts.previousSummary ? `Summary so far:\n${opts.previousSummary}\n\n` : "";
+  const r = await generateText({
+    model: opts.model,
+    system: `${opts.system}\n\nAnswer with the summary only, as plain text.`,
+    prompt: `${prior}Conversation to summarise:\n${transcript(opts.entries)}`,
+    abortSignal: opts.signal,
+    maxRetries: opts.maxRetries,
+  });
+  const text = r.text.trim();
+  if (!text) throw new NbError("internal", "The summarizer returned an empty summary");
+  return text;
+}

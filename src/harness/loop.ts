@@ -1,0 +1,304 @@
+import { randomUUID } from "node:crypto";
+import { NbError } from "../core/errors.js";
+import type { ProfileCatalog } from "../profiles/catalog.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { Mode } from "../tools/types.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { EventBus, type PendingView, type TaskItem } from "./events.js";
+import { type HarnessDeps, type RunInput, resultEntries, runOnce, stepEnv } from "./run.js";
+import { runStepCalls } from "./step.js";
+import type { EntryInput, Session, SessionStore } from "./store/index.js";
+import {
+  DEFAULT_LOOP_SETTINGS,
+  type InvokeRequest,
+  type LoopSettings,
+  type ModelResolver,
+  type NewSession,
+  type Resolution,
+  type RunResult,
+} from "./types.js";
+
+/** What a Harness is built from. */
+export interface HarnessOptions {
+  workspace: Workspace;
+  store: SessionStore;
+  registry: ToolRegistry;
+  catalog: ProfileCatalog;
+  resolveModel: ModelResolver;
+  bus?: EventBus;
+  settings?: Partial<LoopSettings>;
+}
+
+/**
+ * The agent harness: sessions, invocations (prompt / steer / followup / continue), approvals and
+ * the turn loop. State lives in the store; this object only tracks the runs active in this process.
+ */
+export class Harness {
+  readonly bus: EventBus;
+  private readonly deps: HarnessDeps;
+  private readonly active = new Map<string, AbortController>();
+
+  constructor(opts: HarnessOptions) {
+    this.bus = opts.bus ?? new EventBus();
+    this.deps = {
+      workspace: opts.workspace,
+      store: opts.store,
+      registry: opts.registry,
+      catalog: opts.catalog,
+      resolveModel: opts.resolveModel,
+      bus: this.bus,
+      settings: { ...DEFAULT_LOOP_SETTINGS, ...opts.settings },
+    };
+  }
+
+  get store(): SessionStore {
+    return this.deps.store;
+  }
+
+  /** Create a session; its model is resolved now (a clear `config_error` if none) and pinned. */
+  createSession(opts: NewSession): Session {
+    const profile = this.deps.catalog.get(opts.profileKey);
+    if (profile.creation === "system_only") {
+      throw new NbError("not_allowed", `Profile ${profile.key} is internal and cannot start a session`);
+    }
+    if (opts.project) this.deps.workspace.project(opts.project);
+    const model = this.deps.resolveModel(opts.model, profile.key);
+    return this.deps.store.createSession({
+      profile,
+      project: opts.project ?? null,
+      title: opts.title,
+      mode: opts.mode,
+      model: model.ref,
+      initial: opts.initial,
+    });
+  }
+
+  /** True while a run of this session is active in this process. */
+  isRunning(sessionId: string): boolean {
+    return this.active.has(sessionId);
+  }
+
+  /** Abort the active run of a session (no-op when none). */
+  abort(sessionId: string): void {
+    this.active.get(sessionId)?.abort();
+  }
+
+  /**
+   * One invocation. While a run is active: prompt and followup queue after it, steer is injected
+   * before its next model call, continue is refused. While waiting on the user, only settling
+   * (see `settle`) moves the session. When idle, every mode starts a run now.
+   */
+  async invoke(sessionId: string, req: InvokeRequest): Promise<RunResult> {
+    const { store } = this.deps;
+    const session = store.session(sessionId);
+    if (req.mode === "continue" && req.message !== undefined) {
+      throw new NbError("invalid_input", "continue takes no message", {
+        fields: [{ pointer: "/message", message: "not allowed" }],
+      });
+    }
+    if (req.mode !== "continue" && !req.message?.trim()) {
+      throw new NbError("invalid_input", `${req.mode} needs a message`, {
+        fields: [{ pointer: "/message", message: "required" }],
+      });
+    }
+    if (session.status === "archived") throw new NbError("conflict", `Session ${sessionId} is archived`);
+    if (this.active.has(sessionId)) {
+      if (req.mode === "continue") throw new NbError("conflict", `Session ${sessionId} is already running`);
+      const kind = req.mode === "steer" ? "steer" : req.mode === "followup" ? "followup" : "prompt";
+      store.enqueue(sessionId, kind, req.message as string);
+      this.bus.emit({
+        type: "queued",
+        sessionId,
+        queue: kind === "steer" ? "steer" : "followup",
+        text: req.message as string,
+      });
+      return { sessionId, status: "queued", finalMessage: "", steps: 0 };
+    }
+    const pending = this.pending(sessionId);
+    if (pending) {
+      throw new NbError(
+        "conflict",
+        `Session ${sessionId} is waiting on ${pending.kind === "user_input" ? "a question" : "an approval"} (${pending.approvalId}); settle it first`,
+        { details: { pending } },
+      );
+    }
+    // Calls left open by a crash (no request recorded for them) are closed so the run can go on.
+    store.abortPendingCalls(sessionId, "The call was interrupted before it finished");
+    const input: RunInput | null =
+      req.mode === "continue"
+        ? null
+        : { text: req.message as string, intent: req.mode === "steer" ? "prompt" : req.mode };
+    return this.runFrom(sessionId, req.mode, input, req.model, req.signal);
+  }
+
+  /** The call the session is waiting on, if any. */
+  pending(sessionId: string): PendingView | null {
+    const { store } = this.deps;
+    const calls = store.pendingToolCalls(sessionId);
+    if (!calls.length) return null;
+    const open = new Set(calls.map((c) => c.call.id));
+    const path = store.activePath(sessionId);
+    for (let i = path.length - 1; i >= 0; i--) {
+      const e = path[i];
+      if (e.kind === "approval_request" && open.has(e.data.callId)) {
+        return {
+          approvalId: e.id,
+          kind: e.data.kind,
+          callId: e.data.callId,
+          tool: e.data.key,
+          input: e.data.input,
+          preview: e.data.preview.text,
+        };
+      }
+      if (e.kind === "user_input_request" && open.has(e.data.callId)) {
+        const call = calls.find((c) => c.call.id === e.data.callId)!.call;
+        const preview = [e.data.question, ...(e.data.choices ?? []).map((c, n) => `  ${n + 1}. ${c}`)].join(
+          "\n",
+        );
+        return {
+          approvalId: e.id,
+          kind: "user_input",
+          callId: call.id,
+          tool: call.key,
+          input: call.input,
+          preview,
+        };
+      }
+      if (e.kind === "assistant") break;
+    }
+    return null;
+  }
+
+  /**
+   * Settle what the session waits on: an approved write runs exactly once (ungated) and its real
+   * result goes to the model; a rejection becomes an error result; a mode switch or a question is
+   * answered by the tool's own executor. Then the run continues (unless `resume` is false).
+   */
+  async settle(
+    sessionId: string,
+    approvalId: string,
+    resolution: Resolution,
+    opts: { resume?: boolean; model?: string; signal?: AbortSignal } = {},
+  ): Promise<RunResult> {
+    const { store, catalog, bus } = this.deps;
+    if (this.active.has(sessionId)) throw new NbError("conflict", `Session ${sessionId} is running`);
+    const pending = this.pending(sessionId);
+    if (!pending || pending.approvalId !== approvalId) {
+      throw new NbError(
+        "not_found",
+        pending
+          ? `Session ${sessionId} waits on ${pending.approvalId}, not ${approvalId}`
+          : `Session ${sessionId} waits on nothing`,
+      );
+    }
+    const session = store.session(sessionId);
+    const profile = catalog.get(session.profileKey);
+    const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
+    const runId = randomUUID();
+    const env = stepEnv(this.deps, sessionId, profile, runId, opts.signal);
+    const entries: EntryInput[] = [];
+
+    if (pending.kind === "write") {
+      // The decision commits first: a second settle (or another process) gets `conflict`, so the write runs at most once.
+      store.settleApproval(approvalId, {
+        approved: resolution.approved,
+        ...(resolution.reason ? { reason: resolution.reason } : {}),
+      });
+      if (resolution.approved) {
+        const outcome = await runStepCalls([call], { ...env, approvedCallId: call.id });
+        entries.push(...resultEntries(outcome.results));
+      } else {
+        const why = resolution.reason ? ` Reason: ${resolution.reason}` : "";
+        const message = `The user rejected this ${call.key} call in ${session.mode} mode; nothing was changed.${why} Do not retry the same write. Stay read-only, or ask for normal mode with switch_mode if the work needs writing.`;
+        entries.push(
+          ...resultEntries([{ call, result: { ok: false, error: { code: "not_allowed", message } } }]),
+        );
+      }
+    } else {
+      const outcome = await runStepCalls([call], { ...env, resolutions: new Map([[call.id, resolution]]) });
+      if (pending.kind === "switch_mode") {
+        entries.push({
+          kind: "approval_decision",
+          data: {
+            approvalId,
+            callId: call.id,
+            approved: resolution.approved,
+            ...(resolution.reason ? { reason: resolution.reason } : {}),
+          },
+        });
+      } else if (resolution.approved && resolution.answer !== undefined) {
+        entries.push({ kind: "user_input_answer", data: { callId: call.id, answer: resolution.answer } });
+      }
+      entries.push(...resultEntries(outcome.results));
+      if (outcome.modeChange) {
+        entries.push({ kind: "mode_change", data: { ...outcome.modeChange, by: "agent" } });
+      }
+    }
+    store.commitStep(sessionId, entries);
+    const modeEntry = entries.find((e) => e.kind === "mode_change");
+    if (modeEntry?.kind === "mode_change") {
+      bus.emit({
+        type: "mode_changed",
+        sessionId,
+        from: modeEntry.data.from,
+        to: modeEntry.data.to,
+        by: "agent",
+      });
+    }
+    if (store.pendingToolCalls(sessionId).length === 0) store.setStatus(sessionId, "idle");
+    if (opts.resume === false) {
+      return { sessionId, status: "waiting", finalMessage: "", steps: 0 };
+    }
+    return this.runFrom(sessionId, "continue", null, opts.model, opts.signal);
+  }
+
+  /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */
+  setMode(sessionId: string, mode: Mode): boolean {
+    if (this.active.has(sessionId))
+      throw new NbError("conflict", `Session ${sessionId} is running; change the mode between runs`);
+    const entry = this.deps.store.changeMode(sessionId, mode, "user");
+    if (!entry) return false;
+    this.bus.emit({ type: "mode_changed", sessionId, from: entry.data.from, to: entry.data.to, by: "user" });
+    return true;
+  }
+
+  /** The session's task list (it follows the branch). */
+  tasks(sessionId: string): TaskItem[] {
+    return this.deps.store.tasks(sessionId);
+  }
+
+  /** Run now, then deliver queued prompts and follow-ups one by one while runs complete. */
+  private async runFrom(
+    sessionId: string,
+    invocation: InvokeRequest["mode"],
+    input: RunInput | null,
+    model: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<RunResult> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    if (signal?.aborted) controller.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.active.set(sessionId, controller);
+    try {
+      let result = await runOnce(this.deps, sessionId, invocation, input, model, controller.signal);
+      while (result.status === "completed" && !controller.signal.aborted) {
+        const next = this.deps.store.queued(sessionId)[0];
+        if (!next) break;
+        const intent = next.kind === "prompt" ? "prompt" : "followup";
+        result = await runOnce(
+          this.deps,
+          sessionId,
+          "followup",
+          { text: next.text, intent, queueItemId: next.id },
+          model,
+          controller.signal,
+        );
+      }
+      return result;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      this.active.delete(sessionId);
+    }
+  }
+}

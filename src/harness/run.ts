@@ -1,0 +1,368 @@
+import { randomUUID } from "node:crypto";
+import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
+import type { ProfileCatalog } from "../profiles/catalog.js";
+import type { Profile, PromptContext } from "../profiles/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { Mode } from "../tools/types.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { chooseCut, summarize } from "./compaction.js";
+import { buildSystem, estimateTokens, readPath, toMessages } from "./context.js";
+import type { EventBus, PendingView, RunStatus } from "./events.js";
+import { runStepCalls, type StepEnv, type StepPause } from "./step.js";
+import type { Entry, EntryInput, SessionStore } from "./store/index.js";
+import { callModel } from "./stream.js";
+import { offeredTools } from "./tool-specs.js";
+import type { InvocationMode, LoopSettings, ModelResolver, ResolvedModel, RunResult } from "./types.js";
+
+/** What the loop runs on. */
+export interface HarnessDeps {
+  workspace: Workspace;
+  store: SessionStore;
+  registry: ToolRegistry;
+  catalog: ProfileCatalog;
+  resolveModel: ModelResolver;
+  bus: EventBus;
+  settings: LoopSettings;
+}
+
+/** The user message that starts a run, if any. */
+export interface RunInput {
+  text: string;
+  intent: "prompt" | "steer" | "followup";
+  queueItemId?: string;
+}
+
+const REPORT_STRIKES = 3;
+const REMINDER =
+  "You ended without calling report_result. Your profile defines a structured result: call report_result now with `result` (and `data` matching the output schema).";
+
+/** The prompt context for a session's profile. */
+export function promptContext(
+  deps: HarnessDeps,
+  session: { project: string | null; initial: Record<string, unknown> },
+  mode: Mode,
+  toolKeys: string[],
+): PromptContext {
+  const meta = session.project ? deps.workspace.project(session.project).meta() : null;
+  return {
+    projectName: session.project,
+    projectTitle: meta?.title ?? null,
+    language: meta?.language ?? "en",
+    mode,
+    initial: session.initial,
+    toolKeys,
+  };
+}
+
+/** The view of a suspended call that events, the CLI and `nbook run --json` show. */
+export function pendingView(requestEntryId: string, pause: StepPause): PendingView {
+  return {
+    approvalId: requestEntryId,
+    kind: pause.kind,
+    callId: pause.call.id,
+    tool: pause.call.key,
+    input: pause.call.input,
+    preview: pause.preview.text,
+  };
+}
+
+/** The entry that records a suspended call (an approval row is created with it for writes and mode switches). */
+export function requestEntry(pause: StepPause): EntryInput {
+  if (pause.kind === "user_input") {
+    const input = pause.call.input as { question: string; choices?: string[]; allowFreeText?: boolean };
+    const data: { callId: string; question: string; choices?: string[]; allowFreeText?: boolean } = {
+      callId: pause.call.id,
+      question: input.question,
+    };
+    if (input.choices) data.choices = input.choices;
+    if (input.allowFreeText !== undefined) data.allowFreeText = input.allowFreeText;
+    return { kind: "user_input_request", data };
+  }
+  return {
+    kind: "approval_request",
+    data: {
+      callId: pause.call.id,
+      key: pause.call.key,
+      kind: pause.kind,
+      input: pause.call.input,
+      preview: pause.preview,
+    },
+  };
+}
+
+/** Tool results as entries. */
+export function resultEntries(results: StepEnvResult[]): EntryInput[] {
+  return results.map(({ call, result }) => ({
+    kind: "tool_result" as const,
+    data: result.ok
+      ? {
+          callId: call.id,
+          key: call.key,
+          ok: true,
+          text: result.text,
+          ...(result.details !== undefined ? { details: result.details } : {}),
+          ...(result.truncated ? { truncated: true } : {}),
+        }
+      : { callId: call.id, key: call.key, ok: false, text: result.error.message, error: result.error },
+  }));
+}
+type StepEnvResult = Awaited<ReturnType<typeof runStepCalls>>["results"][number];
+
+/** The environment a session's tool calls run in. */
+export function stepEnv(
+  deps: HarnessDeps,
+  sessionId: string,
+  profile: Profile,
+  runId: string,
+  signal?: AbortSignal,
+): StepEnv {
+  const session = deps.store.session(sessionId);
+  return {
+    registry: deps.registry,
+    workspace: deps.workspace,
+    project: session.project ? deps.workspace.project(session.project) : null,
+    mode: session.mode,
+    sessionId,
+    profileKey: profile.key,
+    allow: deps.catalog.allowlist(profile.key),
+    output: profile.output,
+    tasks: deps.store.tasks(sessionId),
+    signal,
+    onStart: (call, summary) =>
+      deps.bus.emit({ type: "tool_call_start", sessionId, runId, callId: call.id, tool: call.key, summary }),
+    onEnd: (call, result, summary) =>
+      deps.bus.emit({
+        type: "tool_call_end",
+        sessionId,
+        runId,
+        callId: call.id,
+        tool: call.key,
+        ok: result.ok,
+        summary,
+      }),
+  };
+}
+
+/**
+ * One run: model call → tool calls → repeat, until the model stops calling tools, reports its
+ * result, needs the user, hits the step limit, fails, or is aborted. Every step commits as one
+ * transaction, so whatever stops the run leaves the session consistent and resumable.
+ */
+export async function runOnce(
+  deps: HarnessDeps,
+  sessionId: string,
+  invocation: InvocationMode,
+  input: RunInput | null,
+  modelRef: string | undefined,
+  signal: AbortSignal,
+): Promise<RunResult> {
+  const { store, bus, settings } = deps;
+  const runId = randomUUID();
+  const session = store.session(sessionId);
+  const profile = deps.catalog.get(session.profileKey);
+  const allow = deps.catalog.allowlist(profile.key);
+  const offered = offeredTools(deps.registry, allow, profile);
+  const resolved: ResolvedModel = deps.resolveModel(modelRef ?? session.model ?? undefined, profile.key);
+  const path: Entry[] = store.activePath(sessionId);
+  const push = (...entries: Entry[]) => {
+    for (const e of entries) path.push(e);
+  };
+
+  store.setStatus(sessionId, "running");
+  push(store.append(sessionId, { kind: "run_start", data: { runId, invocation } }));
+  if (input) push(store.append(sessionId, { kind: "user", data: input }));
+  bus.emit({ type: "run_start", sessionId, runId, invocation });
+
+  let steps = 0;
+  let lastText = "";
+  let reminded = false;
+  let strikes = 0;
+
+  const end = (
+    status: RunStatus,
+    extra: { finalMessage?: string; data?: unknown; pending?: PendingView; error?: ErrorInfo } = {},
+  ): RunResult => {
+    const finalMessage = extra.finalMessage ?? lastText;
+    if (extra.error)
+      push(store.append(sessionId, { kind: "run_error", data: { runId, error: extra.error } }));
+    const data: { runId: string; status: RunStatus; finalMessage: string; data?: unknown } = {
+      runId,
+      status,
+      finalMessage,
+    };
+    if (extra.data !== undefined) data.data = extra.data;
+    push(store.append(sessionId, { kind: "run_end", data }));
+    store.setStatus(sessionId, status === "waiting" ? "waiting" : "idle");
+    if (extra.error) bus.emit({ type: "error", sessionId, runId, error: extra.error });
+    bus.emit({ type: "run_end", sessionId, runId, status, finalMessage });
+    const out: RunResult = { sessionId, status, finalMessage, steps };
+    if (extra.data !== undefined) out.data = extra.data;
+    if (extra.pending) out.pending = extra.pending;
+    if (extra.error) out.error = extra.error;
+    return out;
+  };
+
+  try {
+    const pctxBase = promptContext(deps, session, session.mode, [...allow.keys()]);
+    for (;;) {
+      if (signal.aborted) return end("aborted");
+      if (steps >= settings.stepLimit) {
+        return end("step_limit", { finalMessage: lastText || `Stopped after ${steps} steps (step limit).` });
+      }
+      for (const item of store.queued(sessionId, "steer")) {
+        push(
+          store.append(sessionId, {
+            kind: "user",
+            data: { text: item.text, intent: "steer", queueItemId: item.id },
+          }),
+        );
+      }
+      const mode = store.session(sessionId).mode;
+      const systemPrompt = profile.systemPrompt({ ...pctxBase, mode });
+      let state = readPath(path);
+      let system = buildSystem(systemPrompt, mode, state);
+      let messages = toMessages(state.visible);
+      if (estimateTokens(system, messages, offered.chars) > settings.compactAt * resolved.contextWindow) {
+        const compacted = await compact(deps, sessionId, runId, path, resolved, pctxBase, signal);
+        if (compacted) {
+          push(compacted);
+          state = readPath(path);
+          system = buildSystem(systemPrompt, mode, state);
+          messages = toMessages(state.visible);
+        }
+      }
+
+      steps++;
+      bus.emit({ type: "turn_start", sessionId, runId, step: steps });
+      const turn = await callModel({
+        model: resolved.model,
+        system,
+        messages,
+        tools: offered.tools,
+        signal,
+        maxRetries: settings.maxRetries,
+        onText: (text) => bus.emit({ type: "text_delta", sessionId, runId, text }),
+      });
+
+      if (turn.aborted || turn.error) {
+        // Partial text is kept; tool calls of a cut stream are dropped, never half-recorded.
+        if (turn.text) {
+          const status = turn.aborted ? "aborted" : "partial";
+          push(
+            store.append(sessionId, {
+              kind: "assistant",
+              data: { text: turn.text, toolCalls: [], status, model: resolved.ref },
+            }),
+          );
+          lastText = turn.text;
+        }
+        bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: 0 });
+        if (turn.aborted) return end("aborted");
+        return end("error", { error: turn.error ?? { code: "internal", message: "Model call failed" } });
+      }
+
+      const assistant: EntryInput = {
+        kind: "assistant",
+        data: {
+          text: turn.text,
+          toolCalls: turn.toolCalls,
+          model: resolved.ref,
+          ...(turn.usage ? { usage: turn.usage } : {}),
+        },
+      };
+      if (turn.text) lastText = turn.text;
+
+      if (turn.toolCalls.length === 0) {
+        push(store.append(sessionId, assistant));
+        bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: 0 });
+        if (profile.output && allow.has("report_result") && !reminded) {
+          reminded = true;
+          push(store.append(sessionId, { kind: "user", data: { text: REMINDER, intent: "prompt" } }));
+          continue;
+        }
+        return end("completed");
+      }
+
+      const outcome = await runStepCalls(turn.toolCalls, {
+        ...stepEnv(deps, sessionId, profile, runId, signal),
+        mode,
+        tasks: state.tasks,
+      });
+      const entries: EntryInput[] = [assistant, ...resultEntries(outcome.results)];
+      if (outcome.tasks) entries.push({ kind: "task_list", data: { tasks: outcome.tasks } });
+      if (outcome.pause) entries.push(requestEntry(outcome.pause));
+      const committed = store.commitStep(sessionId, entries);
+      push(...committed);
+      if (outcome.tasks) bus.emit({ type: "task_list_changed", sessionId, tasks: outcome.tasks });
+      bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: turn.toolCalls.length });
+
+      if (outcome.pause) {
+        const pending = pendingView(committed[committed.length - 1].id, outcome.pause);
+        bus.emit({
+          type: outcome.pause.kind === "user_input" ? "user_input_required" : "approval_required",
+          sessionId,
+          runId,
+          pending,
+        });
+        return end("waiting", { pending, finalMessage: lastText });
+      }
+      if (outcome.reported) {
+        return end("completed", { finalMessage: outcome.reported.result, data: outcome.reported.data });
+      }
+      strikes = outcome.reportFailures ? strikes + outcome.reportFailures : 0;
+      if (strikes >= REPORT_STRIKES) {
+        return end("error", {
+          error: {
+            code: "limit_exceeded",
+            message: `report_result failed validation ${strikes} times in a row`,
+          },
+        });
+      }
+    }
+  } catch (e) {
+    const error = toErrorInfo(e, [deps.workspace.root, deps.workspace.realRoot]);
+    try {
+      return end("error", { error });
+    } catch {
+      store.setStatus(sessionId, "idle");
+      bus.emit({ type: "error", sessionId, runId, error });
+      return { sessionId, status: "error", finalMessage: lastText, steps, error };
+    }
+  }
+}
+
+/** Summarise older history into a compaction entry; null when there is nothing to cut or it failed. */
+async function compact(
+  deps: HarnessDeps,
+  sessionId: string,
+  runId: string,
+  path: Entry[],
+  resolved: ResolvedModel,
+  pctx: PromptContext,
+  signal: AbortSignal,
+): Promise<Entry | null> {
+  const state = readPath(path);
+  const cut = chooseCut(state.visible, Math.floor(deps.settings.keepRecent * resolved.contextWindow));
+  if (cut === null) return null;
+  try {
+    const summarizer = deps.catalog.get("summarizer");
+    const summary = await summarize({
+      model: resolved.model,
+      system: summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] }),
+      previousSummary: state.summary,
+      entries: state.visible.slice(0, cut),
+      signal,
+      maxRetries: deps.settings.maxRetries,
+    });
+    const entry = deps.store.append(sessionId, {
+      kind: "compaction",
+      data: { summary, firstKeptEntryId: state.visible[cut].id },
+    });
+    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut });
+    return entry;
+  } catch (e) {
+    // The call proceeds uncompacted; a provider that rejects the size will say so.
+    deps.bus.emit({ type: "error", sessionId, runId, error: toErrorInfo(e) });
+    return null;
+  }
+}

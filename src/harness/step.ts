@@ -1,0 +1,192 @@
+import type { z } from "zod";
+import type { ControlResolution, ControlService } from "../tools/control/service.js";
+import { CONTROL_SERVICE } from "../tools/control/service.js";
+import {
+  type Allowlist,
+  approvalResult,
+  type DispatchContext,
+  planCall,
+  runPlanned,
+} from "../tools/dispatch.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { RESULT_SERVICE, type ResultService } from "../tools/result/index.js";
+import { TASKS_SERVICE, type TaskService } from "../tools/tasks/service.js";
+import type { DispatchResult, Mode, ToolPreview } from "../tools/types.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { TaskItem } from "./events.js";
+import type { ToolCall } from "./store/schema.js";
+import { callSummary, resultSummary } from "./summary.js";
+
+/** Where a step's calls run. */
+export interface StepEnv {
+  registry: ToolRegistry;
+  workspace: Workspace;
+  project: Project | null;
+  mode: Mode;
+  sessionId: string;
+  profileKey: string;
+  allow: Allowlist;
+  output: z.ZodType | undefined;
+  tasks: TaskItem[];
+  signal?: AbortSignal;
+  /** The user's answer for a resumed control call, by call id. */
+  resolutions?: ReadonlyMap<string, ControlResolution>;
+  /** The call the user approved in a read-only mode (runs once, ungated). */
+  approvedCallId?: string;
+  onStart?: (call: ToolCall, summary: string) => void;
+  onEnd?: (call: ToolCall, result: DispatchResult, summary: string) => void;
+}
+
+/** A call the run must pause on until the user answers. */
+export interface StepPause {
+  call: ToolCall;
+  kind: "write" | "switch_mode" | "user_input";
+  preview: ToolPreview;
+}
+
+/** What one step's calls produced. */
+export interface StepOutcome {
+  /** One result per call that finished (or was skipped), in call order; the paused call has none. */
+  results: { call: ToolCall; result: DispatchResult }[];
+  pause: StepPause | null;
+  reported: { result: string; data?: unknown } | null;
+  reportFailures: number;
+  /** The new task list when a task tool changed it. */
+  tasks: TaskItem[] | null;
+  modeChange: { from: Mode; to: Mode; reason: string } | null;
+}
+
+/** Tools that touch the session itself; they always run in order. */
+const SESSION_GROUPS = new Set(["control", "tasks", "result"]);
+
+function skipped(why: string): DispatchResult {
+  return {
+    ok: false,
+    error: { code: "aborted", message: `Skipped: ${why}. Call it again if it is still needed.` },
+  };
+}
+
+/**
+ * Run one step's tool calls through dispatch. Read-effect calls run concurrently; if any call may
+ * write (or touches the session), all run in order. A call that needs the user pauses the step:
+ * later calls are skipped with an explanatory error, and the run waits.
+ */
+export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Promise<StepOutcome> {
+  const out: StepOutcome = {
+    results: [],
+    pause: null,
+    reported: null,
+    reportFailures: 0,
+    tasks: null,
+    modeChange: null,
+  };
+  let mode = env.mode;
+  let tasks = env.tasks;
+  const suspended = new Map<string, { kind: "switch_mode" | "user_input"; text: string }>();
+
+  const dctxFor = (call: ToolCall): DispatchContext => {
+    const tasksService: TaskService = {
+      list: () => tasks,
+      replace: (next) => {
+        tasks = next;
+        out.tasks = next;
+      },
+    };
+    const control: ControlService = {
+      get mode() {
+        return mode;
+      },
+      resolution: env.resolutions?.get(call.id) ?? null,
+      suspend: (kind, text) => {
+        suspended.set(call.id, { kind, text });
+        return { text: "Waiting for the user." };
+      },
+      switchMode: (to, reason) => {
+        out.modeChange = { from: out.modeChange?.from ?? mode, to, reason };
+        mode = to;
+      },
+    };
+    const result: ResultService = { schema: env.output ?? null };
+    return {
+      registry: env.registry,
+      workspace: env.workspace,
+      project: env.project,
+      mode,
+      profileKey: env.profileKey,
+      allow: env.allow,
+      approved: env.approvedCallId === call.id,
+      signal: env.signal,
+      session: {
+        id: env.sessionId,
+        profileKey: env.profileKey,
+        services: { [TASKS_SERVICE]: tasksService, [CONTROL_SERVICE]: control, [RESULT_SERVICE]: result },
+      },
+    };
+  };
+
+  const planned = await Promise.all(
+    calls.map(async (call) => {
+      const dctx = dctxFor(call);
+      return { call, dctx, plan: await planCall({ key: call.key, input: call.input }, dctx) };
+    }),
+  );
+  const parallel = planned.every(
+    ({ plan }) =>
+      !("ok" in plan) &&
+      plan.effect === "read" &&
+      !plan.needsApproval &&
+      !SESSION_GROUPS.has(plan.tool.group),
+  );
+
+  const runOne = async (p: (typeof planned)[number]): Promise<DispatchResult | StepPause> => {
+    const { call, dctx, plan } = p;
+    if ("ok" in plan) return plan;
+    if (plan.needsApproval) {
+      const r = await approvalResult(plan, dctx);
+      if (r.ok || r.error.code !== "approval_required") return r;
+      const preview = (r.error.details as { preview: ToolPreview }).preview;
+      return { call, kind: "write", preview };
+    }
+    const r = await runPlanned(plan, dctx);
+    const s = suspended.get(call.id);
+    return s ? { call, kind: s.kind, preview: { text: s.text } } : r;
+  };
+
+  const record = (call: ToolCall, r: DispatchResult | StepPause) => {
+    if ("kind" in r) {
+      out.pause = r;
+      return;
+    }
+    out.results.push({ call, result: r });
+    env.onEnd?.(call, r, resultSummary(r));
+    if (call.key !== "report_result") return;
+    if (r.ok) out.reported = r.details as { result: string; data?: unknown };
+    else out.reportFailures++;
+  };
+
+  if (parallel) {
+    for (const p of planned) env.onStart?.(p.call, callSummary(p.call.key, p.call.input));
+    const results = await Promise.all(planned.map(runOne));
+    planned.forEach((p, i) => {
+      record(p.call, results[i]);
+    });
+    return out;
+  }
+  for (const p of planned) {
+    if (out.pause || out.reported) {
+      const why = out.pause
+        ? `the run paused for ${out.pause.call.key} before this call ran`
+        : "the final result was already reported";
+      record(p.call, skipped(why));
+      continue;
+    }
+    if (env.signal?.aborted) {
+      record(p.call, skipped("the run was aborted"));
+      continue;
+    }
+    env.onStart?.(p.call, callSummary(p.call.key, p.call.input));
+    record(p.call, await runOne(p));
+  }
+  return out;
+}

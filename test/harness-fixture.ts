@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EventBus, type HarnessEvent } from "../src/harness/events.js";
+import { Harness } from "../src/harness/loop.js";
+import { SessionStore } from "../src/harness/store/index.js";
+import type { LoopSettings, ResolvedModel } from "../src/harness/types.js";
+import { type ScriptedLanguageModel, type ScriptedTurn, scriptedModel } from "../src/models/index.js";
+import { ProfileCatalog } from "../src/profiles/catalog.js";
+import { createToolRegistry } from "../src/tools/builtin.js";
+import type { Project } from "../src/workspace/project.js";
+import { Workspace } from "../src/workspace/workspace.js";
+
+/** A temporary workspace with one project, a store, and a harness on a scripted model. */
+export interface HarnessFixture {
+  dir: string;
+  workspace: Workspace;
+  project: Project;
+  store: SessionStore;
+  harness: Harness;
+  model: ScriptedLanguageModel;
+  events: HarnessEvent[];
+  /** Replace the script (the next model call replays the first new turn). */
+  script(turns: ScriptedTurn[]): ScriptedLanguageModel;
+  close(): void;
+}
+
+export function harnessFixture(
+  turns: ScriptedTurn[],
+  opts: { settings?: Partial<LoopSettings>; contextWindow?: number; sample?: boolean } = {},
+): HarnessFixture {
+  const dir = mkdtempSync(join(tmpdir(), "nbook-harness-"));
+  const workspace = Workspace.init(dir);
+  const project = workspace.createProject("novel", { sample: opts.sample ?? true });
+  const store = SessionStore.forWorkspace(workspace);
+  const registry = createToolRegistry();
+  const catalog = new ProfileCatalog(registry, workspace);
+  const bus = new EventBus();
+  const events: HarnessEvent[] = [];
+  bus.on((e) => events.push(e));
+  const fx = {
+    dir,
+    workspace,
+    project,
+    store,
+    events,
+    model: scriptedModel(turns),
+  } as HarnessFixture;
+  const resolve = (): ResolvedModel => ({
+    ref: "scripted/test",
+    model: fx.model,
+    contextWindow: opts.contextWindow ?? 128_000,
+  });
+  fx.harness = new Harness({
+    workspace,
+    store,
+    registry,
+    catalog,
+    resolveModel: resolve,
+    bus,
+    settings: opts.settings,
+  });
+  fx.script = (next) => {
+    fx.model = scriptedModel(next);
+    return fx.model;
+  };
+  fx.close = () => {
+    store.close();
+    workspace.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return fx;
+}
