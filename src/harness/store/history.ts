@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { NbError } from "../../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../../core/validate.js";
 import type { ApprovalTable } from "./approvals.js";
+import { ActivePaths } from "./paths.js";
 import type { QueueTable } from "./queues.js";
 import { type EntryRow, now, toEntry, toKey } from "./rows.js";
 import {
@@ -68,7 +69,7 @@ export class EntryTree {
   private readonly selfTasksRef: Database.Statement;
   private readonly selfSeg: Database.Statement;
   private readonly hasChild: Database.Statement;
-  private readonly segment: Database.Statement;
+  private readonly paths: ActivePaths;
   private readonly moveHead: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly walk: Database.Statement;
@@ -91,7 +92,7 @@ export class EntryTree {
     this.selfTasksRef = db.prepare("UPDATE entries SET tasks_ref = id WHERE id = ?");
     this.selfSeg = db.prepare("UPDATE entries SET seg = id WHERE id = ?");
     this.hasChild = db.prepare("SELECT 1 FROM entries WHERE parent_id = ? LIMIT 1");
-    this.segment = db.prepare(`SELECT ${ENTRY_COLUMNS} FROM entries WHERE seg = ? AND id <= ? ORDER BY id`);
+    this.paths = new ActivePaths(db);
     this.moveHead = db.prepare(
       `UPDATE sessions SET leaf_id = ?, mode = ?, entry_count = entry_count + ?, updated_at = ?,
          activity = ${NEXT_ACTIVITY} WHERE id = ?`,
@@ -273,23 +274,9 @@ export class EntryTree {
       .immediate();
   }
 
-  /** The active path, root first. */
-  activePath(session: Pick<Session, "leafId">): Entry[] {
-    if (session.leafId === null) return [];
-    const chunks: EntryRow[][] = [];
-    let upTo = Number(session.leafId);
-    let seg = (this.leafInfo.get(upTo) as LeafRow).seg;
-    for (;;) {
-      const rows = this.segment.all(seg, upTo) as EntryRow[];
-      chunks.push(rows);
-      const parent = rows[0].parent_id;
-      if (parent === null) break;
-      seg = (this.leafInfo.get(parent) as LeafRow).seg;
-      upTo = parent;
-    }
-    const out: Entry[] = [];
-    for (let c = chunks.length - 1; c >= 0; c--) for (const r of chunks[c]) out.push(toEntry(r));
-    return out;
+  /** The active path, root first (entries are frozen: read-only). */
+  activePath(session: Pick<Session, "id" | "leafId">): Entry[] {
+    return this.paths.load(session);
   }
 
   /** One entry; `not_found` when none. */

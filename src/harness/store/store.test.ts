@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
@@ -348,5 +349,67 @@ describe("branch-local state", () => {
     expect(store.session(s.id).mode).toBe("normal");
     store.setLeaf(s.id, change!.id);
     expect(store.session(s.id).mode).toBe("plan");
+  });
+});
+
+describe("active path loading", () => {
+  it("matches a model of the tree under any sequence of appends and leaf moves, across connections", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            { arbitrary: fc.constant({ op: "append" as const }), weight: 3 },
+            // n past the last entry moves the leaf before the root
+            { arbitrary: fc.nat({ max: 24 }).map((n) => ({ op: "leaf" as const, n })), weight: 1 },
+          ),
+          {
+            maxLength: 60,
+          },
+        ),
+        (ops) => {
+          const s = store.createSession({ profile: writer });
+          const other = SessionStore.open(file);
+          try {
+            const parentOf = new Map<string, string | null>();
+            const ids: string[] = [];
+            let leaf: string | null = null;
+            for (const [i, o] of ops.entries()) {
+              if (o.op === "append") {
+                const e = (i % 3 === 0 ? other : store).append(s.id, user(`m${i}`));
+                parentOf.set(e.id, leaf);
+                ids.push(e.id);
+                leaf = e.id;
+              } else {
+                leaf = o.n >= ids.length ? null : ids[o.n];
+                store.setLeaf(s.id, leaf);
+              }
+              const expected: string[] = [];
+              for (let at = leaf; at !== null; at = parentOf.get(at) ?? null) expected.unshift(at);
+              for (const st of [store, other]) {
+                const path = st.activePath(s.id);
+                expect(path.map((e) => e.id)).toEqual(expected);
+                expect(path.map((e) => e.depth)).toEqual(expected.map((_, d) => d));
+                expect(path.map((e) => e.parentId)).toEqual(
+                  expected.map((_, d) => (d ? expected[d - 1] : null)),
+                );
+              }
+            }
+          } finally {
+            other.close();
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("hands out read-only entries", () => {
+    const s = store.createSession({ profile: writer });
+    store.append(s.id, user("hello"));
+    const [e] = store.activePath(s.id);
+    expect(() => {
+      (e.data as { text: string }).text = "changed";
+    }).toThrow(TypeError);
+    expect(store.activePath(s.id)[0].data).toMatchObject({ text: "hello" });
   });
 });
