@@ -50,7 +50,7 @@ export class Workspace {
     }
     const config = join(root, ".nbook", "config.json");
     if (!existsSync(config))
-      writeFileAtomicSync(config, `${JSON.stringify({ providers: {}, models: {} }, null, 2)}\n`);
+      writeFileAtomicSync(config, `${JSON.stringify({ providers: {} }, null, 2)}\n`);
     return new Workspace(root);
   }
 
