@@ -1,4 +1,9 @@
-import { CustomCalendar, GregorianCalendar, SimpleCalendar } from "../../src/world/calendar/index.js";
+import {
+  CustomCalendar,
+  GregorianCalendar,
+  ScriptedCalendar,
+  SimpleCalendar,
+} from "../../src/world/calendar/index.js";
 import { type BenchSuite, medianMs } from "../lib.js";
 
 const DAY = 86_400;
@@ -122,6 +127,23 @@ export const suite: BenchSuite = {
       name: "custom_format_parse_far_year",
       unit: "us",
       value: await microsPerCall(() => custom.parse(custom.format(st))),
+    });
+
+    // A custom calendar whose text form is JavaScript: each call runs in a fresh QuickJS context.
+    const base = new CustomCalendar({
+      type: "custom",
+      months: [{ name: "Long", days: 400 }],
+      script:
+        "function format(s, d) { return 'Year ' + d.year + ' day ' + d.day }\nfunction parse(t) { const m = /^Year (-?\\d+) day (\\d+)$/.exec(t); return { year: Number(m[1]), day: Number(m[2]) } }",
+    });
+    const scripted = await new ScriptedCalendar(base, base.script!).ready();
+    const day = 86_400 * 123_456;
+    if (scripted.parse(scripted.format(day)) !== day)
+      throw new Error("scripted calendar does not round-trip");
+    report({
+      name: "custom_script_format_parse",
+      unit: "us",
+      value: await microsPerCall(() => scripted.parse(scripted.format(day)), 20),
     });
   },
 };

@@ -48,11 +48,23 @@ export const CustomConfigSchema = z
       .object({ names: z.array(label).min(1), offset: z.number().int().default(0) })
       .strict()
       .optional(),
-    format: z.string().min(1),
+    /** The default format; optional when `script` formats and parses. */
+    format: z.string().min(1).optional(),
+    /**
+     * JavaScript defining `format(seconds, date)` → string and `parse(text)` → seconds or a date
+     * object; it runs in the QuickJS sandbox, never in the host.
+     */
+    script: z
+      .string()
+      .min(1)
+      .max(64 * 1024)
+      .optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
     const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: "custom", path, message });
+    if (c.format === undefined && c.script === undefined)
+      problem(["format"], "required (unless a script formats and parses)");
     c.months.forEach((m, i) => {
       if (m.days + m.leapDays === 0) problem(["months", i, "days"], `month ${m.name} has no days`);
     });
@@ -93,6 +105,9 @@ export type CustomConfig = z.input<typeof CustomConfigSchema>;
  * day 1; eras relabel internal years, and a format without {era} shows the signed internal year.
  */
 export class CustomCalendar extends SolarCalendar {
+  /** JavaScript format/parse functions, when the settings give them (see ScriptedCalendar). */
+  readonly script?: string;
+
   constructor(config: CustomConfig) {
     const c = parseSettings(CustomConfigSchema, config);
     const rules: SolarRules = {
@@ -104,8 +119,10 @@ export class CustomCalendar extends SolarCalendar {
       eras: c.eras ?? [],
       beforeEra: c.beforeEra,
       weekdays: c.weekdays,
-      format: c.format,
+      format:
+        c.format ?? `${c.eras ? "{era} " : ""}{year}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}`,
     };
     super("custom", rules);
+    if (c.script !== undefined) this.script = c.script;
   }
 }

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NbError } from "../../core/errors.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { CALENDAR_FILE, defaultCalendarYaml, loadCalendar, parseCalendarYaml } from "./index.js";
+import {
+  CALENDAR_FILE,
+  defaultCalendarYaml,
+  loadCalendar,
+  openCalendar,
+  parseCalendarYaml,
+} from "./index.js";
 
 function errorOf(fn: () => unknown): NbError {
   try {
@@ -116,6 +122,18 @@ describe("loadCalendar", () => {
     const project = makeProject("zh");
     unlinkSync(join(project.root, CALENDAR_FILE));
     expect(loadCalendar(project).format(-1)).toBe("公元前1年12月31日 23:59:59");
+    project.close();
+  });
+
+  it("opens a calendar whose format and parse are JavaScript, loading the sandbox first", async () => {
+    const project = makeProject("en");
+    writeFileSync(
+      join(project.root, CALENDAR_FILE),
+      "type: custom\nmonths: [{ name: Long, days: 400 }]\nscript: |\n  function format(s, d) { return 'Year ' + d.year }\n  function parse(t) { return { year: Number(t.slice(5)) } }\n",
+    );
+    const calendar = await openCalendar(project);
+    expect(calendar.format(400 * 86_400)).toBe("Year 2");
+    expect(calendar.parse("Year -1")).toBe(-2 * 400 * 86_400);
     project.close();
   });
 });

@@ -3,6 +3,7 @@ import { NbError } from "../../core/errors.js";
 import { parsePointer } from "../../core/json-pointer.js";
 import { CustomCalendar, type CustomConfig } from "./custom.js";
 import { GregorianCalendar, type GregorianConfig } from "./gregorian.js";
+import { ScriptedCalendar } from "./script.js";
 import { SimpleCalendar, type SimpleConfig } from "./simple.js";
 import type { Calendar } from "./types.js";
 
@@ -20,8 +21,10 @@ export function createCalendar(settings: unknown, language: CalendarLanguage = "
       return new GregorianCalendar({ language, ...(settings as GregorianConfig) });
     case "simple":
       return new SimpleCalendar(settings as SimpleConfig);
-    case "custom":
-      return new CustomCalendar(settings as CustomConfig);
+    case "custom": {
+      const base = new CustomCalendar(settings as CustomConfig);
+      return base.script === undefined ? base : new ScriptedCalendar(base, base.script);
+    }
     default: {
       const message = `calendar type ${type === undefined ? "is missing" : `"${String(type)}" is unknown`} (use gregorian, simple or custom)`;
       throw new NbError("config_error", message, { fields: [{ pointer: "/type", message }] });

@@ -55,6 +55,26 @@ export interface SolarFields {
   second: number;
 }
 
+/** A date with names resolved: what `partsOf` returns. */
+export interface DateParts extends SolarFields {
+  era: string | null;
+  yearOfEra: number;
+  monthName: string;
+  weekday: number | null;
+  weekdayName: string | null;
+}
+
+/** A date to convert with `secondsOf`. */
+export interface DateInput {
+  era?: string;
+  year: number;
+  month?: number | string;
+  day?: number;
+  hour?: number;
+  minute?: number;
+  second?: number;
+}
+
 const UNITS = ["year", "month", "day", "hour", "minute", "second"] as const;
 
 /**
@@ -253,6 +273,57 @@ export class SolarCalendar implements Calendar {
         range: { from: this.format(-Number.MAX_SAFE_INTEGER), to: this.format(Number.MAX_SAFE_INTEGER) },
       },
     };
+  }
+
+  /** The date of `seconds` with era and names resolved, as custom calendar scripts receive it. */
+  partsOf(seconds: number): DateParts {
+    const f = this.toFields(seconds);
+    const r = this.rules;
+    const era = r.eras.length ? this.eraOf(f.year) : undefined;
+    const weekday = r.weekdays ? this.weekdayOf(seconds) : null;
+    return {
+      ...f,
+      era: era ? (era.index < 0 ? r.beforeEra! : r.eras[era.index].name) : null,
+      yearOfEra: era ? era.yearOfEra : f.year,
+      monthName: r.months[f.month - 1].name,
+      weekday,
+      weekdayName: weekday === null ? null : r.weekdays!.names[weekday],
+    };
+  }
+
+  /**
+   * Seconds of a date given by parts: `year` is the year of `era` when an era is named, else the
+   * internal year; `month` is a number or a month name; omitted parts count from their start.
+   */
+  secondsOf(parts: DateInput): number {
+    const r = this.rules;
+    let year = parts.year;
+    if (parts.era !== undefined) {
+      const index = parts.era === r.beforeEra ? -1 : r.eras.findIndex((e) => e.name === parts.era);
+      if (index === -1 && parts.era !== r.beforeEra) {
+        const known = [...r.eras.map((e) => e.name), ...(r.beforeEra ? [r.beforeEra] : [])];
+        throw new NbError(
+          "invalid_input",
+          `unknown era "${parts.era}" (known: ${known.join(", ") || "none"})`,
+        );
+      }
+      year = this.yearFromEra(index, parts.year);
+    }
+    let month = parts.month ?? 1;
+    if (typeof month === "string") {
+      const name = month;
+      month = r.months.findIndex((m) => m.name === name) + 1;
+      if (month === 0) throw new NbError("invalid_input", `unknown month "${name}"`);
+    }
+    const seconds = this.fromFields({
+      year,
+      month,
+      day: parts.day ?? 1,
+      hour: parts.hour ?? 0,
+      minute: parts.minute ?? 0,
+      second: parts.second ?? 0,
+    });
+    return assertSafeResult(seconds, JSON.stringify(parts));
   }
 
   /** Weekday index (0-based) of the day holding `seconds`. */
