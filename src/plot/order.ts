@@ -37,7 +37,7 @@ export function placeId(
 /** Write 0..n-1 into `column` for the ids in order, touching only rows whose value changes. */
 export function writeOrder(db: PlotDb, table: string, column: string, ids: number[]): void {
   const stmt = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE id = ? AND ${column} IS NOT ?`);
-  ids.forEach((id, i) => stmt.run(i, id, i));
+  for (const [i, id] of ids.entries()) stmt.run(i, id, i);
 }
 
 /** Ids of one ordered bucket: rows matching `where`, by (column, id). */

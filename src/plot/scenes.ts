@@ -83,15 +83,13 @@ export function loadSceneRefs(db: PlotDb, sceneIds: number[]): Map<number, Scene
       r.target_kind === "content"
         ? r.target_path!
         : formatRef({ kind: r.target_kind, id: (r.target_thread_id ?? r.target_scene_id)! });
-    out
-      .get(r.scene_id)
-      ?.push({
-        relation: r.relation,
-        target,
-        targetKind: r.target_kind,
-        visibility: r.visibility,
-        note: r.note,
-      });
+    out.get(r.scene_id)?.push({
+      relation: r.relation,
+      target,
+      targetKind: r.target_kind,
+      visibility: r.visibility,
+      note: r.note,
+    });
   }
   return out;
 }
@@ -164,6 +162,7 @@ function toInstant(
   try {
     return pc.world.parseTime(text!);
   } catch (e) {
+    if (e instanceof NbError && e.code === "config_error") throw e;
     const msg = e instanceof Error ? e.message : String(e);
     throw new NbError("invalid_input", `/worldAnchor/${key}Time: ${msg}`, {
       fields: [{ pointer: `/worldAnchor/${key}Time`, message: msg }],
@@ -209,7 +208,7 @@ function writeSubjects(db: PlotDb, sceneId: number, ids: string[]): void {
   const ins = db.prepare(
     "INSERT INTO story_scene_subject (scene_id, sort_order, subject_id) VALUES (?, ?, ?)",
   );
-  ids.forEach((s, i) => ins.run(sceneId, i, s));
+  for (const [i, s] of ids.entries()) ins.run(sceneId, i, s);
 }
 
 /** Create, update or archive a scene: thread and chapter order, world anchor, refs, promise rules. */

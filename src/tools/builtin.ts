@@ -1,5 +1,6 @@
 import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
+import { plotTools } from "./plot/index.js";
 import { ToolRegistry } from "./registry.js";
 import { resultTools } from "./result/index.js";
 import { sqlTools } from "./sql/index.js";
@@ -13,6 +14,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...taskTools,
   ...resultTools,
   ...sqlTools,
+  ...plotTools,
 ];
 
 /** A registry holding every built-in tool. */

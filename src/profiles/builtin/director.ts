@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
 import { basePrompt } from "./prompt.js";
 
@@ -33,7 +34,7 @@ export const director = defineProfile({
       open_questions: z.array(z.string()),
     })
     .strict(),
-  tools: ["read", "report_result"],
+  tools: ["read", "report_result", ...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}
 

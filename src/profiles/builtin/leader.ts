@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
 import { basePrompt } from "./prompt.js";
 
@@ -19,6 +20,8 @@ export const leaderDefault = defineProfile({
     "task_create",
     "task_set_status",
     "execute_sql",
+    ...PLOT_READ_TOOLS,
+    ...PLOT_WRITE_TOOLS,
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PLOT_READ_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
 import { basePrompt } from "./prompt.js";
 
@@ -20,7 +21,7 @@ export const writer = defineProfile({
     })
     .strict(),
   output: z.object({ summary: z.string(), outputPath: z.string().optional() }).strict(),
-  tools: ["read", "write", "edit", "bash", "report_result"],
+  tools: ["read", "write", "edit", "bash", "report_result", ...PLOT_READ_TOOLS],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the writer: you turn a chapter brief into finished prose.", ctx)}
 

@@ -1,0 +1,34 @@
+import type { Project } from "../workspace/project.js";
+import { loadCalendar } from "../world/calendar/index.js";
+import { openWorld } from "../world/world.js";
+import type { PlotContext } from "./context.js";
+import { plotDb } from "./db.js";
+import { WorldLink } from "./world-link.js";
+
+/** Everything a plot call needs for one project, acting as `actor` (a profile key or "user"). */
+export function plotContext(project: Project, actor: string): PlotContext {
+  return {
+    db: plotDb(project),
+    actor,
+    world: project.resource(
+      "plot-world",
+      () =>
+        new WorldLink(
+          () => openWorld(project),
+          () => loadCalendar(project),
+        ),
+    ),
+    language: project.meta().language,
+  };
+}
+
+export { getChapterWriterBrief } from "./brief.js";
+export { saveAct, saveChapter } from "./carrier.js";
+export type { PlotContext } from "./context.js";
+export { getDecisionDto, saveDecision } from "./decisions.js";
+export { listChapters, listDecisions, listPromises, listScenes, listThreads } from "./lists.js";
+export { getPromiseDetail, saveBeat, savePromise } from "./promises.js";
+export { saveScene } from "./scenes.js";
+export { saveThread } from "./threads.js";
+export { getStoryTree } from "./tree.js";
+export { getChapterDetail, getSceneContext, getSceneWorldContext, getThreadDetail } from "./views.js";

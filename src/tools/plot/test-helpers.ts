@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Project } from "../../workspace/project.js";
+import { Workspace } from "../../workspace/workspace.js";
+import { type Allowlist, dispatch } from "../dispatch.js";
+import { ToolRegistry } from "../registry.js";
+import type { DispatchResult, Mode } from "../types.js";
+import { plotTools } from "./index.js";
+
+/** A workspace with one project and a registry of the plot tools, for tests. */
+export function plotFixture(language: "en" | "zh" = "en") {
+  const dir = mkdtempSync(join(tmpdir(), "nb-plot-"));
+  const workspace = Workspace.init(dir);
+  const project: Project = workspace.createProject("novel", { title: "The Novel", language });
+  const registry = new ToolRegistry(plotTools);
+  /** Call a tool through the full dispatch. */
+  const call = (
+    key: string,
+    input: unknown,
+    opts: { mode?: Mode; profileKey?: string | null; allow?: Allowlist } = {},
+  ) =>
+    dispatch(
+      { key, input },
+      {
+        registry,
+        workspace,
+        project,
+        mode: opts.mode ?? "normal",
+        profileKey: opts.profileKey ?? null,
+        allow: opts.allow ?? "all",
+      },
+    );
+  /** Call a tool and return its details, failing loudly on an error. */
+  const ok = async <T = any>(
+    key: string,
+    input: unknown,
+    opts: { profileKey?: string | null } = {},
+  ): Promise<T> => {
+    const r: DispatchResult = await call(key, input, opts);
+    if (!r.ok) throw new Error(`${key} failed: ${r.error.code} ${r.error.message}`);
+    return r.details as T;
+  };
+  return {
+    workspace,
+    project,
+    registry,
+    call,
+    ok,
+    cleanup() {
+      workspace.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
