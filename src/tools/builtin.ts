@@ -6,6 +6,7 @@ import { resultTools } from "./result/index.js";
 import { sqlTools } from "./sql/index.js";
 import { taskTools } from "./tasks/index.js";
 import type { AnyTool } from "./types.js";
+import { worldTools } from "./world/index.js";
 
 /** Every tool NeuroBook ships, by group. A tool is listed here only once it really works. */
 export const BUILTIN_TOOLS: readonly AnyTool[] = [
@@ -14,6 +15,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...taskTools,
   ...resultTools,
   ...sqlTools,
+  ...worldTools,
   ...plotTools,
 ];
 

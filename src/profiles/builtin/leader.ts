@@ -22,6 +22,7 @@ export const leaderDefault = defineProfile({
     "execute_sql",
     ...PLOT_READ_TOOLS,
     ...PLOT_WRITE_TOOLS,
+    { key: "execute_world", access: "readwrite" },
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}

@@ -21,7 +21,15 @@ export const writer = defineProfile({
     })
     .strict(),
   output: z.object({ summary: z.string(), outputPath: z.string().optional() }).strict(),
-  tools: ["read", "write", "edit", "bash", "report_result", ...PLOT_READ_TOOLS],
+  tools: [
+    "read",
+    "write",
+    "edit",
+    "bash",
+    "report_result",
+    ...PLOT_READ_TOOLS,
+    { key: "execute_world", access: "readonly" },
+  ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the writer: you turn a chapter brief into finished prose.", ctx)}
 

@@ -33,6 +33,8 @@ export const PRELUDE = `(function (call, log, specJson, valuesJson) {
     return function () {
       var args = [];
       for (var i = 0; i < arguments.length; i++) args[i] = arguments[i];
+      // JSON would turn omitted trailing arguments into nulls.
+      while (args.length && args[args.length - 1] === undefined) args.length--;
       return invoke(path, args);
     };
   }

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { NbError } from "../../core/errors.js";
+import type { Project } from "../../workspace/project.js";
+import { loadCalendar } from "../../world/calendar/index.js";
+import { defineTool } from "../define.js";
+import { isReadOnlyMode } from "../dispatch.js";
+import type { AnyTool, ToolContext } from "../types.js";
+import { worldAccess } from "./access.js";
+import { worldToolDescription } from "./description.js";
+import { previewText, resultText } from "./format.js";
+import { runWorldScript, type WorldScriptOutcome } from "./run.js";
+
+const Input = z
+  .object({
+    code: z
+      .string()
+      .min(1)
+      .max(200_000)
+      .describe("JavaScript: the body of a function; `return` the result. The `world` object is in scope."),
+    project: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Another project of this workspace, by name (default: the current project)"),
+  })
+  .strict();
+
+type WorldInput = z.infer<typeof Input>;
+
+function targetProject(input: WorldInput, ctx: ToolContext): Project {
+  if (input.project !== undefined) return ctx.workspace.project(input.project);
+  if (!ctx.project)
+    throw new NbError("invalid_input", "execute_world needs a current project (or `project`)");
+  return ctx.project;
+}
+
+/** A calendar string for the preview, or the raw seconds when the calendar cannot format it. */
+function timeLabel(project: Project): (t: number) => string {
+  return (t) => {
+    try {
+      return `${loadCalendar(project).format(t)} (t=${t})`;
+    } catch {
+      return `t=${t}`;
+    }
+  };
+}
+
+/**
+ * Dry runs, keyed by the validated input object: dispatch passes the same object to `effect`,
+ * `preview` and `execute`, so a read-only mode runs the script once, not three times.
+ */
+const dryRuns = new WeakMap<object, Promise<WorldScriptOutcome>>();
+
+function dryRun(input: WorldInput, ctx: ToolContext): Promise<WorldScriptOutcome> {
+  let run = dryRuns.get(input);
+  if (!run) {
+    run = runWorldScript(targetProject(input, ctx), input.code, {
+      access: worldAccess(ctx),
+      dryRun: true,
+      signal: ctx.signal,
+    });
+    dryRuns.set(input, run);
+  }
+  return run;
+}
+
+/** True when this call may only look: a read-write script in a read-only mode, not approved. */
+function mustDryRun(ctx: ToolContext): boolean {
+  return worldAccess(ctx) === "readwrite" && isReadOnlyMode(ctx.mode) && !ctx.approved;
+}
+
+/** execute_world (seed: "World Engine Tools"): one code tool over the whole World Engine API. */
+export const executeWorld = defineTool({
+  key: "execute_world",
+  group: "world",
+  description: worldToolDescription("readwrite"),
+  describe: (binding) => worldToolDescription(binding.access === "readwrite" ? "readwrite" : "readonly"),
+  input: Input,
+  effect: async (input, ctx) => {
+    if (worldAccess(ctx) === "readonly") return "read";
+    if (!mustDryRun(ctx)) return "write";
+    // In a read-only mode only a script that really writes needs the user's approval.
+    return (await dryRun(input, ctx)).writes.length ? "write" : "read";
+  },
+  preview: async (input, ctx) => {
+    const o = await dryRun(input, ctx);
+    return {
+      text: previewText(o, timeLabel(targetProject(input, ctx))),
+      details: { writes: o.writes, issues: o.issues, data: o.value, console: o.console },
+    };
+  },
+  execute: async (input, ctx) => {
+    const outcome = mustDryRun(ctx)
+      ? await dryRun(input, ctx)
+      : await runWorldScript(targetProject(input, ctx), input.code, {
+          access: worldAccess(ctx),
+          signal: ctx.signal,
+        });
+    if (outcome.dryRun && outcome.writes.length) {
+      throw new NbError(
+        "approval_required",
+        `The script writes to the World Engine and the session is in ${ctx.mode} mode; nothing was stored.`,
+      );
+    }
+    return {
+      text: resultText(outcome),
+      details: { data: outcome.value, issues: outcome.issues, console: outcome.console },
+    };
+  },
+});
+
+/** The World Engine tool group. */
+export const worldTools: AnyTool[] = [executeWorld];
