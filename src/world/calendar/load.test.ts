@@ -75,6 +75,18 @@ describe("parseCalendarYaml", () => {
     expect(custom.parse("1 Sun 2")).toBe((100 + 50) * 86_400);
   });
 
+  it("accepts every calendar example in docs/world-engine.md", () => {
+    const md = readFileSync(new URL("../../../docs/world-engine.md", import.meta.url), "utf8");
+    const blocks = [...md.matchAll(/```yaml\n(type: (?:gregorian|simple|custom)\n[\s\S]*?)```/g)].map(
+      (m) => m[1],
+    );
+    expect(blocks.length).toBe(3);
+    for (const yaml of blocks) {
+      const c = parseCalendarYaml(yaml);
+      expect(c.parse(c.format(-123_456_789))).toBe(-123_456_789);
+    }
+  });
+
   it("seeds a Gregorian calendar whose era words follow the project language", () => {
     const en = parseCalendarYaml(defaultCalendarYaml({ language: "en" }));
     expect(en.format(-1)).toBe("0001-12-31 23:59:59 BC");
