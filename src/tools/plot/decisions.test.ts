@@ -53,7 +53,13 @@ describe("decisions", () => {
   });
 
   it("refuses duplicate options after trimming, and decided-only fields on create", async () => {
-    const dup = await fail({ action: "create", name: "d", title: "D", question: "q", options: [{ option: "A" }, { option: " A " }] });
+    const dup = await fail({
+      action: "create",
+      name: "d",
+      title: "D",
+      question: "q",
+      options: [{ option: "A" }, { option: " A " }],
+    });
     expect(dup.fields?.[0].pointer).toBe("/options/1/option");
     const early = await fail({ action: "create", name: "d", title: "D", question: "q", risk: "x" });
     expect(early.fields).toContainEqual({ pointer: "/risk", message: "not accepted by action create" });
@@ -61,10 +67,22 @@ describe("decisions", () => {
 
   it("checks anchors: content paths must stay inside the project, ids must exist", async () => {
     for (const path of ["../../etc", "/abs", "C:\\x", "promise://3", "a/../../b"]) {
-      const e = await fail({ action: "create", name: "d", title: "D", question: "q", anchor: { kind: "content", path } });
+      const e = await fail({
+        action: "create",
+        name: "d",
+        title: "D",
+        question: "q",
+        anchor: { kind: "content", path },
+      });
       expect(e.code, path).toBe("invalid_input");
     }
-    const missing = await fail({ action: "create", name: "d", title: "D", question: "q", anchor: { kind: "chapter", id: 9 } });
+    const missing = await fail({
+      action: "create",
+      name: "d",
+      title: "D",
+      question: "q",
+      anchor: { kind: "chapter", id: 9 },
+    });
     expect(missing.code).toBe("not_found");
     const ok = await f.ok("save_story_decision", {
       action: "create",
@@ -77,10 +95,22 @@ describe("decisions", () => {
   });
 
   it("validates serves/dependsOn: unknown schemes and missing targets are named", async () => {
-    const banana = await fail({ action: "create", name: "d", title: "D", question: "q", serves: ["banana://1"] });
+    const banana = await fail({
+      action: "create",
+      name: "d",
+      title: "D",
+      question: "q",
+      serves: ["banana://1"],
+    });
     expect(banana.code).toBe("invalid_input");
     expect(banana.fields?.[0].pointer).toBe("/serves/0");
-    const missing = await fail({ action: "create", name: "d", title: "D", question: "q", dependsOn: ["lorebook/a.md", "promise://99"] });
+    const missing = await fail({
+      action: "create",
+      name: "d",
+      title: "D",
+      question: "q",
+      dependsOn: ["lorebook/a.md", "promise://99"],
+    });
     expect(missing.code).toBe("not_found");
     expect(missing.fields?.[0].pointer).toBe("/dependsOn/1");
     const p = await f.ok("save_story_promise", { action: "create", name: "p", title: "P" });
@@ -100,13 +130,27 @@ describe("decisions", () => {
       pointer: "/voidReason",
       message: "required for action void",
     });
-    expect((await fail({ action: "supersede", decisionId: a, supersededById: a })).fields?.[0].pointer).toBe("/supersededById");
+    expect((await fail({ action: "supersede", decisionId: a, supersededById: a })).fields?.[0].pointer).toBe(
+      "/supersededById",
+    );
     const b = await create("d-b");
-    expect((await fail({ action: "supersede", decisionId: a, supersededById: b })).message).toMatch(/decided/);
-    await f.ok("save_story_decision", { action: "sign_off", decisionId: b, conclusion: "c", reason: "r", risk: "k" });
+    expect((await fail({ action: "supersede", decisionId: a, supersededById: b })).message).toMatch(
+      /decided/,
+    );
+    await f.ok("save_story_decision", {
+      action: "sign_off",
+      decisionId: b,
+      conclusion: "c",
+      reason: "r",
+      risk: "k",
+    });
     const sup = await f.ok("save_story_decision", { action: "supersede", decisionId: a, supersededById: b });
     expect(sup).toMatchObject({ status: "superseded", supersededById: b });
-    const voided = await f.ok("save_story_decision", { action: "void", decisionId: b, voidReason: "plot changed" });
+    const voided = await f.ok("save_story_decision", {
+      action: "void",
+      decisionId: b,
+      voidReason: "plot changed",
+    });
     expect(voided).toMatchObject({ status: "voided", voidReason: "plot changed" });
   });
 
@@ -137,17 +181,29 @@ describe("decisions", () => {
     const t = await f.ok("save_story_thread", { action: "create", name: "t", title: "T" });
     const id = await create("d", { anchor: { kind: "thread", id: t.id } });
     plotDb(f.project).prepare("DELETE FROM story_thread WHERE id = ?").run(t.id);
-    expect((await f.ok("get_story_decision", { decisionId: id })).anchor).toEqual({ kind: "story", id: null, path: null });
+    expect((await f.ok("get_story_decision", { decisionId: id })).anchor).toEqual({
+      kind: "story",
+      id: null,
+      path: null,
+    });
   });
 
   it("lists open decisions first, with status/chapter filters and paging", async () => {
     const ch = await f.ok("save_story_chapter", { action: "create", name: "c", title: "C" });
     const a = await create("a");
     const b = await create("b", { deadlineChapterId: ch.id });
-    await f.ok("save_story_decision", { action: "sign_off", decisionId: a, conclusion: "c", reason: "r", risk: "k" });
+    await f.ok("save_story_decision", {
+      action: "sign_off",
+      decisionId: a,
+      conclusion: "c",
+      reason: "r",
+      risk: "k",
+    });
     const c = await create("c", { anchor: { kind: "chapter", id: ch.id } });
     expect((await f.ok("get_story_decision", {})).rows.map((r: { id: number }) => r.id)).toEqual([b, c, a]);
-    expect((await f.ok("get_story_decision", { chapterId: ch.id })).rows.map((r: { id: number }) => r.id)).toEqual([b, c]);
+    expect(
+      (await f.ok("get_story_decision", { chapterId: ch.id })).rows.map((r: { id: number }) => r.id),
+    ).toEqual([b, c]);
     expect((await f.ok("get_story_decision", { status: "decided" })).total).toBe(1);
     const p1 = await f.ok("get_story_decision", { limit: 1 });
     const p2 = await f.ok("get_story_decision", { limit: 1, cursor: p1.nextCursor });

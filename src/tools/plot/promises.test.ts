@@ -12,9 +12,11 @@ beforeEach(async () => {
 afterEach(() => f.cleanup());
 
 const scene = async (title: string, status = "draft") =>
-  (await f.ok("save_story_scene", { action: "create", threadId: thread, chapterId: chapter, title, status })).id as number;
+  (await f.ok("save_story_scene", { action: "create", threadId: thread, chapterId: chapter, title, status }))
+    .id as number;
 const promise = async (name: string, extra: Record<string, unknown> = {}) =>
-  (await f.ok("save_story_promise", { action: "create", name, title: name.toUpperCase(), ...extra })).id as number;
+  (await f.ok("save_story_promise", { action: "create", name, title: name.toUpperCase(), ...extra }))
+    .id as number;
 const beat = (promiseId: number, sceneId: number, kind: string, extra: Record<string, unknown> = {}) =>
   f.ok("save_promise_beat", { action: "set", promiseId, sceneId, kind, ...extra });
 
@@ -25,7 +27,11 @@ describe("promise rules", () => {
     const r = await beat(p, s, "payoff");
     expect(r.status).toBe("fulfilled");
     expect(r.fulfilledVia).toBe("payoff");
-    const again = await f.ok("save_promise_beat", { action: "set", promiseId: p, sceneId: s, kind: "payoff" }, { profileKey: "director" });
+    const again = await f.ok(
+      "save_promise_beat",
+      { action: "set", promiseId: p, sceneId: s, kind: "payoff" },
+      { profileKey: "director" },
+    );
     expect(again.fulfilledBy).toBe("user");
   });
 
@@ -45,7 +51,9 @@ describe("promise rules", () => {
     const b = await scene("B");
     await beat(p, a, "payoff");
     await beat(p, b, "payoff");
-    expect((await f.ok("save_promise_beat", { action: "remove", promiseId: p, sceneId: a })).status).toBe("fulfilled");
+    expect((await f.ok("save_promise_beat", { action: "remove", promiseId: p, sceneId: a })).status).toBe(
+      "fulfilled",
+    );
     const r = await beat(p, b, "advance");
     expect(r.status).toBe("open");
     expect(r.derivedStage).toBe("echoed");
@@ -55,7 +63,9 @@ describe("promise rules", () => {
     const p = await promise("ring");
     const s = await scene("S");
     await beat(p, s, "payoff");
-    expect((await f.ok("save_promise_beat", { action: "remove", promiseId: p, sceneId: s })).status).toBe("open");
+    expect((await f.ok("save_promise_beat", { action: "remove", promiseId: p, sceneId: s })).status).toBe(
+      "open",
+    );
     await beat(p, s, "payoff");
     await f.ok("save_story_scene", { action: "archive", sceneId: s });
     expect((await f.ok("get_story_promise", { promiseId: p })).status).toBe("open");
@@ -65,11 +75,17 @@ describe("promise rules", () => {
     const manual = await promise("manual");
     const s = await scene("S");
     await beat(manual, s, "plant");
-    const fulfilled = await f.ok("save_story_promise", { action: "fulfill", promiseId: manual }, { profileKey: "director" });
+    const fulfilled = await f.ok(
+      "save_story_promise",
+      { action: "fulfill", promiseId: manual },
+      { profileKey: "director" },
+    );
     expect(fulfilled.fulfilledVia).toBe("manual");
     expect(fulfilled.fulfilledBy).toBe("director");
     await beat(manual, s, "payoff");
-    expect((await f.ok("save_promise_beat", { action: "remove", promiseId: manual, sceneId: s })).status).toBe("fulfilled");
+    expect(
+      (await f.ok("save_promise_beat", { action: "remove", promiseId: manual, sceneId: s })).status,
+    ).toBe("fulfilled");
 
     const dropped = await promise("dropped");
     await f.ok("save_story_promise", { action: "abandon", promiseId: dropped });
@@ -85,7 +101,15 @@ describe("promise rules", () => {
     await beat(p, await scene("Payoff", "archived"), "payoff");
     const r = await f.ok("get_story_promise", { promiseId: p });
     expect(r.derivedStage).toBe("echoed");
-    expect(r.beatStats).toEqual({ plant: 1, advance: 1, setback: 0, payoff: 0, planned: 1, factual: 1, archived: 1 });
+    expect(r.beatStats).toEqual({
+      plant: 1,
+      advance: 1,
+      setback: 0,
+      payoff: 0,
+      planned: 1,
+      factual: 1,
+      archived: 1,
+    });
     expect(r.beats.map((b: { state: string }) => b.state)).toEqual(["planned", "factual", "archived"]);
   });
 
@@ -111,8 +135,12 @@ describe("promise rules", () => {
     const page2 = await f.ok("get_story_promise", { limit: 2, cursor: page1.nextCursor });
     expect(page2.rows.map((r: { id: number }) => r.id)).toEqual([done]);
     expect(page2.nextCursor).toBeNull();
-    expect((await f.ok("get_story_promise", { tag: "mystery" })).rows.map((r: { id: number }) => r.id)).toEqual([high]);
-    expect((await f.ok("get_story_promise", { status: "fulfilled" })).rows.map((r: { id: number }) => r.id)).toEqual([done]);
+    expect(
+      (await f.ok("get_story_promise", { tag: "mystery" })).rows.map((r: { id: number }) => r.id),
+    ).toEqual([high]);
+    expect(
+      (await f.ok("get_story_promise", { status: "fulfilled" })).rows.map((r: { id: number }) => r.id),
+    ).toEqual([done]);
     expect((await f.ok("get_story_promise", { importance: "low" })).total).toBe(1);
   });
 
@@ -123,7 +151,14 @@ describe("promise rules", () => {
     const s = await scene("S");
     const rm = await f.call("save_promise_beat", { action: "remove", promiseId: p, sceneId: s });
     expect(rm.ok ? null : rm.error.code).toBe("not_found");
-    const withKind = await f.call("save_promise_beat", { action: "remove", promiseId: p, sceneId: s, kind: "plant" });
-    expect(withKind.ok ? null : withKind.error.fields).toEqual([{ pointer: "/kind", message: "not accepted by action remove" }]);
+    const withKind = await f.call("save_promise_beat", {
+      action: "remove",
+      promiseId: p,
+      sceneId: s,
+      kind: "plant",
+    });
+    expect(withKind.ok ? null : withKind.error.fields).toEqual([
+      { pointer: "/kind", message: "not accepted by action remove" },
+    ]);
   });
 });

@@ -9,7 +9,9 @@ describe("plot tool registration", () => {
   it("has exactly the 15 tools: 8 reads and 7 writes, each with the declared effect", () => {
     expect(plotTools.map((t) => t.key).sort()).toEqual([...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS].sort());
     for (const t of plotTools) {
-      expect(t.effect, t.key).toBe((PLOT_WRITE_TOOLS as readonly string[]).includes(t.key) ? "write" : "read");
+      expect(t.effect, t.key).toBe(
+        (PLOT_WRITE_TOOLS as readonly string[]).includes(t.key) ? "write" : "read",
+      );
       if (t.effect === "write") expect(t.preview, t.key).toBeTypeOf("function");
     }
     const registry = createToolRegistry();
@@ -22,7 +24,8 @@ describe("plot tool registration", () => {
       const catalog = new ProfileCatalog(createToolRegistry(), f.workspace, f.project);
       for (const key of ["leader.default", "director"]) {
         const allow = catalog.allowlist(key);
-        for (const k of [...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS]) expect(allow.has(k), `${key} ${k}`).toBe(true);
+        for (const k of [...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS])
+          expect(allow.has(k), `${key} ${k}`).toBe(true);
       }
       const writer = catalog.allowlist("writer");
       for (const k of PLOT_READ_TOOLS) expect(writer.has(k)).toBe(true);

@@ -1,0 +1,245 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { plotFixture } from "./test-helpers.js";
+
+let f: ReturnType<typeof plotFixture>;
+beforeEach(() => {
+  f = plotFixture();
+});
+afterEach(() => f.cleanup());
+
+const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
+const err = async (key: string, input: unknown) => {
+  const r = await f.call(key, input);
+  if (r.ok) throw new Error(`${key} should have failed`);
+  return r.error;
+};
+
+describe("validation on the agent path", () => {
+  it("refuses names that are not slugs, over-long titles, too many tags and too many subjects", async () => {
+    const slug = await err("save_story_chapter", { action: "create", name: "Chapter 1", title: "One" });
+    expect(slug.code).toBe("invalid_input");
+    expect(slug.fields?.[0].pointer).toBe("/name");
+    const zh = await err("save_story_thread", { action: "create", name: "第一章", title: "x" });
+    expect(zh.fields?.[0].pointer).toBe("/name");
+    const long = await err("save_story_act", { action: "create", name: "a", title: "x".repeat(121) });
+    expect(long.fields?.[0].pointer).toBe("/title");
+    const tags = await err("save_story_thread", {
+      action: "create",
+      name: "t",
+      title: "T",
+      tags: Array.from({ length: 51 }, (_, i) => `t${i}`),
+    });
+    expect(tags.fields?.[0].pointer).toBe("/tags");
+    const t = await f.ok("save_story_thread", { action: "create", name: "t", title: "T" });
+    const subjects = await err("save_story_scene", {
+      action: "create",
+      threadId: t.id,
+      title: "S",
+      worldAnchor: { subjectIds: Array.from({ length: 101 }, (_, i) => `s${i}`) },
+    });
+    expect(subjects.fields?.[0].pointer).toBe("/worldAnchor/subjectIds");
+    expect((await f.ok("get_story_tree", {})).totals.threads).toBe(1);
+  });
+
+  it("checks required and refused fields per action, and duplicate names", async () => {
+    expect((await err("save_story_act", { action: "update", title: "x" })).fields).toContainEqual({
+      pointer: "/actId",
+      message: "required for action update",
+    });
+    expect((await err("save_story_scene", { title: "x" })).fields?.[0].pointer).toBe("/action");
+    expect((await err("save_story_chapter", { action: "create", title: "x" })).fields?.[0].pointer).toBe(
+      "/name",
+    );
+    await f.ok("save_story_promise", { action: "create", name: "p", title: "P" });
+    expect((await err("save_story_promise", { action: "create", name: "p", title: "P2" })).code).toBe(
+      "conflict",
+    );
+    expect((await err("save_story_chapter", { action: "update", chapterId: 77, title: "x" })).code).toBe(
+      "not_found",
+    );
+  });
+
+  it("stops a save_* call in discuss mode with a preview, and runs it once approved", async () => {
+    const t = await f.ok("save_story_thread", { action: "create", name: "t", title: "Old title" });
+    const r = await f.call(
+      "save_story_thread",
+      { action: "update", threadId: t.id, title: "New" },
+      { mode: "discuss" },
+    );
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe("approval_required");
+    expect(r.error.message).toContain(`thread ${t.id} "Old title"`);
+    expect(r.error.message).toContain('title = "New"');
+    expect((await f.ok("get_story_thread", { threadId: t.id })).title).toBe("Old title");
+    const read = await f.call("get_story_tree", {}, { mode: "plan" });
+    expect(read.ok).toBe(true);
+  });
+});
+
+describe("ordering", () => {
+  it("keeps chapter order contiguous with before/after/position", async () => {
+    const mk = async (name: string, order?: unknown) =>
+      (await f.ok("save_story_chapter", { action: "create", name, title: name, ...(order ? { order } : {}) }))
+        .id as number;
+    const a = await mk("a");
+    const b = await mk("b");
+    const c = await mk("c", { position: 0 });
+    const d = await mk("d", { after: a });
+    expect(ids((await f.ok("get_story_chapter", {})).rows)).toEqual([c, a, d, b]);
+    await f.ok("save_story_chapter", { action: "update", chapterId: c, order: { before: b } });
+    const rows = (await f.ok("get_story_chapter", {})).rows;
+    expect(ids(rows)).toEqual([a, d, c, b]);
+    expect(rows.map((r: { sortOrder: number }) => r.sortOrder)).toEqual([0, 1, 2, 3]);
+    const bad = await err("save_story_chapter", { action: "update", chapterId: a, order: { before: 999 } });
+    expect(bad.fields?.[0].pointer).toBe("/order/before");
+    const two = await err("save_story_chapter", {
+      action: "update",
+      chapterId: a,
+      order: { before: b, position: 1 },
+    });
+    expect(two.code).toBe("invalid_input");
+  });
+
+  it("orders scenes in chapters and threads, renumbering the place a scene leaves", async () => {
+    const t1 = (await f.ok("save_story_thread", { action: "create", name: "t1", title: "T1" })).id;
+    const t2 = (await f.ok("save_story_thread", { action: "create", name: "t2", title: "T2" })).id;
+    const ch = (await f.ok("save_story_chapter", { action: "create", name: "c", title: "C" })).id;
+    const ch2 = (await f.ok("save_story_chapter", { action: "create", name: "c2", title: "C2" })).id;
+    const s = async (title: string, extra: Record<string, unknown> = {}) =>
+      (await f.ok("save_story_scene", { action: "create", threadId: t1, chapterId: ch, title, ...extra }))
+        .id as number;
+    const a = await s("a");
+    const b = await s("b");
+    const c = await s("c", { chapterOrder: { before: a } });
+    expect(ids((await f.ok("get_story_chapter", { chapterId: ch })).scenes)).toEqual([c, a, b]);
+    await f.ok("save_story_scene", { action: "update", sceneId: c, threadId: t2, chapterId: ch2 });
+    expect(ids((await f.ok("get_story_chapter", { chapterId: ch })).scenes)).toEqual([a, b]);
+    const thread = await f.ok("get_story_thread", { threadId: t1 });
+    expect(ids(thread.scenes)).toEqual([a, b]);
+    const ctx = await f.ok("get_story_scene_context", { sceneId: b });
+    expect(ctx.scene).toMatchObject({ threadSortOrder: 1, chapterSortOrder: 1 });
+    expect(ids(ctx.previousInThread)).toEqual([a]);
+    await f.ok("save_story_scene", { action: "update", sceneId: b, threadOrder: { position: 0 } });
+    expect(ids((await f.ok("get_story_thread", { threadId: t1 })).scenes)).toEqual([b, a]);
+    await f.ok("save_story_scene", { action: "update", sceneId: b, chapterId: null });
+    expect((await f.ok("get_story_scene_context", { sceneId: b })).scene.chapterSortOrder).toBeNull();
+  });
+});
+
+describe("list modes", () => {
+  it("every read tool lists when the id is omitted, with filters and paging", async () => {
+    const act = (await f.ok("save_story_act", { action: "create", name: "act-1", title: "Act" })).id;
+    const t1 = (
+      await f.ok("save_story_thread", {
+        action: "create",
+        name: "t1",
+        title: "T1",
+        tags: ["war"],
+        isMain: true,
+      })
+    ).id;
+    const t2 = (
+      await f.ok("save_story_thread", { action: "create", name: "t2", title: "T2", status: "active" })
+    ).id;
+    const t3 = (await f.ok("save_story_thread", { action: "create", name: "t3", title: "T3" })).id;
+    await f.ok("save_story_thread", { action: "archive", threadId: t3 });
+    const c1 = (await f.ok("save_story_chapter", { action: "create", name: "c1", title: "C1", actId: act }))
+      .id;
+    const c2 = (await f.ok("save_story_chapter", { action: "create", name: "c2", title: "C2" })).id;
+    const s1 = (
+      await f.ok("save_story_scene", {
+        action: "create",
+        threadId: t1,
+        chapterId: c1,
+        title: "S1",
+        worldAnchor: { startInstant: 10, endInstant: 20, subjectIds: ["x"] },
+      })
+    ).id;
+    const s2 = (
+      await f.ok("save_story_scene", {
+        action: "create",
+        threadId: t2,
+        chapterId: c2,
+        title: "S2",
+        status: "written",
+      })
+    ).id;
+    const s3 = (await f.ok("save_story_scene", { action: "create", threadId: t1, title: "S3" })).id;
+
+    const threads = await f.ok("get_story_thread", {});
+    expect(ids(threads.rows)).toEqual([t1, t2]);
+    expect(ids((await f.ok("get_story_thread", { includeArchived: true })).rows)).toEqual([t1, t2, t3]);
+    expect(ids((await f.ok("get_story_thread", { tag: "war" })).rows)).toEqual([t1]);
+    expect(ids((await f.ok("get_story_thread", { status: "active" })).rows)).toEqual([t2]);
+    expect(ids((await f.ok("get_story_thread", { isMain: true })).rows)).toEqual([t1]);
+    const tp = await f.ok("get_story_thread", { limit: 1 });
+    expect(tp.nextCursor).toBe("1");
+    expect(ids((await f.ok("get_story_thread", { limit: 1, cursor: tp.nextCursor })).rows)).toEqual([t2]);
+
+    expect(ids((await f.ok("get_story_scene_context", {})).rows)).toEqual([s1, s2, s3]);
+    expect(ids((await f.ok("get_story_scene_context", { threadId: t1 })).rows)).toEqual([s1, s3]);
+    expect(ids((await f.ok("get_story_scene_context", { status: "written" })).rows)).toEqual([s2]);
+    expect(ids((await f.ok("get_story_scene_context", { chapterId: c2 })).rows)).toEqual([s2]);
+    const sp = await f.ok("get_story_scene_context", { limit: 2 });
+    expect(ids((await f.ok("get_story_scene_context", { limit: 2, cursor: sp.nextCursor })).rows)).toEqual([
+      s3,
+    ]);
+
+    expect(ids((await f.ok("get_scene_world_context", { anchored: true })).rows)).toEqual([s1]);
+    expect(ids((await f.ok("get_scene_world_context", { anchored: false, limit: 1 })).rows)).toEqual([s2]);
+    expect(ids((await f.ok("get_scene_world_context", { chapterId: c1 })).rows)).toEqual([s1]);
+
+    expect(ids((await f.ok("get_story_chapter", {})).rows)).toEqual([c1, c2]);
+    expect(ids((await f.ok("get_story_chapter", { actId: act })).rows)).toEqual([c1]);
+    const cp = await f.ok("get_story_chapter", { limit: 1 });
+    expect(ids((await f.ok("get_story_chapter", { limit: 1, cursor: cp.nextCursor })).rows)).toEqual([c2]);
+
+    const briefs = await f.ok("get_chapter_writer_brief", {});
+    expect(briefs.rows.map((r: { unanchoredScenes: number }) => r.unanchoredScenes)).toEqual([0, 1]);
+    expect(ids((await f.ok("get_chapter_writer_brief", { actId: act })).rows)).toEqual([c1]);
+    const bp = await f.ok("get_chapter_writer_brief", { limit: 1 });
+    expect(ids((await f.ok("get_chapter_writer_brief", { limit: 1, cursor: bp.nextCursor })).rows)).toEqual([
+      c2,
+    ]);
+
+    const text = await f.call("get_story_thread", { limit: 1 });
+    expect(text.ok && text.text).toContain('cursor "1"');
+    expect((await err("get_story_thread", { cursor: "abc" })).fields?.[0].pointer).toBe("/cursor");
+  });
+
+  it("get_story_tree is compact by default and adds texts with detail", async () => {
+    const act = (
+      await f.ok("save_story_act", { action: "create", name: "a", title: "A", summary: "act summary" })
+    ).id;
+    const ch = (
+      await f.ok("save_story_chapter", {
+        action: "create",
+        name: "c",
+        title: "C",
+        actId: act,
+        brief: { goal: "win" },
+      })
+    ).id;
+    const t = (
+      await f.ok("save_story_thread", { action: "create", name: "t", title: "T", summary: "thread summary" })
+    ).id;
+    await f.ok("save_story_scene", { action: "create", threadId: t, chapterId: ch, title: "S" });
+    await f.ok("save_story_scene", {
+      action: "create",
+      threadId: t,
+      chapterId: ch,
+      title: "Gone",
+      status: "archived",
+    });
+    const compact = await f.call("get_story_tree", {});
+    expect(compact.ok && compact.text).not.toContain("win");
+    expect(compact.ok && compact.text).not.toContain("thread summary");
+    const tree = compact.ok ? (compact.details as any) : null;
+    expect(tree.acts[0].chapters[0]).toEqual({ id: ch, name: "c", title: "C", status: "active", scenes: 1 });
+    expect(tree.totals.scenes).toBe(1);
+    const detail = await f.ok("get_story_tree", { detail: true });
+    expect(detail.acts[0].chapters[0].brief.goal).toBe("win");
+    expect(detail.ungroupedThreads[0].sceneList.map((s: { title: string }) => s.title)).toEqual(["S"]);
+  });
+});
