@@ -1,0 +1,159 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SessionStore } from "../../src/harness/store/index.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const NBOOK = join(ROOT, "bin", "nbook");
+const FAKE_KEY = "sk-test-NEVER-STORE-4f1c9e7b2a";
+
+let dir: string;
+let ids: { chat: string; other: string; approval: string; branchEntry: string };
+
+function nbook(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [NBOOK, ...args, "--workspace", dir], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, NB_TEST_OPENAI_KEY: FAKE_KEY },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "nb-sessions-cli-"));
+  const ws = Workspace.init(dir);
+  ws.createProject("harbour");
+  // A provider whose key lives in the environment: the store must only ever see the model reference.
+  writeFileSync(
+    join(ws.nbookDir, "config.json"),
+    JSON.stringify({
+      providers: { openai: { kind: "openai", apiKeyEnv: "NB_TEST_OPENAI_KEY" } },
+      models: {},
+    }),
+  );
+  const store = SessionStore.forWorkspace(ws);
+  const profile = { key: "leader.default", initial: z.object({}) };
+  const chat = store.createSession({
+    profile,
+    project: "harbour",
+    title: "Chapter one",
+    model: "openai/gpt-4o-mini",
+  });
+  const other = store.createSession({ profile, title: "Workspace chat" });
+  store.append(other.id, { kind: "user", data: { text: "hello" } });
+  const first = store.append(chat.id, { kind: "user", data: { text: "Draft chapter one" } });
+  store.append(chat.id, { kind: "assistant", data: { text: "An abandoned first attempt." } });
+  store.setLeaf(chat.id, first.id);
+  store.commitStep(chat.id, [
+    {
+      kind: "assistant",
+      data: {
+        text: "Reading the lorebook.",
+        toolCalls: [{ id: "r1", key: "read", input: { path: "lorebook/index.md" } }],
+      },
+    },
+    {
+      kind: "tool_result",
+      data: { callId: "r1", key: "read", ok: true, text: "# Lore\nThe harbour city of Vell." },
+    },
+    { kind: "task_list", data: { tasks: [{ id: "1", title: "Outline", status: "in_progress" }] } },
+  ]);
+  store.changeMode(chat.id, "discuss", "user", "review first");
+  const [, request] = store.commitStep(chat.id, [
+    {
+      kind: "assistant",
+      data: { text: "", toolCalls: [{ id: "w1", key: "write", input: { path: "manuscript/ch1.md" } }] },
+    },
+    {
+      kind: "approval_request",
+      data: {
+        callId: "w1",
+        key: "write",
+        input: { path: "manuscript/ch1.md" },
+        preview: { text: "+It rained on Vell." },
+      },
+    },
+  ]);
+  ids = { chat: chat.id, other: other.id, approval: request.id, branchEntry: first.id };
+  store.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("nbook sessions", () => {
+  it("lists sessions, filtered by project, as text and JSON", () => {
+    const text = nbook(["sessions", "list"]);
+    expect(text.status).toBe(0);
+    expect(text.stdout).toContain("Chapter one");
+    expect(text.stdout).toContain("Workspace chat");
+    const json = nbook(["sessions", "list", "--project", "harbour", "--json"]);
+    const list = JSON.parse(json.stdout) as { id: string; project: string; mode: string }[];
+    expect(list.map((s) => s.id)).toEqual([ids.chat]);
+    expect(list[0]).toMatchObject({ project: "harbour", mode: "discuss" });
+  });
+
+  it("shows a readable transcript of the active branch with tool results, mode changes and approvals", () => {
+    const r = nbook(["sessions", "show", ids.chat]);
+    expect(r.status).toBe(0);
+    const out = r.stdout;
+    expect(out).toContain("user: Draft chapter one");
+    expect(out).toContain("assistant: Reading the lorebook.");
+    expect(out).toMatch(/→ read \{"path":"lorebook\/index.md"\} — ok \(2 lines\): # Lore/);
+    expect(out).toContain("tasks: [~] Outline");
+    expect(out).toContain("— mode normal → discuss (by user: review first)");
+    expect(out).toMatch(/→ write .* — … no result \(pending\)/);
+    expect(out).toContain(`! approval ${ids.approval} requested: write — +It rained on Vell.`);
+    expect(out).toContain(`nbook approve ${ids.chat} ${ids.approval}`);
+    expect(out).not.toContain("abandoned first attempt");
+  });
+
+  it("exports Markdown (active branch) and lossless JSONL (every branch)", () => {
+    const md = nbook(["sessions", "export", ids.chat, "--format", "md"]);
+    expect(md.status).toBe(0);
+    expect(md.stdout).toMatch(/^# Session \d+: Chapter one/);
+    expect(md.stdout).toContain("### Tool call `read` (r1)");
+    expect(md.stdout).toContain("The harbour city of Vell.");
+    expect(md.stdout).toContain("No result (pending).");
+    expect(md.stdout).not.toContain("abandoned first attempt");
+
+    const out = join(dir, "export.jsonl");
+    expect(nbook(["sessions", "export", ids.chat, "--format", "jsonl", "--out", out]).status).toBe(0);
+    const lines = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: "session", id: ids.chat, model: "openai/gpt-4o-mini" });
+    const entries = lines.filter((l) => l.type === "entry");
+    expect(entries).toHaveLength(8);
+    expect(entries.filter((e) => e.parentId === ids.branchEntry)).toHaveLength(2);
+    expect(lines.filter((l) => l.type === "approval")).toEqual([
+      expect.objectContaining({ id: ids.approval, status: "pending", toolKey: "write" }),
+    ]);
+  });
+
+  it("fails with usage errors for unknown sessions and formats", () => {
+    const missing = nbook(["sessions", "show", "999"]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("not_found");
+    const bad = nbook(["sessions", "export", ids.chat, "--format", "html"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--format must be md or jsonl");
+  });
+
+  it("never stores or exports the API key, only the model reference", () => {
+    const exports = [
+      nbook(["sessions", "export", ids.chat, "--format", "jsonl"]).stdout,
+      nbook(["sessions", "export", ids.chat, "--format", "md"]).stdout,
+      nbook(["sessions", "show", ids.chat, "--json"]).stdout,
+    ];
+    const files = ["agent.sqlite", "agent.sqlite-wal"].map((f) => join(dir, ".nbook", f)).filter(existsSync);
+    expect(files.length).toBeGreaterThan(0);
+    const haystacks = [...exports, ...files.map((f) => readFileSync(f).toString("latin1"))];
+    expect(haystacks.join("\n")).toContain("openai/gpt-4o-mini");
+    for (const h of haystacks) expect(h).not.toContain(FAKE_KEY);
+  });
+});
