@@ -73,7 +73,7 @@ it("renders every entry kind in the readable transcript", () => {
   expect(out).toContain("user (steer): steer this way");
   expect(out).toContain('→ read {"path":"missing.md"} — error [not_found]: no such file');
   expect(out).toContain("→ request_user_input");
-  expect(out).toContain("ok: Answer: third");
+  expect(out).toContain("ok (2 lines): Answer: third");
   expect(out).toContain("? Which POV? [first | third]");
   expect(out).toContain("? answer: third");
   expect(out).toContain("assistant [partial]: Code:");
