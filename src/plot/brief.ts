@@ -78,11 +78,13 @@ export interface ChapterWriterBrief {
 export const DECISION_HORIZON = 3;
 const STATE_SUMMARY_MAX = 240;
 
-/** A one-line summary of a subject's attributes (`key: value; …`), cut at a fixed length. */
+/** A one-line summary of a subject's non-empty attributes (`key: value; …`), cut at a fixed length. */
 export function summarizeState(attrs: Record<string, unknown>): string {
-  const parts = Object.entries(attrs).map(
-    ([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`,
-  );
+  const empty = (v: unknown) =>
+    v === null || v === "" || (typeof v === "object" && Object.keys(v as object).length === 0);
+  const parts = Object.entries(attrs)
+    .filter(([, v]) => !empty(v))
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
   const text = parts.join("; ");
   return text.length > STATE_SUMMARY_MAX ? `${text.slice(0, STATE_SUMMARY_MAX - 1)}…` : text;
 }
