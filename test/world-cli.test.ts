@@ -1,0 +1,111 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../bin/nbook", import.meta.url));
+let home: string;
+let ws: string;
+
+function nbook(args: string[]) {
+  const r = spawnSync(BIN, args, {
+    cwd: home,
+    env: { ...process.env, NBOOK_WORKSPACE: ws },
+    encoding: "utf8",
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const script = (name: string, code: string) => {
+  const p = join(home, name);
+  writeFileSync(p, code);
+  return p;
+};
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "nbook-world-cli-"));
+  ws = join(home, "ws");
+  expect(nbook(["init", ws]).status).toBe(0);
+  expect(nbook(["project", "create", "demo"]).status).toBe(0);
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe("nbook world", () => {
+  it("exec writes through execute_world; --readonly has no write functions", () => {
+    const write = script(
+      "arrive.js",
+      `const t = world.time.parse("1024-03-01 08:00:00 AD");
+       world.slice.write({ time: t, title: "arrival", patches: [
+         { subjectId: "hero", type: "character", name: "Aria", path: "/hp", op: "replace", value: 80 },
+         { subjectId: "inn", type: "location", name: "Inn", path: "/name", op: "replace", value: "The Inn" },
+         { subjectId: "hero", path: "/location", op: "replace", value: "subject://inn" },
+       ]});
+       return "wrote " + world.time.format(t);`,
+    );
+    const dry = nbook(["world", "exec", write, "--project", "demo", "--mode", "discuss"]);
+    expect(dry.status).toBe(1);
+    expect(dry.stderr).toContain("error [approval_required]");
+    expect(dry.stderr).toContain('at 1024-03-01 08:00:00 AD (t=32287881600) "arrival"');
+    const r = nbook(["world", "exec", write, "--project", "demo"]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("wrote 1024-03-01 08:00:00 AD\n");
+
+    const ro = nbook([
+      "world",
+      "exec",
+      script("ro.js", "return typeof world.slice.write + ' ' + world.subject.get('hero').hp"),
+      "--readonly",
+      "--project",
+      "demo",
+    ]);
+    expect(ro.stdout).toBe("undefined 80\n");
+  });
+
+  it("state, history, slices, subjects and issues speak calendar time", () => {
+    const state = nbook(["world", "state", "hero", "--project", "demo", "--json"]);
+    expect(JSON.parse(state.stdout)).toMatchObject({
+      id: "hero",
+      type: "character",
+      at: "latest",
+      state: { hp: 80, location: "subject://inn" },
+    });
+    const before = nbook(["world", "state", "hero", "--at", "1000-01-01 00:00:00 AD", "--project", "demo"]);
+    expect(before.stdout).toBe("hero (character, Aria) at 1000-01-01 00:00:00 AD\n{}\n");
+
+    const history = nbook(["world", "history", "hero", "--path", "/hp", "--project", "demo"]);
+    expect(history.stdout.trim().split("\n")).toHaveLength(2);
+    expect(history.stdout).toMatch(/^1024-03-01 08:00:00 AD {2}\S+ {2}replace \/hp 100\n/);
+
+    const slices = nbook([
+      "world",
+      "slices",
+      "--from",
+      "1024-01-01 00:00:00 AD",
+      "--project",
+      "demo",
+      "--json",
+    ]);
+    expect(JSON.parse(slices.stdout)).toMatchObject([{ title: "arrival", time: "1024-03-01 08:00:00 AD" }]);
+    const none = nbook(["world", "slices", "--to", "1000-01-01 00:00:00 AD", "--project", "demo"]);
+    expect(none.stdout).toBe("(no slices)\n");
+
+    const subjects = nbook(["world", "subjects", "--type", "location", "--project", "demo"]);
+    expect(subjects.stdout.trim()).toMatch(/^inn\s+location\s+Inn$/);
+    expect(nbook(["world", "issues", "--project", "demo"]).stdout).toBe("(no issues)\n");
+
+    const bad = nbook(["world", "slices", "--from", "yesterday", "--project", "demo"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("does not match the calendar format");
+  });
+
+  it("schema lists the types and the calendar", () => {
+    const r = nbook(["world", "schema", "--project", "demo", "--json"]);
+    const out = JSON.parse(r.stdout);
+    expect(out.schema.types.map((t: { type: string }) => t.type)).toEqual(
+      expect.arrayContaining(["world", "character", "location", "faction", "item"]),
+    );
+    expect(out.calendar.kind).toBe("gregorian");
+  });
+});
