@@ -1,9 +1,12 @@
 import { Command, CommanderError } from "commander";
+import { registerApprove } from "./commands/approve.js";
+import { registerDemo } from "./commands/demo.js";
 import { registerInit } from "./commands/init.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerModels } from "./commands/models.js";
 import { registerProfile } from "./commands/profile.js";
 import { registerProject } from "./commands/project.js";
+import { registerRun } from "./commands/run.js";
 import { registerSessions } from "./commands/sessions.js";
 import { registerSql } from "./commands/sql.js";
 import { registerTool } from "./commands/tool.js";
@@ -18,6 +21,9 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerInit(program);
+  registerDemo(program);
+  registerRun(program);
+  registerApprove(program);
   registerProject(program);
   registerTool(program);
   registerProfile(program);

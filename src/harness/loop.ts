@@ -55,6 +55,12 @@ export class Harness {
     return this.deps.store;
   }
 
+  /** Close the session store (abort runs first). */
+  close(): void {
+    for (const c of this.active.values()) c.abort();
+    this.deps.store.close();
+  }
+
   /** Create a session; its model is resolved now (a clear `config_error` if none) and pinned. */
   createSession(opts: NewSession): Session {
     const profile = this.deps.catalog.get(opts.profileKey);

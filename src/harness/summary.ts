@@ -17,6 +17,8 @@ export function callSummary(key: string, input: unknown): string {
 /** One line saying how a call ended: its first output line, or the error code and message. */
 export function resultSummary(r: DispatchResult): string {
   if (!r.ok) return `${r.error.code}: ${clip(r.error.message.split("\n")[0], 100)}`;
+  const total = (r.details as { totalLines?: unknown } | undefined)?.totalLines;
+  if (typeof total === "number") return `${total} lines`;
   const first = r.text.split("\n").find((l) => l.trim()) ?? "";
   return clip(first, 100);
 }

@@ -42,7 +42,7 @@ export const taskSetStatus = defineTool({
     const service = sessionService<TaskService>(ctx, TASKS_SERVICE, "task_set_status");
     const tasks = setTaskStatus(service.list(), input.id, input.status as (typeof TASK_STATUSES)[number]);
     service.replace(tasks);
-    return { text: formatTasks(tasks), details: { tasks } };
+    return { text: `${input.id} is now ${input.status}.\n${formatTasks(tasks)}`, details: { tasks } };
   },
 });
 

@@ -1,0 +1,59 @@
+import type { Command } from "commander";
+import { NbError } from "../../core/errors.js";
+import type { Harness } from "../../harness/loop.js";
+import { reportCliError } from "../output.js";
+import { type AgentCliOptions, abortOnSigint, attachPrinter, openAgentCli, reportRun } from "./run.js";
+
+interface ApproveOptions extends AgentCliOptions {
+  reject?: boolean;
+  reason?: string;
+  answer?: string;
+}
+
+/** `nbook approve <sessionId> <approvalId>`: settle what a session waits on, then continue its run. */
+export function registerApprove(program: Command): void {
+  program
+    .command("approve")
+    .description("Approve (or --reject) a pending approval, or --answer a question, and continue the run")
+    .argument("<sessionId>", "the waiting session")
+    .argument("<approvalId>", "the approval or question id (shown by nbook run / nbook chat)")
+    .option("--reject", "reject instead of approving")
+    .option("--reason <text>", "why (passed to the agent)")
+    .option("--answer <text>", "the answer to a request_user_input question")
+    .option("--model <ref>", "model <providerId>/<modelId> for the continued run")
+    .option("--script <file>", "scripted model file (continues where the session's script left off)")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print one JSON object at the end: {sessionId, status, finalMessage, data}")
+    .action(async (sessionId: string, approvalId: string, o: ApproveOptions) => {
+      let harness: Harness | null = null;
+      try {
+        harness = openAgentCli({ ...o, session: sessionId }).harness;
+        const h = harness;
+        const pending = h.pending(sessionId);
+        if (pending?.kind === "user_input" && !o.reject && o.answer === undefined) {
+          throw new NbError(
+            "invalid_input",
+            "This is a question: pass --answer <text> (or --reject to dismiss it)",
+          );
+        }
+        if (!o.json) attachPrinter(h, (s) => process.stdout.write(s));
+        const release = abortOnSigint(h, () => sessionId);
+        const r = await h.settle(
+          sessionId,
+          approvalId,
+          {
+            approved: !o.reject,
+            ...(o.reason ? { reason: o.reason } : {}),
+            ...(o.answer !== undefined ? { answer: o.answer } : {}),
+          },
+          { model: o.model },
+        );
+        release();
+        reportRun(r, o.json);
+      } catch (e) {
+        reportCliError(e, o.json);
+      } finally {
+        harness?.close();
+      }
+    });
+}

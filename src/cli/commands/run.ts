@@ -1,0 +1,192 @@
+import type { Command } from "commander";
+import { NbError } from "../../core/errors.js";
+import type { HarnessEvent } from "../../harness/events.js";
+import type { Harness } from "../../harness/loop.js";
+import { modelCallsRecorded, openHarness } from "../../harness/open.js";
+import { SessionStore } from "../../harness/store/index.js";
+import { formatTasks } from "../../harness/tasks.js";
+import type { RunResult } from "../../harness/types.js";
+import { MODES, type Mode } from "../../tools/types.js";
+import { Workspace } from "../../workspace/workspace.js";
+import { EXIT, printJson, reportCliError } from "../output.js";
+
+/** Options shared by the agent commands (run, approve, chat). */
+export interface AgentCliOptions {
+  workspace?: string;
+  project?: string;
+  profile?: string;
+  mode?: string;
+  model?: string;
+  script?: string;
+  session?: string;
+  json?: boolean;
+}
+
+/** Open the workspace, project and harness for an agent command; a `--script` resumes where the session left off. */
+export function openAgentCli(o: AgentCliOptions): {
+  harness: Harness;
+  workspace: Workspace;
+  project: string | null;
+} {
+  const workspace = Workspace.discover({ workspace: o.workspace });
+  let projectName = o.project ?? workspace.projectAt(process.cwd());
+  let start = 0;
+  if (o.session) {
+    const store = SessionStore.forWorkspace(workspace);
+    try {
+      const s = store.session(o.session);
+      projectName = s.project;
+      start = modelCallsRecorded(store, o.session);
+    } finally {
+      store.close();
+    }
+  }
+  const project = projectName ? workspace.project(projectName) : null;
+  const harness = openHarness({ workspace, project, script: o.script, scriptStart: () => start });
+  return { harness, workspace, project: project?.name ?? null };
+}
+
+/** Parse `--mode`. */
+export function parseMode(raw: string | undefined): Mode | undefined {
+  if (raw === undefined) return undefined;
+  if (!MODES.includes(raw as Mode))
+    throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+  return raw as Mode;
+}
+
+/** Print the loop's events as a readable transcript: streamed text, one line per tool call, approvals, tasks. */
+export function attachPrinter(harness: Harness, write: (s: string) => void): () => void {
+  let midLine = false;
+  const line = (s: string) => {
+    if (midLine) write("\n");
+    midLine = false;
+    write(`${s}\n`);
+  };
+  const starts = new Map<string, string>();
+  return harness.bus.on((e: HarnessEvent) => {
+    switch (e.type) {
+      case "text_delta":
+        write(e.text);
+        midLine = !e.text.endsWith("\n");
+        break;
+      case "tool_call_start":
+        starts.set(e.callId, e.summary);
+        break;
+      case "tool_call_end":
+        line(`  ${e.ok ? "✓" : "✗"} ${starts.get(e.callId) ?? e.tool}${e.summary ? `  → ${e.summary}` : ""}`);
+        break;
+      case "approval_required":
+        line(
+          `\n── approval needed [${e.pending.approvalId}]: ${e.pending.tool} (${e.pending.kind}) ──\n${e.pending.preview}`,
+        );
+        break;
+      case "user_input_required":
+        line(`\n── question [${e.pending.approvalId}] ──\n${e.pending.preview}`);
+        break;
+      case "task_list_changed":
+        line(formatTasks(e.tasks).replace(/^/gm, "  │ "));
+        break;
+      case "mode_changed":
+        line(`  ⇄ mode: ${e.from} → ${e.to} (${e.by === "user" ? "by the user" : "approved request"})`);
+        break;
+      case "compacted":
+        line(`  … compacted ${e.summarizedEntries} older entries into a summary`);
+        break;
+      case "queued":
+        line(`  (queued as ${e.queue})`);
+        break;
+      case "error":
+        line(`error [${e.error.code}]: ${e.error.message}`);
+        break;
+      case "run_end":
+        if (midLine) line("");
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+/** Print a run's outcome (one JSON object with --json) and set the exit status. */
+export function reportRun(r: RunResult, json: boolean | undefined): void {
+  if (json) {
+    const out: Record<string, unknown> = {
+      sessionId: r.sessionId,
+      status: r.status,
+      finalMessage: r.finalMessage,
+      data: r.data ?? null,
+    };
+    if (r.pending) {
+      out.approvalId = r.pending.approvalId;
+      out.pending = r.pending;
+    }
+    if (r.error) out.error = r.error;
+    printJson(out);
+  } else if (r.status === "waiting" && r.pending) {
+    const how =
+      r.pending.kind === "user_input"
+        ? `nbook approve ${r.sessionId} ${r.pending.approvalId} --answer "<your answer>"`
+        : `nbook approve ${r.sessionId} ${r.pending.approvalId} [--reject --reason "…"]`;
+    process.stdout.write(`\nSession ${r.sessionId} is waiting. Settle it with:\n  ${how}\n`);
+  } else if (r.status !== "completed") {
+    process.stdout.write(`\nSession ${r.sessionId}: run ended with status ${r.status}.\n`);
+  }
+  process.exitCode =
+    r.status === "completed" || r.status === "waiting" || r.status === "queued" ? EXIT.ok : EXIT.toolError;
+}
+
+/** Abort the session's run on Ctrl-C (a second Ctrl-C exits). */
+export function abortOnSigint(harness: Harness, sessionId: () => string | null): () => void {
+  let pressed = false;
+  const handler = () => {
+    const id = sessionId();
+    if (pressed || !id || !harness.isRunning(id)) process.exit(130);
+    pressed = true;
+    process.stderr.write("\n(aborting the run; Ctrl-C again to exit)\n");
+    harness.abort(id);
+  };
+  process.on("SIGINT", handler);
+  return () => process.off("SIGINT", handler);
+}
+
+/** `nbook run "<message>"`: one non-interactive invocation. */
+export function registerRun(program: Command): void {
+  program
+    .command("run")
+    .description("Run an agent once on a message (a new session, or --session N)")
+    .argument("<message>", "what to ask")
+    .option("--profile <key>", "agent profile for a new session", "leader.default")
+    .option("--mode <mode>", "normal, discuss or plan (new session)")
+    .option("--model <ref>", "model <providerId>/<modelId> for this invocation")
+    .option("--script <file>", "use a scripted model file (offline; no config needed)")
+    .option("--session <id>", "continue this session instead of starting one")
+    .option("--project <name>", "project (default: the project folder you are in)")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print one JSON object at the end: {sessionId, status, finalMessage, data}")
+    .action(async (message: string, o: AgentCliOptions) => {
+      let harness: Harness | null = null;
+      try {
+        const mode = parseMode(o.mode);
+        const opened = openAgentCli(o);
+        harness = opened.harness;
+        const h = harness;
+        const session =
+          o.session ??
+          h.createSession({
+            profileKey: o.profile ?? "leader.default",
+            project: opened.project,
+            mode,
+            model: o.model,
+          }).id;
+        if (!o.json) attachPrinter(h, (s) => process.stdout.write(s));
+        const release = abortOnSigint(h, () => session);
+        const r = await h.invoke(session, { mode: "prompt", message, model: o.model });
+        release();
+        reportRun(r, o.json);
+      } catch (e) {
+        reportCliError(e, o.json);
+      } finally {
+        harness?.close();
+      }
+    });
+}

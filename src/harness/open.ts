@@ -1,0 +1,84 @@
+import { basename } from "node:path";
+import {
+  agentSettings,
+  loadModelsConfig,
+  resolveSessionModel,
+  scriptedModelFromFile,
+} from "../models/index.js";
+import { ProfileCatalog } from "../profiles/catalog.js";
+import { createToolRegistry } from "../tools/builtin.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { EventBus } from "./events.js";
+import { Harness } from "./loop.js";
+import { SessionStore } from "./store/index.js";
+import type { LoopSettings, ModelResolver, ResolvedModel } from "./types.js";
+
+/** How a door (CLI, HTTP) wants its harness. */
+export interface OpenHarnessOptions {
+  workspace: Workspace;
+  project: Project | null;
+  /** A scripted model file (`--script`): used for every call, no config needed. */
+  script?: string;
+  /**
+   * Where the script resumes: the number of model calls a session already made, so a conversation
+   * continued in a new process (`nbook approve`, `nbook chat --session`) replays the right turn.
+   */
+  scriptStart?: () => number;
+  settings?: Partial<LoopSettings>;
+}
+
+/** Model calls a session has recorded (assistant messages and compactions), for resuming a script. */
+export function modelCallsRecorded(store: SessionStore, sessionId: string): number {
+  return store.allEntries(sessionId).filter((e) => e.kind === "assistant" || e.kind === "compaction").length;
+}
+
+/** The loop settings from `.nbook/config.json` (`agent` section), defaults filled in. */
+function configSettings(workspace: Workspace, project: Project | null): Partial<LoopSettings> {
+  const s = agentSettings(
+    loadModelsConfig({ workspaceRoot: workspace.root, projectRoot: project?.root ?? null }),
+  );
+  return {
+    stepLimit: s.maxSteps,
+    maxRetries: s.maxRetries,
+    compactAt: s.compactionThreshold,
+    keepRecent: s.compactionKeepRecent,
+  };
+}
+
+/** Build a harness on the workspace's store, registry, profiles and configured models. */
+export function openHarness(opts: OpenHarnessOptions): Harness {
+  const { workspace, project } = opts;
+  const registry = createToolRegistry();
+  const catalog = new ProfileCatalog(registry, workspace, project);
+  let scripted: ResolvedModel | null = null;
+  const resolveModel: ModelResolver = (ref, profileKey) => {
+    if (opts.script) {
+      scripted ??= {
+        ref: `scripted/${basename(opts.script)}`,
+        model: scriptedModelFromFile(opts.script, { startAt: opts.scriptStart?.() ?? 0 }),
+        contextWindow: 128_000,
+      };
+      return scripted;
+    }
+    return resolveSessionModel({
+      workspaceRoot: workspace.root,
+      projectRoot: project?.root ?? null,
+      profileKey,
+      profileDefault: catalog.get(profileKey).defaultModel ?? null,
+      pinned: ref ?? null,
+    });
+  };
+  const settings = opts.script
+    ? { ...opts.settings }
+    : { ...configSettings(workspace, project), ...opts.settings };
+  return new Harness({
+    workspace,
+    store: SessionStore.forWorkspace(workspace),
+    registry,
+    catalog,
+    resolveModel,
+    bus: new EventBus(),
+    settings,
+  });
+}
