@@ -8,11 +8,11 @@ describe("editsToUnifiedDiff", () => {
     const edit = fc.record({
       at: fc.nat(40),
       remove: fc.nat(3),
-      insert: fc.array(fc.constantFrom("x", "y"), { maxLength: 3 }),
+      insert: fc.array(fc.constantFrom<string>("x", "y"), { maxLength: 3 }),
     });
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom("a", "b", "c", "d"), { maxLength: 40 }),
+        fc.array(fc.constantFrom<string>("a", "b", "c", "d"), { maxLength: 40 }),
         fc.array(edit, { maxLength: 5 }),
         (lines, raw) => {
           const edits: LineEdit[] = [];

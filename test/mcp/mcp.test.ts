@@ -56,7 +56,7 @@ function expected(profile: string): string[] {
   return [...catalog.allowlist(profile).keys()].filter((k) => !SESSION_BOUND_GROUPS.includes(registry.get(k)!.group));
 }
 
-const text = (r: { content: unknown }) => (r.content as { type: string; text: string }[]).map((c) => c.text).join("");
+const text = (r: unknown) => ((r as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
 const lorebookFile = () => join(ws.root, "demo", "lorebook", "index.md");
 
 describe("nbook mcp over stdio", () => {
