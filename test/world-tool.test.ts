@@ -252,6 +252,27 @@ describe("execute_world in a read-only mode", () => {
   });
 });
 
+describe("execute_world isolation between calls", () => {
+  it("pollution of builtins and of the world object does not outlive the call", async () => {
+    const polluted = await ok(
+      bed.call("execute_world", {
+        code: `Object.prototype.hp = -1;
+               Array.prototype.map = null;
+               try { world.subject.get = () => ({ hp: "fake" }); } catch (e) {}
+               globalThis.leftover = true;
+               return String(world.subject.get("hero").hp);`,
+      }),
+    );
+    expect(polluted.text).toBe("61");
+    const clean = await ok(
+      bed.call("execute_world", {
+        code: `return [({}).hp, typeof leftover, [1].map(x => x + 1), world.subject.get("ghost")]`,
+      }),
+    );
+    expect(clean.details).toMatchObject({ data: [null, "undefined", [2], null] });
+  });
+});
+
 describe("execute_world input and errors", () => {
   it("rejects unknown fields and empty code", async () => {
     const r = await bed.call("execute_world", { code: "", extra: 1 });

@@ -5,7 +5,7 @@ import { type Allowlist, dispatch } from "../../tools/dispatch.js";
 import { MODES, type Mode } from "../../tools/types.js";
 import type { Project } from "../../workspace/project.js";
 import type { HistoryEntry, Issue, SliceInfo } from "../../world/api.js";
-import { type Calendar, loadCalendar } from "../../world/calendar/index.js";
+import { type Calendar, openCalendar } from "../../world/calendar/index.js";
 import { openWorld, type World } from "../../world/world.js";
 import { openCliContext } from "../context.js";
 import { EXIT, printJson, reportCliError } from "../output.js";
@@ -33,7 +33,7 @@ async function withWorld(o: WorldOptions, fn: (env: Env) => void | Promise<void>
     const ctx = openCliContext(o, true);
     close = () => ctx.workspace.close();
     const project = ctx.project as Project;
-    const calendar = loadCalendar(project);
+    const calendar = await openCalendar(project);
     await fn({ project, world: openWorld(project), calendar, time: (t) => calendar.format(t) });
   } catch (e) {
     reportCliError(e, o.json);
