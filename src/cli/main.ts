@@ -4,6 +4,7 @@ import { registerDemo } from "./commands/demo.js";
 import { registerInit } from "./commands/init.js";
 import { registerMcp } from "./commands/mcp.js";
 import { registerModels } from "./commands/models.js";
+import { registerPlot } from "./commands/plot.js";
 import { registerProfile } from "./commands/profile.js";
 import { registerProject } from "./commands/project.js";
 import { registerRun } from "./commands/run.js";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerProject(program);
   registerTool(program);
   registerProfile(program);
+  registerPlot(program);
   registerMcp(program);
   registerModels(program);
   registerSessions(program);

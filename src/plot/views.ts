@@ -21,7 +21,16 @@ function compactScenes(
               start_instant AS startInstant, end_instant AS endInstant
        FROM story_scene WHERE ${whereSql} = ? ${includeArchived ? "" : "AND status <> 'archived'"} ORDER BY ${order}, id`,
     )
-    .all(id) as { id: number; startInstant: number | null; endInstant: number | null }[];
+    .all(id) as {
+    id: number;
+    title: string;
+    status: string;
+    threadId: number;
+    chapterId: number | null;
+    outcomeType: string | null;
+    startInstant: number | null;
+    endInstant: number | null;
+  }[];
   return rows.map((r) => ({ ...r, anchored: r.startInstant !== null && r.endInstant !== null }));
 }
 

@@ -1,0 +1,211 @@
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { NbError } from "../../core/errors.js";
+import { DELETABLE, type DeletableKind, describeDelete, hardDelete } from "../../plot/delete.js";
+import {
+  getChapterDetail,
+  getChapterWriterBrief,
+  getStoryTree,
+  listDecisions,
+  listPromises,
+  type PlotContext,
+  plotContext,
+} from "../../plot/index.js";
+import { DECISION_STATUS, LIMITS, PROMISE_STATUS } from "../../plot/schemas.js";
+import { openCliContext } from "../context.js";
+import { printJson, reportCliError } from "../output.js";
+
+interface PlotOptions {
+  workspace?: string;
+  project?: string;
+  json?: boolean;
+}
+
+function open(o: PlotOptions): PlotContext {
+  const { project } = openCliContext(o, true);
+  return plotContext(project!, "user");
+}
+
+function positiveId(raw: string, what: string): number {
+  if (!/^[1-9]\d{0,15}$/.test(raw))
+    throw new NbError("invalid_input", `${what} must be a positive integer, not "${raw}"`);
+  return Number(raw);
+}
+
+function oneOf<T extends string>(
+  value: string | undefined,
+  allowed: readonly T[],
+  flag: string,
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new NbError("invalid_input", `${flag} must be one of ${allowed.join(", ")}`);
+  }
+  return value as T;
+}
+
+function out(o: PlotOptions, value: unknown, text: string): void {
+  if (o.json) printJson(value);
+  else process.stdout.write(`${text}\n`);
+}
+
+/** Run a subcommand body, reporting errors the way every command does. */
+function run(o: PlotOptions, body: () => Promise<void> | void): Promise<void> {
+  return Promise.resolve()
+    .then(body)
+    .catch((e) => reportCliError(e, o.json));
+}
+
+function withCommon(cmd: Command): Command {
+  return cmd
+    .option("--workspace <dir>", "workspace root")
+    .option("--project <name>", "project (default: the project folder you are in)")
+    .option("--json", "print JSON");
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY) {
+    throw new NbError(
+      "invalid_input",
+      "Refusing to delete without confirmation: pass --yes (stdin is not a terminal)",
+    );
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** `nbook plot tree|chapter|brief|promises|decisions|delete`: the story structure from the terminal. */
+export function registerPlot(program: Command): void {
+  const plot = program
+    .command("plot")
+    .description("Read the story structure, the writer brief, promises and decisions; delete plot rows");
+
+  withCommon(plot.command("tree").description("Acts → chapters and phases → threads, with scene counts"))
+    .option("--detail", "add summaries, briefs and scenes")
+    .option("--all", "include archived rows")
+    .action((o: PlotOptions & { detail?: boolean; all?: boolean }) =>
+      run(o, () => {
+        const tree = getStoryTree(open(o), { detail: o.detail, includeArchived: o.all });
+        const lines = [`${tree.story.title}`];
+        const chapterLine = (c: { id: number; title: string; status: string; scenes: number }) =>
+          `    #${c.id} ${c.title} (${c.scenes} scenes${c.status === "archived" ? ", archived" : ""})`;
+        for (const a of tree.acts) lines.push(`  Act #${a.id} ${a.title}`, ...a.chapters.map(chapterLine));
+        if (tree.ungroupedChapters.length)
+          lines.push("  Chapters without an act", ...tree.ungroupedChapters.map(chapterLine));
+        const threadLine = (t: {
+          id: number;
+          title: string;
+          status: string;
+          scenes: number;
+          isMain: boolean;
+        }) => `    #${t.id} ${t.title}${t.isMain ? " [main]" : ""} (${t.status}, ${t.scenes} scenes)`;
+        for (const p of tree.phases) lines.push(`  Phase #${p.id} ${p.title}`, ...p.threads.map(threadLine));
+        if (tree.ungroupedThreads.length)
+          lines.push("  Threads without a phase", ...tree.ungroupedThreads.map(threadLine));
+        const t = tree.totals;
+        lines.push(
+          `${t.acts} acts, ${t.chapters} chapters, ${t.threads} threads, ${t.scenes} scenes; ${t.openPromises} open promises, ${t.openDecisions} open decisions`,
+        );
+        out(o, tree, lines.join("\n"));
+      }),
+    );
+
+  withCommon(
+    plot
+      .command("chapter")
+      .description("One chapter: brief fields and scenes")
+      .argument("<id>", "chapter id"),
+  ).action((id: string, o: PlotOptions) =>
+    run(o, () => {
+      const d = getChapterDetail(open(o), positiveId(id, "chapter id"));
+      const lines = [`#${d.chapter.id} ${d.chapter.title} (${d.chapter.name}, ${d.chapter.status})`];
+      for (const [k, v] of Object.entries(d.chapter.brief)) if (v) lines.push(`  ${k}: ${v}`);
+      lines.push(
+        `Scenes (${d.scenes.length}${d.archivedScenes ? `, ${d.archivedScenes} archived not shown` : ""}):`,
+      );
+      for (const s of d.scenes)
+        lines.push(`  #${s.id} ${s.title} [${s.status}]${s.anchored ? "" : " (no time range)"}`);
+      out(o, d, lines.join("\n"));
+    }),
+  );
+
+  withCommon(
+    plot
+      .command("brief")
+      .description("The writer brief of a chapter, as Markdown")
+      .argument("<chapterId>", "chapter id"),
+  ).action((id: string, o: PlotOptions) =>
+    run(o, () => {
+      const b = getChapterWriterBrief(open(o), positiveId(id, "chapter id"));
+      out(o, b, b.markdown);
+    }),
+  );
+
+  withCommon(plot.command("promises").description("Reader promises, open first"))
+    .option("--status <status>", `one of ${PROMISE_STATUS.join(", ")}`)
+    .action((o: PlotOptions & { status?: string }) =>
+      run(o, () => {
+        const page = listPromises(open(o), {
+          status: oneOf(o.status, PROMISE_STATUS, "--status"),
+          limit: LIMITS.listPage,
+        });
+        const lines = page.rows.map(
+          (p) => `#${p.id} ${p.title} (${p.name}) [${p.status}, ${p.importance}, ${p.stage}]`,
+        );
+        if (page.nextCursor) lines.push(`… ${page.total - page.rows.length} more`);
+        out(o, page, lines.length ? lines.join("\n") : "No promises.");
+      }),
+    );
+
+  withCommon(plot.command("decisions").description("Decision records, open first"))
+    .option("--status <status>", `one of ${DECISION_STATUS.join(", ")}`)
+    .action((o: PlotOptions & { status?: string }) =>
+      run(o, () => {
+        const page = listDecisions(open(o), {
+          status: oneOf(o.status, DECISION_STATUS, "--status"),
+          limit: LIMITS.listPage,
+        });
+        const lines = page.rows.map((d) => `#${d.id} ${d.title} (${d.name}) [${d.status}] ${d.question}`);
+        if (page.nextCursor) lines.push(`… ${page.total - page.rows.length} more`);
+        out(o, page, lines.length ? lines.join("\n") : "No decisions.");
+      }),
+    );
+
+  withCommon(
+    plot
+      .command("delete")
+      .description("Hard-delete a plot row and what cascades from it (agents can only archive)")
+      .argument("<kind>", DELETABLE.join(" | "))
+      .argument("<id>", "row id"),
+  )
+    .option("--yes", "do not ask for confirmation")
+    .action((kind: string, id: string, o: PlotOptions & { yes?: boolean }) =>
+      run(o, async () => {
+        const k = oneOf(kind, DELETABLE, "<kind>") as DeletableKind;
+        const pc = open(o);
+        const n = positiveId(id, "id");
+        const plan = describeDelete(pc, k, n);
+        const summary = [
+          `Delete ${plan.target}?`,
+          ...(plan.effects.length ? plan.effects.map((e) => `  - ${e}`) : ["  (nothing else changes)"]),
+        ];
+        if (!o.yes) {
+          process.stdout.write(`${summary.join("\n")}\n`);
+          if (!(await confirm("Type y to delete: "))) {
+            process.stdout.write("Not deleted.\n");
+            return;
+          }
+        }
+        const done = hardDelete(pc, k, n);
+        out(
+          o,
+          { deleted: done.target, effects: done.effects },
+          `Deleted ${done.target}${done.effects.length ? `:\n${done.effects.map((e) => `  - ${e}`).join("\n")}` : "."}`,
+        );
+      }),
+    );
+}

@@ -1,0 +1,163 @@
+import type { PlotContext } from "./context.js";
+import type { PlotDb } from "./db.js";
+import { writeOrder } from "./order.js";
+import { promisesWithBeatsOn, reopenPayofflessPromises } from "./promise-rules.js";
+import { ENTITY, mustGet } from "./store.js";
+
+/** What the user can hard-delete. Agents cannot: their tools stop at archive/abandon/void. */
+export const DELETABLE = ["act", "chapter", "thread", "scene", "promise", "decision"] as const;
+export type DeletableKind = (typeof DELETABLE)[number];
+
+const count = (db: PlotDb, sql: string, ...params: unknown[]) =>
+  (db.prepare(sql).get(...params) as { n: number }).n;
+
+/** The scenes a delete removes with the row (a thread takes its scenes along). */
+function doomedScenes(db: PlotDb, kind: DeletableKind, id: number): number[] {
+  if (kind === "scene") return [id];
+  if (kind !== "thread") return [];
+  return (db.prepare("SELECT id FROM story_scene WHERE thread_id = ?").all(id) as { id: number }[]).map(
+    (r) => r.id,
+  );
+}
+
+/** Human-readable list of what deleting this row also changes or removes. */
+export function describeDelete(
+  pc: PlotContext,
+  kind: DeletableKind,
+  id: number,
+): { target: string; effects: string[] } {
+  const { db } = pc;
+  const row = mustGet<{ title: string }>(db, kind, id, "/id");
+  const effects: string[] = [];
+  const add = (n: number, text: string) => {
+    if (n > 0) effects.push(`${n} ${text}`);
+  };
+  const scenes = doomedScenes(db, kind, id);
+  const sceneList = JSON.stringify(scenes);
+  if (kind === "act")
+    add(
+      count(db, "SELECT count(*) AS n FROM story_chapter WHERE act_id = ?", id),
+      "chapter(s) become ungrouped",
+    );
+  if (kind === "chapter") {
+    add(
+      count(db, "SELECT count(*) AS n FROM story_scene WHERE chapter_id = ?", id),
+      "scene(s) are taken out of the chapter (kept)",
+    );
+    add(
+      count(db, "SELECT count(*) AS n FROM story_promise WHERE deadline_chapter_id = ?", id) +
+        count(db, "SELECT count(*) AS n FROM story_decision WHERE deadline_chapter_id = ?", id),
+      "promise/decision deadline(s) are cleared",
+    );
+  }
+  if (kind === "thread") add(scenes.length, "scene(s) of the thread are deleted");
+  if (scenes.length) {
+    const inScenes = "SELECT value FROM json_each(?)";
+    add(
+      count(db, `SELECT count(*) AS n FROM story_promise_beat WHERE scene_id IN (${inScenes})`, sceneList),
+      "promise beat(s) are deleted",
+    );
+    add(
+      count(
+        db,
+        `SELECT count(*) AS n FROM story_scene_ref WHERE target_scene_id IN (${inScenes}) AND scene_id NOT IN (${inScenes})`,
+        sceneList,
+        sceneList,
+      ),
+      "ref(s) from other scenes are removed",
+    );
+  }
+  if (kind === "thread")
+    add(
+      count(db, "SELECT count(*) AS n FROM story_scene_ref WHERE target_thread_id = ?", id),
+      "scene ref(s) to the thread are removed",
+    );
+  if (kind === "promise")
+    add(
+      count(db, "SELECT count(*) AS n FROM story_promise_beat WHERE promise_id = ?", id),
+      "beat(s) are deleted",
+    );
+  if (kind === "decision") {
+    add(
+      count(db, "SELECT count(*) AS n FROM story_decision WHERE superseded_by_id = ?", id),
+      "decision(s) lose their superseded-by link",
+    );
+  }
+  if (kind !== "decision" && kind !== "act" && kind !== "chapter") {
+    const col = { thread: "target_thread_id", scene: "target_scene_id", promise: "target_promise_id" }[kind];
+    add(
+      count(db, `SELECT count(*) AS n FROM story_decision_link WHERE ${col} = ?`, id),
+      "decision serves/dependsOn entr(ies) are removed",
+    );
+  } else if (kind === "decision") {
+    add(
+      count(db, "SELECT count(*) AS n FROM story_decision_link WHERE target_decision_id = ?", id),
+      "decision serves/dependsOn entr(ies) are removed",
+    );
+  }
+  if (kind !== "decision") {
+    add(
+      count(db, `SELECT count(*) AS n FROM story_decision WHERE anchor_${kind}_id = ?`, id),
+      "decision anchor(s) fall back to the story",
+    );
+  }
+  return { target: `${kind} ${id} "${row.title}"`, effects };
+}
+
+/** Hard-delete one row with its cascade, then renumber orders and re-check the promises it touched. */
+export function hardDelete(
+  pc: PlotContext,
+  kind: DeletableKind,
+  id: number,
+): { target: string; effects: string[] } {
+  const { db } = pc;
+  return db.transaction(() => {
+    const described = describeDelete(pc, kind, id);
+    const before = mustGet<{ thread_id?: number; chapter_id?: number | null; phase_id?: number | null }>(
+      db,
+      kind,
+      id,
+      "/id",
+    );
+    const chapters =
+      kind === "thread"
+        ? (
+            db
+              .prepare(
+                "SELECT DISTINCT chapter_id AS id FROM story_scene WHERE thread_id = ? AND chapter_id IS NOT NULL",
+              )
+              .all(id) as { id: number }[]
+          ).map((r) => r.id)
+        : kind === "scene" && before.chapter_id != null
+          ? [before.chapter_id]
+          : [];
+    const promises = promisesWithBeatsOn(db, doomedScenes(db, kind, id));
+    if (kind === "chapter")
+      db.prepare(
+        "UPDATE story_scene SET chapter_id = NULL, chapter_sort_order = NULL WHERE chapter_id = ?",
+      ).run(id);
+    db.prepare(`DELETE FROM ${ENTITY[kind].table} WHERE id = ?`).run(id);
+
+    const renumber = (table: string, column: string, where: string, ...params: unknown[]) =>
+      writeOrder(
+        db,
+        table,
+        column,
+        (
+          db.prepare(`SELECT id FROM ${table} WHERE ${where} ORDER BY ${column}, id`).all(...params) as {
+            id: number;
+          }[]
+        ).map((r) => r.id),
+      );
+    if (kind === "act") renumber("story_act", "sort_order", "1");
+    if (kind === "chapter") renumber("story_chapter", "sort_order", "1");
+    if (kind === "thread") {
+      if (before.phase_id == null) renumber("story_thread", "sort_order", "phase_id IS NULL");
+      else renumber("story_thread", "sort_order", "phase_id = ?", before.phase_id);
+    }
+    if (kind === "scene") renumber("story_scene", "thread_sort_order", "thread_id = ?", before.thread_id);
+    for (const c of chapters) renumber("story_scene", "chapter_sort_order", "chapter_id = ?", c);
+    reopenPayofflessPromises(db, promises);
+    return described;
+  })();
+}
