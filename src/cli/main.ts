@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerApprove } from "./commands/approve.js";
+import { registerChat } from "./commands/chat.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerInit } from "./commands/init.js";
 import { registerMcp } from "./commands/mcp.js";
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerInit(program);
   registerDemo(program);
+  registerChat(program);
   registerRun(program);
   registerApprove(program);
   registerProject(program);

@@ -216,9 +216,9 @@ export class Harness {
       } else {
         const why = resolution.reason ? ` Reason: ${resolution.reason}` : "";
         const message = `The user rejected this ${call.key} call in ${session.mode} mode; nothing was changed.${why} Do not retry the same write. Stay read-only, or ask for normal mode with switch_mode if the work needs writing.`;
-        entries.push(
-          ...resultEntries([{ call, result: { ok: false, error: { code: "not_allowed", message } } }]),
-        );
+        const result = { ok: false as const, error: { code: "not_allowed" as const, message } };
+        entries.push(...resultEntries([{ call, result }]));
+        env.onEnd?.(call, result, "rejected by the user");
       }
     } else {
       const outcome = await runStepCalls([call], { ...env, resolutions: new Map([[call.id, resolution]]) });

@@ -1,0 +1,218 @@
+import { createInterface } from "node:readline";
+import type { Command } from "commander";
+import { NbError, toErrorInfo } from "../../core/errors.js";
+import type { PendingView } from "../../harness/events.js";
+import type { Harness } from "../../harness/loop.js";
+import { formatTasks } from "../../harness/tasks.js";
+import type { Resolution, RunResult } from "../../harness/types.js";
+import { MODES, type Mode } from "../../tools/types.js";
+import { reportCliError } from "../output.js";
+import { type AgentCliOptions, attachPrinter, openAgentCli, parseMode } from "./run.js";
+
+const HELP = `Commands:
+  /mode <normal|discuss|plan>  change the session mode
+  /plan                        switch to plan mode
+  /tasks                       show the task list
+  /sessions                    list recent sessions
+  /new                         start a new session (same profile and project)
+  /help                        this help
+  /exit                        quit
+Ctrl-C aborts a running turn; a second Ctrl-C exits.
+`;
+
+/** Lines from stdin, one at a time, whether typed or piped (piped lines are never dropped). */
+class LineReader {
+  private readonly lines: string[] = [];
+  private waiter: ((line: string | null) => void) | null = null;
+  private closed = false;
+  readonly rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true });
+
+  constructor() {
+    this.rl.on("line", (line) => {
+      if (this.waiter) {
+        if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
+        const w = this.waiter;
+        this.waiter = null;
+        w(line);
+      } else this.lines.push(line);
+    });
+    this.rl.on("close", () => {
+      this.closed = true;
+      this.waiter?.(null);
+      this.waiter = null;
+    });
+  }
+
+  /** The next line after printing `prompt`; null at end of input. */
+  next(prompt: string): Promise<string | null> {
+    process.stdout.write(prompt);
+    const line = this.lines.shift();
+    if (line !== undefined) {
+      if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
+      return Promise.resolve(line);
+    }
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}
+
+/** Ask the user to settle a pending approval or question. Null when input ended. */
+async function askResolution(reader: LineReader, pending: PendingView): Promise<Resolution | null> {
+  if (pending.kind === "user_input") {
+    const input = pending.input as { choices?: string[]; allowFreeText?: boolean };
+    for (;;) {
+      const answer = await reader.next("answer › ");
+      if (answer === null) return null;
+      const text = answer.trim();
+      if (!text) return { approved: false, reason: "The user left the question unanswered." };
+      const byNumber = input.choices?.[Number(text) - 1];
+      if (input.choices && input.allowFreeText === false && !byNumber && !input.choices.includes(text)) {
+        process.stdout.write(`Pick one of: ${input.choices.map((c, i) => `${i + 1}. ${c}`).join("  ")}\n`);
+        continue;
+      }
+      return { approved: true, answer: byNumber ?? text };
+    }
+  }
+  for (;;) {
+    const yn = await reader.next(`Approve ${pending.tool}? [y/n] `);
+    if (yn === null) return null;
+    const v = yn.trim().toLowerCase();
+    if (v === "y" || v === "yes") return { approved: true };
+    if (v === "n" || v === "no") {
+      const reason = await reader.next("Reason (optional): ");
+      return reason?.trim() ? { approved: false, reason: reason.trim() } : { approved: false };
+    }
+  }
+}
+
+/** `nbook chat`: an interactive session in the terminal. */
+export function registerChat(program: Command): void {
+  program
+    .command("chat")
+    .description("Chat with an agent in the terminal (streams text, asks for approvals)")
+    .option("--profile <key>", "agent profile for a new session", "leader.default")
+    .option("--mode <mode>", "normal, discuss or plan (new session)")
+    .option("--model <ref>", "model <providerId>/<modelId>")
+    .option("--session <id>", "resume this session (shows a pending approval first)")
+    .option("--project <name>", "project (default: the project folder you are in)")
+    .option("--script <file>", "use a scripted model file (offline; no config needed)")
+    .option("--workspace <dir>", "workspace root")
+    .action(async (o: AgentCliOptions) => {
+      let harness: Harness | null = null;
+      let reader: LineReader | null = null;
+      try {
+        const mode = parseMode(o.mode);
+        const opened = openAgentCli(o);
+        harness = opened.harness;
+        const h = harness;
+        const newSession = () =>
+          h.createSession({
+            profileKey: o.profile ?? "leader.default",
+            project: opened.project,
+            mode,
+            model: o.model,
+          }).id;
+        let sessionId = o.session ?? newSession();
+        const header = () => {
+          const s = h.store.session(sessionId);
+          process.stdout.write(
+            `Session ${s.id} · ${s.profileKey} · ${s.mode} mode · ${s.project ?? "workspace level"} · model ${s.model ?? "?"}\nType /help for commands.\n`,
+          );
+        };
+        header();
+        attachPrinter(h, (s) => process.stdout.write(s));
+        reader = new LineReader();
+        const r = reader;
+
+        let interrupts = 0;
+        const onInterrupt = () => {
+          if (h.isRunning(sessionId) && interrupts === 0) {
+            interrupts++;
+            process.stderr.write("\n(aborting; Ctrl-C again to exit)\n");
+            h.abort(sessionId);
+            return;
+          }
+          process.stdout.write("\n");
+          r.close();
+          h.close();
+          process.exit(130);
+        };
+        r.rl.on("SIGINT", onInterrupt);
+        process.on("SIGINT", onInterrupt);
+
+        /** Run, then settle approvals and questions until the run ends or input does. */
+        const drive = async (start: () => Promise<RunResult>): Promise<boolean> => {
+          interrupts = 0;
+          let result = await start();
+          while (result.status === "waiting" && result.pending) {
+            const resolution = await askResolution(r, result.pending);
+            if (!resolution) return false;
+            interrupts = 0;
+            result = await h.settle(sessionId, result.pending.approvalId, resolution, { model: o.model });
+          }
+          if (result.status !== "completed") process.stdout.write(`(run ended: ${result.status})\n`);
+          return true;
+        };
+
+        const waiting = h.pending(sessionId);
+        if (waiting) {
+          process.stdout.write(
+            `\nThis session is waiting:\n── [${waiting.approvalId}] ${waiting.tool} (${waiting.kind}) ──\n${waiting.preview}\n`,
+          );
+          const resolution = await askResolution(r, waiting);
+          if (resolution) {
+            await drive(() => h.settle(sessionId, waiting.approvalId, resolution, { model: o.model }));
+          }
+        }
+
+        for (;;) {
+          const line = await r.next("\nyou › ");
+          if (line === null) break;
+          const text = line.trim();
+          if (!text) continue;
+          try {
+            if (text.startsWith("/")) {
+              const [cmd, arg] = text.slice(1).split(/\s+/, 2);
+              if (cmd === "exit" || cmd === "quit") break;
+              if (cmd === "help") process.stdout.write(HELP);
+              else if (cmd === "tasks") process.stdout.write(`${formatTasks(h.tasks(sessionId))}\n`);
+              else if (cmd === "mode" || cmd === "plan") {
+                const target = (cmd === "plan" ? "plan" : arg) as Mode;
+                if (!MODES.includes(target))
+                  throw new NbError("invalid_input", `Usage: /mode ${MODES.join("|")}`);
+                if (!h.setMode(sessionId, target)) process.stdout.write(`Already in ${target} mode.\n`);
+              } else if (cmd === "sessions") {
+                for (const s of h.store.listSessions({ limit: 10 })) {
+                  process.stdout.write(
+                    `${s.id === sessionId ? "*" : " "} ${s.id.padStart(4)} ${s.status.padEnd(8)} ${s.mode.padEnd(7)} ${s.profileKey.padEnd(16)} ${s.title || "(untitled)"}\n`,
+                  );
+                }
+              } else if (cmd === "new") {
+                sessionId = newSession();
+                header();
+              } else process.stdout.write(`Unknown command /${cmd}.\n${HELP}`);
+              continue;
+            }
+            process.stdout.write("\n");
+            if (!(await drive(() => h.invoke(sessionId, { mode: "prompt", message: text, model: o.model }))))
+              break;
+          } catch (e) {
+            const info = toErrorInfo(e);
+            process.stdout.write(`error [${info.code}]: ${info.message}\n`);
+          }
+        }
+        process.off("SIGINT", onInterrupt);
+      } catch (e) {
+        reportCliError(e);
+      } finally {
+        reader?.close();
+        harness?.close();
+      }
+    });
+}
