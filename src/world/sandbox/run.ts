@@ -125,6 +125,7 @@ class Run {
   }
 
   execute(): SandboxResult {
+    let settled = false;
     try {
       const helpers = this.setup();
       const encodeFn = this.keep(this.vm.getProp(helpers, "encode"));
@@ -142,11 +143,19 @@ class Run {
         }
         throw scriptFailure(info, undefined, this.stop);
       }
-      return { value: this.decodeResult(this.keep(encoded.value)), console: this.consoleLines };
+      const result = { value: this.decodeResult(this.keep(encoded.value)), console: this.consoleLines };
+      settled = true;
+      return result;
     } catch (e) {
-      throw e instanceof NbError && this.consoleLines.length > 0 ? this.withConsole(e) : e;
+      settled = e instanceof NbError;
+      throw settled && this.consoleLines.length > 0 ? this.withConsole(e as NbError) : e;
     } finally {
-      for (const h of this.handles.reverse()) if (h.alive) h.dispose();
+      try {
+        for (const h of this.handles.reverse()) if (h.alive) h.dispose();
+      } catch (e) {
+        // After a host-level failure the WASM state is suspect; keep the original error.
+        if (settled) throw e;
+      }
     }
   }
 
