@@ -214,7 +214,7 @@ export class Harness {
         const outcome = await runStepCalls([call], { ...env, approvedCallId: call.id });
         entries.push(...resultEntries(outcome.results));
       } else {
-        const why = resolution.reason ? ` Reason: ${resolution.reason}` : "";
+        const why = resolution.reason ? ` Reason: ${resolution.reason.replace(/[.\s]*$/, ".")}` : "";
         const message = `The user rejected this ${call.key} call in ${session.mode} mode; nothing was changed.${why} Do not retry the same write. Stay read-only, or ask for normal mode with switch_mode if the work needs writing.`;
         const result = { ok: false as const, error: { code: "not_allowed" as const, message } };
         entries.push(...resultEntries([{ call, result }]));

@@ -1,0 +1,139 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const NBOOK = join(import.meta.dirname, "..", "bin", "nbook");
+let dir: string;
+
+function nbook(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [NBOOK, ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    input,
+    timeout: 60_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "nbook-cli-"));
+  expect(nbook(["init", "ws"]).code).toBe(0);
+  expect(nbook(["project", "create", "novel", "--workspace", "ws", "--sample"]).code).toBe(0);
+  writeFileSync(
+    join(dir, "script.json"),
+    JSON.stringify({
+      turns: [
+        {
+          text: "Writing.",
+          toolCalls: [{ name: "write", input: { path: "notes/a.md", content: "approved text\n" } }],
+        },
+        { expect: { lastToolResult: "notes/a.md" }, text: "The note is written." },
+      ],
+    }),
+  );
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ws = ["--workspace", "ws", "--project", "novel"];
+
+describe("nbook run / approve / chat", () => {
+  it("a pending approval survives the process: run waits, approve in a new process completes it", () => {
+    const run = nbook([
+      "run",
+      "write a note",
+      "--mode",
+      "discuss",
+      "--script",
+      "script.json",
+      "--json",
+      ...ws,
+    ]);
+    expect(run.code).toBe(0);
+    const waiting = JSON.parse(run.out.trim().split("\n").at(-1)!);
+    expect(waiting).toMatchObject({
+      status: "waiting",
+      data: null,
+      pending: { kind: "write", tool: "write" },
+    });
+    expect(existsSync(join(dir, "ws/novel/notes/a.md"))).toBe(false);
+
+    const approve = nbook([
+      "approve",
+      waiting.sessionId,
+      waiting.approvalId,
+      "--script",
+      "script.json",
+      "--json",
+      "--workspace",
+      "ws",
+    ]);
+    expect(approve.code).toBe(0);
+    expect(JSON.parse(approve.out.trim())).toMatchObject({
+      status: "completed",
+      finalMessage: "The note is written.",
+    });
+    expect(readFileSync(join(dir, "ws/novel/notes/a.md"), "utf8")).toBe("approved text\n");
+
+    const again = nbook([
+      "approve",
+      waiting.sessionId,
+      waiting.approvalId,
+      "--script",
+      "script.json",
+      "--workspace",
+      "ws",
+    ]);
+    expect(again.code).toBe(2);
+    expect(again.err).toContain("not_found");
+  });
+
+  it("chat --session shows the pending approval and continues after the answer", () => {
+    writeFileSync(
+      join(dir, "script2.json"),
+      JSON.stringify({
+        turns: [
+          { toolCalls: [{ name: "write", input: { path: "notes/b.md", content: "second note\n" } }] },
+          { expect: { lastToolResult: "rejected" }, text: "Understood, not now." },
+        ],
+      }),
+    );
+    const run = nbook(["run", "write", "--mode", "discuss", "--script", "script2.json", "--json", ...ws]);
+    const waiting = JSON.parse(run.out.trim());
+    const chat = nbook(
+      ["chat", "--session", waiting.sessionId, "--script", "script2.json", "--workspace", "ws"],
+      "n\ntoo early\n/tasks\n/exit\n",
+    );
+    expect(chat.code).toBe(0);
+    expect(chat.out).toContain("This session is waiting");
+    expect(chat.out).toContain("+second note");
+    expect(chat.out).toContain("rejected by the user");
+    expect(chat.out).toContain("Understood, not now.");
+    expect(chat.out).toContain("(no tasks)");
+    expect(existsSync(join(dir, "ws/novel/notes/b.md"))).toBe(false);
+  });
+
+  it("without a model configured, run names the missing setting", () => {
+    const r = nbook(["run", "hello", ...ws]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("config_error");
+    expect(r.err).toContain("defaultModel");
+  });
+});
+
+describe("nbook demo", () => {
+  it("finishes offline with exit 0, leaving a chapter and a session that sessions show prints", () => {
+    const demo = nbook(["demo", "--dir", "demo"]);
+    expect(demo.code).toBe(0);
+    expect(demo.out).toContain("[demo] The user approves switch_mode");
+    expect(demo.out).toContain("nbook chat");
+    const chapter = readFileSync(join(dir, "demo/tide-bell/manuscript/03-the-bell-road/index.md"), "utf8");
+    expect(chapter).toContain("faint as a fingernail against a cup");
+    expect(existsSync(join(dir, "demo/tide-bell/.agent/plan/chapter-03.md"))).toBe(true);
+    const show = nbook(["sessions", "show", "1", "--workspace", "demo"]);
+    expect(show.code).toBe(0);
+    expect(show.out).toContain("03-the-bell-road");
+    expect(show.out).toContain("switch_mode");
+  });
+});
