@@ -30,7 +30,7 @@ export const inlineEditor = defineProfile({
     })
     .strict(),
   output: z.object({}).strict(),
-  tools: ["read", "edit", "write"],
+  tools: ["read", "edit", "write", "report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the inline editor: you make one precise change to a selected passage.", ctx)}
 

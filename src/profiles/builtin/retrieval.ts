@@ -23,7 +23,7 @@ export const retrieval = defineProfile({
       note: z.string().optional(),
     })
     .strict(),
-  tools: ["bash", "read"],
+  tools: ["bash", "read", "report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the retrieval agent: you find what the project already says about a topic.", ctx)}
 
