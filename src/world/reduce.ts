@@ -9,7 +9,7 @@ import { isTextContainer, resolvePath, type WorldSchema } from "./schema.js";
 
 /** Lower bound below every instant. */
 export const BEFORE_TIME = Number.MIN_SAFE_INTEGER - 1;
-/** A checkpoint is stored once this many patches of a subject have been folded since the last one. */
+/** By default a checkpoint is stored once this many patches of a subject have been folded since the last one. */
 export const CHECKPOINT_EVERY = 32;
 
 /** The replay semantics a schema gives one subject type. */
@@ -43,6 +43,7 @@ export class Reducer {
   constructor(
     private readonly st: Statements,
     private readonly schema: () => WorldSchema,
+    private readonly checkpointEvery = CHECKPOINT_EVERY,
   ) {}
 
   /** State of a subject after every patch at or before `at` (latest when `at` is undefined). */
@@ -102,7 +103,7 @@ export class Reducer {
       }
       const after = collectEntries(state, tops, typeSpec);
       this.diffEntries(subjectId, instant, before, after, open);
-      if (sinceCheckpoint >= CHECKPOINT_EVERY) {
+      if (sinceCheckpoint >= this.checkpointEvery) {
         st.insertCheckpoint.run(subjectId, instant, JSON.stringify(state));
         sinceCheckpoint = 0;
       }

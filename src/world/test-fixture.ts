@@ -31,11 +31,20 @@ export const FIXTURE_SCHEMA = `types:
 `;
 
 /** A world in a temporary folder with the fixture schema (or `schema`; null = no schema file). */
-export function tempWorld(schema: string | null = FIXTURE_SCHEMA, config: Record<string, unknown> = {}) {
+export function tempWorld(
+  schema: string | null = FIXTURE_SCHEMA,
+  config: Record<string, unknown> = {},
+  checkpointEvery?: number,
+) {
   const dir = mkdtempSync(join(tmpdir(), "nb-world-"));
   const schemaPath = join(dir, "schema.yaml");
   if (schema !== null) writeFileSync(schemaPath, schema);
-  const world = new World({ dbPath: join(dir, "world.sqlite"), schemaPath, config: () => config });
+  const world = new World({
+    dbPath: join(dir, "world.sqlite"),
+    schemaPath,
+    config: () => config,
+    checkpointEvery,
+  });
   return {
     world,
     dir,

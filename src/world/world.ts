@@ -51,6 +51,8 @@ export interface WorldOptions {
   schemaPath: string;
   /** Workspace config reader (for the `embedding` section). */
   config?: () => Record<string, unknown>;
+  /** Patches folded between two stored checkpoints of a subject (default 32). */
+  checkpointEvery?: number;
 }
 
 const DRY_RUN = Symbol("dry-run");
@@ -70,7 +72,7 @@ export class World implements WorldApi {
     this.db = openWorldDb(opts.dbPath);
     this.st = prepareStatements(this.db);
     const schema = () => this.current as WorldSchema;
-    this.reducer = new Reducer(this.st, schema);
+    this.reducer = new Reducer(this.st, schema, opts.checkpointEvery);
     this.writer = new SliceWriter({ st: this.st, reducer: this.reducer, schema });
     this.searcher = new TextSearch(this.db, schema, () => embeddingClientFromConfig(opts.config?.() ?? {}));
   }

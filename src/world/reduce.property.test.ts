@@ -1,0 +1,220 @@
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { NbError } from "../core/errors.js";
+import type { PatchEdit, PatchInput } from "./api.js";
+import { collectEntries } from "./entries.js";
+import type { JsonObject } from "./json.js";
+import { applyPatch } from "./ops.js";
+import { segmentsOf } from "./pointer.js";
+import { semanticsFor } from "./reduce.js";
+import { parseSchema } from "./schema.js";
+import { tempWorld } from "./test-fixture.js";
+
+const SCHEMA = `types:
+  thing:
+    attrs:
+      n: { type: int, default: 0 }
+      tags: { type: list, of: string }
+      bag: { type: set, of: string }
+      memory: { type: record, of: text }
+      link: ref:thing
+`;
+const IDS = ["a", "b", "c"];
+
+const patchArb: fc.Arbitrary<PatchInput> = fc
+  .oneof(
+    fc.record({
+      path: fc.constant("/n"),
+      op: fc.constant("increment" as const),
+      value: fc.integer({ min: -5, max: 5 }),
+    }),
+    fc.record({
+      path: fc.constant("/n"),
+      op: fc.constant("replace" as const),
+      value: fc.integer({ min: 0, max: 9 }),
+    }),
+    fc.record({
+      path: fc.constantFrom("/tags", "/bag"),
+      op: fc.constant("append" as const),
+      value: fc.constantFrom("x", "y", "z"),
+    }),
+    fc.record({
+      path: fc.constantFrom("/tags/0", "/tags/1", "/n", "/memory/k1"),
+      op: fc.constant("remove" as const),
+    }),
+    fc.record({
+      path: fc.constant("/bag"),
+      op: fc.constant("remove" as const),
+      value: fc.constantFrom("x", "y"),
+    }),
+    fc.record({
+      path: fc.constantFrom("/memory/k0", "/memory/k1", "/memory/k2"),
+      op: fc.constant("replace" as const),
+      value: fc.constantFrom("rain at dawn", "雨夜的师门", "the old sword"),
+    }),
+    fc.record({
+      path: fc.constant("/link"),
+      op: fc.constant("replace" as const),
+      value: fc.constantFrom("subject://a", "subject://b", "subject://c", null),
+    }),
+    fc.record({
+      path: fc.constant("/tags"),
+      op: fc.constant("replace" as const),
+      value: fc.constantFrom([], ["q"]),
+    }),
+  )
+  .chain((p) =>
+    fc.constantFrom(...IDS).map((subjectId) => ({ ...p, subjectId, type: "thing" }) as PatchInput),
+  );
+
+type Action =
+  | { kind: "write"; time: number; merge: boolean; patches: PatchInput[] }
+  | {
+      kind: "edit";
+      pick: number;
+      edit: "value" | "remove" | "move" | "add";
+      time: number;
+      patch: PatchInput;
+      n: number;
+    }
+  | { kind: "delete"; pick: number };
+
+const actionArb: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("write" as const),
+      time: fc.integer({ min: -5, max: 30 }),
+      merge: fc.boolean(),
+      patches: fc.array(patchArb, { minLength: 1, maxLength: 5 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("edit" as const),
+      pick: fc.nat(),
+      edit: fc.constantFrom("value" as const, "remove" as const, "move" as const, "add" as const),
+      time: fc.integer({ min: -5, max: 30 }),
+      patch: patchArb,
+      n: fc.integer({ min: 0, max: 9 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
+);
+
+const schema = parseSchema(SCHEMA);
+
+/** The naive fold: replay every stored patch of a subject from scratch. */
+function naive(w: ReturnType<typeof tempWorld>["world"], id: string, at?: number) {
+  const sem = semanticsFor(schema, "thing");
+  const state: JsonObject = {};
+  const failures: string[] = [];
+  for (const h of w.subject.history(id)) {
+    if (at !== undefined && h.instant > at) break;
+    const f = applyPatch(state, h.op, segmentsOf(h.path), h.value, sem);
+    if (f) failures.push(`${h.patchId}:${f.label}`);
+  }
+  return { state, failures };
+}
+
+function tolerate(fn: () => unknown): void {
+  try {
+    fn();
+  } catch (e) {
+    if (!(e instanceof NbError) || !["invalid_input", "conflict", "not_found"].includes(e.code)) throw e;
+  }
+}
+
+describe("incremental reduce", () => {
+  let t: ReturnType<typeof tempWorld> | null = null;
+  afterEach(() => t?.cleanup());
+
+  it("cached state, checkpoints, issues, refs and text entries equal a naive fold from scratch", () => {
+    fc.assert(
+      fc.property(
+        fc.array(actionArb, { minLength: 20, maxLength: 120 }),
+        fc.array(fc.option(fc.integer({ min: -6, max: 31 }), { nil: undefined }), {
+          minLength: 4,
+          maxLength: 4,
+        }),
+        (actions, probes) => {
+          t?.cleanup();
+          t = tempWorld(SCHEMA, {}, 3);
+          const w = t.world;
+          for (const a of actions) {
+            const slices = w.slice.list();
+            if (a.kind === "write")
+              tolerate(() => w.slice.write({ time: a.time, merge: a.merge, patches: a.patches }));
+            else if (slices.length) {
+              const s = w.slice.get(slices[a.pick % slices.length].id);
+              if (a.kind === "delete") {
+                tolerate(() => w.slice.delete(s.id));
+                continue;
+              }
+              const target = s.patches[a.pick % s.patches.length];
+              const edits: PatchEdit[] =
+                a.edit === "value"
+                  ? [
+                      {
+                        patchId: target.patchId,
+                        set: { value: target.op === "increment" ? a.n - 4 : a.patch.value },
+                      },
+                    ]
+                  : a.edit === "remove"
+                    ? [{ patchId: target.patchId, remove: true }]
+                    : a.edit === "add"
+                      ? [{ add: a.patch }]
+                      : [];
+              tolerate(() => w.slice.editPatches(s.id, edits, a.edit === "move" ? { time: a.time } : {}));
+            }
+          }
+          const storedFailures = w.issues
+            .list()
+            .filter((i) => i.label !== "E2")
+            .map((i) => `${i.patchId}:${i.label}`)
+            .sort();
+          const naiveFailures: string[] = [];
+          for (const id of w.subject.list().map((s) => s.id)) {
+            const full = naive(w, id);
+            naiveFailures.push(...full.failures);
+            expect(w.subject.get(id)).toEqual(full.state);
+            for (let at = -6; at <= 31; at += 4)
+              expect(w.subject.get(id, { at })).toEqual(naive(w, id, at).state);
+            for (const at of probes) {
+              const expected = naive(w, id, at).state;
+              expect(w.subject.get(id, { at })).toEqual(expected);
+              const refs = [
+                ...collectEntries(expected, Object.keys(expected), schema.types.thing).values(),
+              ].filter((e) => e.kind === "ref");
+              for (const target of IDS) {
+                const cached = w.subject
+                  .findRefs(target, { at })
+                  .filter((r) => r.subjectId === id)
+                  .map((r) => r.attr);
+                expect(cached.sort()).toEqual(
+                  refs
+                    .filter((r) => r.value === target)
+                    .map((r) => r.attr)
+                    .sort(),
+                );
+              }
+              const texts = [...collectEntries(expected, ["memory"], schema.types.thing).values()]
+                .filter((e) => e.kind === "text")
+                .map((e) => `${e.attr}=${e.value}`);
+              const found = ["rain at dawn", "雨夜的师门", "the old sword"].flatMap((q) =>
+                w.search
+                  .text(q, { at, k: 50 })
+                  .filter((h) => h.subjectId === id)
+                  .map((h) => `${h.attr}=${h.text}`),
+              );
+              expect([...new Set(found)].sort()).toEqual(texts.sort());
+            }
+          }
+          expect(storedFailures).toEqual(naiveFailures.sort());
+        },
+      ),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+});
