@@ -43,6 +43,8 @@ export async function callModel(opts: {
       tools: opts.tools,
       abortSignal: opts.signal,
       maxRetries: opts.maxRetries,
+      // The loop keeps its own history; retaining each request body would hold a copy of the whole prompt per step.
+      experimental_include: { requestBody: false },
       onError: () => {},
     });
     for await (const part of result.fullStream) {
