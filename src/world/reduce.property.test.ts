@@ -202,7 +202,7 @@ describe("incremental reduce", () => {
               const texts = [...collectEntries(expected, ["memory"], schema.types.thing).values()]
                 .filter((e) => e.kind === "text")
                 .map((e) => `${e.attr}=${e.value}`);
-              const found = ["rain at dawn", "雨夜的师门", "the old sword"].flatMap((q) =>
+              const found = ["rain at dawn", "雨夜的师门", "the old sword", "x", "y", "z", "q"].flatMap((q) =>
                 w.search
                   .text(q, { at, k: 50 })
                   .filter((h) => h.subjectId === id)
