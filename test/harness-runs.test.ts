@@ -181,6 +181,26 @@ describe("invocation modes", () => {
     expect(userTexts(fx, s.id)).toEqual(["prompt:go"]);
   });
 
+  it("a provider error before any output keeps the user message and writes no assistant message", async () => {
+    fx = harnessFixture([{ error: "401 unauthorized" }]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+    const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "hi" });
+    expect(r.status).toBe("error");
+    const kinds = fx.store.activePath(s.id).map((e) => e.kind);
+    expect(kinds).toEqual(["run_start", "user", "run_error", "run_end"]);
+  });
+
+  it("validates a request_user_input call before pausing: a malformed one is an error result, not a question", async () => {
+    fx = harnessFixture([
+      { toolCalls: [{ name: "request_user_input", input: { question: "Which?", allowFreeText: false } }] },
+      { expect: { lastToolResult: "/allowFreeText" }, text: "fixed" },
+    ]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+    const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "ask" });
+    expect(r).toMatchObject({ status: "completed", finalMessage: "fixed" });
+    expect(fx.events.some((e) => e.type === "user_input_required")).toBe(false);
+  });
+
   it("abort stops the stream, keeps the session consistent, and the run can continue", async () => {
     fx = harnessFixture([{ text: "Thinking about", waitForAbort: true }]);
     const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
