@@ -178,13 +178,13 @@ export class Harness {
   /**
    * Settle what the session waits on: an approved write runs exactly once (ungated) and its real
    * result goes to the model; a rejection becomes an error result; a mode switch or a question is
-   * answered by the tool's own executor. Then the run continues (unless `resume` is false).
+   * answered by the tool's own executor. Then the run continues.
    */
   async settle(
     sessionId: string,
     approvalId: string,
     resolution: Resolution,
-    opts: { resume?: boolean; model?: string; signal?: AbortSignal } = {},
+    opts: { model?: string; signal?: AbortSignal } = {},
   ): Promise<RunResult> {
     const { store, catalog, bus } = this.deps;
     if (this.active.has(sessionId)) throw new NbError("conflict", `Session ${sessionId} is running`);
@@ -252,9 +252,6 @@ export class Harness {
       });
     }
     if (store.pendingToolCalls(sessionId).length === 0) store.setStatus(sessionId, "idle");
-    if (opts.resume === false) {
-      return { sessionId, status: "waiting", finalMessage: "", steps: 0 };
-    }
     return this.runFrom(sessionId, "continue", null, opts.model, opts.signal);
   }
 
