@@ -25,7 +25,11 @@ class LineReader {
   private readonly lines: string[] = [];
   private waiter: ((line: string | null) => void) | null = null;
   private closed = false;
-  readonly rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true });
+  readonly rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: process.stdin.isTTY === true,
+  });
 
   constructor() {
     this.rl.on("line", (line) => {

@@ -130,6 +130,8 @@ export function reportRun(r: RunResult, json: boolean | undefined): void {
     process.stdout.write(`\nSession ${r.sessionId} is waiting. Settle it with:\n  ${how}\n`);
   } else if (r.status !== "completed") {
     process.stdout.write(`\nSession ${r.sessionId}: run ended with status ${r.status}.\n`);
+  } else {
+    process.stdout.write(`\n(session ${r.sessionId}; continue with --session ${r.sessionId})\n`);
   }
   process.exitCode =
     r.status === "completed" || r.status === "waiting" || r.status === "queued" ? EXIT.ok : EXIT.toolError;
