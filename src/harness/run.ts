@@ -8,7 +8,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { chooseCut, summarize } from "./compaction.js";
 import { buildSystem, estimateTokens, readPath, toMessages } from "./context.js";
 import type { EventBus, PendingView, RunStatus } from "./events.js";
-import { runStepCalls, type StepEnv, type StepPause } from "./step.js";
+import { runStepCalls, type StepEnv, type StepOutcome, type StepPause } from "./step.js";
 import type { Entry, EntryInput, SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
 import { offeredTools } from "./tool-specs.js";
@@ -91,7 +91,7 @@ export function requestEntry(pause: StepPause): EntryInput {
 }
 
 /** Tool results as entries. */
-export function resultEntries(results: StepEnvResult[]): EntryInput[] {
+export function resultEntries(results: StepOutcome["results"]): EntryInput[] {
   return results.map(({ call, result }) => ({
     kind: "tool_result" as const,
     data: result.ok
@@ -106,7 +106,6 @@ export function resultEntries(results: StepEnvResult[]): EntryInput[] {
       : { callId: call.id, key: call.key, ok: false, text: result.error.message, error: result.error },
   }));
 }
-type StepEnvResult = Awaited<ReturnType<typeof runStepCalls>>["results"][number];
 
 /** The environment a session's tool calls run in. */
 export function stepEnv(
