@@ -260,7 +260,10 @@ export interface WorldApi {
   /** Instant of the latest slice, or 0 when the world is empty. */
   now(): Instant;
   readonly subject: {
-    /** Attributes at `at` (default: latest), or null for an unknown subject; `deref` embeds `{__ref, ...target}`. */
+    /**
+     * Attributes at `at` (default: latest), or null for an unknown subject; `deref` embeds
+     * `{__ref, ...target}`. The result is read-only (latest states are shared, frozen objects).
+     */
     get(id: string, opts?: GetOptions): Record<string, unknown> | null;
     gets(ids: string[], opts?: GetOptions): Array<Record<string, unknown> | null>;
     /** Subjects sorted by type then id; an undeclared type is `invalid_input` when the schema declares types. */

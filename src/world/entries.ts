@@ -1,3 +1,4 @@
+import { escapePointerSegment } from "../core/json-pointer.js";
 import { isPlainObject, refTarget } from "./json.js";
 import { pointerOf } from "./pointer.js";
 import type { AttrSpec, TypeSpec } from "./schema.js";
@@ -27,34 +28,47 @@ export function collectEntries(
 ): Map<string, Entry> {
   const out = new Map<string, Entry>();
   for (const top of tops) {
-    if (Object.hasOwn(state, top)) walk(state[top], [top], type?.attrs[top], out);
+    if (Object.hasOwn(state, top)) walk(state[top], `/${escapePointerSegment(top)}`, type?.attrs[top], out);
   }
   return out;
 }
 
-function walk(v: unknown, path: string[], spec: AttrSpec | undefined, out: Map<string, Entry>): void {
+function walk(v: unknown, attr: string, spec: AttrSpec | undefined, out: Map<string, Entry>): void {
   if (typeof v === "string") {
     const target = refTarget(v);
-    if (target !== null) {
-      const attr = pointerOf(path);
-      out.set(entryKey("ref", attr, target), { kind: "ref", attr, value: target });
-    } else if (spec?.type === "text" && v.trim() !== "") {
-      const attr = pointerOf(path);
+    if (target !== null) out.set(entryKey("ref", attr, target), { kind: "ref", attr, value: target });
+    else if (spec?.type === "text" && v.trim() !== "")
       out.set(entryKey("text", attr, v), { kind: "text", attr, value: v });
-    }
     return;
   }
   if (Array.isArray(v)) {
     const item = spec?.type === "list" || spec?.type === "set" ? spec.of : undefined;
-    for (let i = 0; i < v.length; i++) walk(v[i], [...path, String(i)], item, out);
+    for (let i = 0; i < v.length; i++) walk(v[i], `${attr}/${i}`, item, out);
     return;
   }
   if (isPlainObject(v)) {
     for (const [k, x] of Object.entries(v)) {
       const f = spec?.type === "object" ? spec.fields?.[k] : spec?.type === "record" ? spec.of : undefined;
-      walk(x, [...path, k], f, out);
+      walk(x, `${attr}/${escapePointerSegment(k)}`, f, out);
     }
   }
+}
+
+/** Entries of the items `from..end` of the array at top-level attribute `top` (what appends added). */
+export function collectAppended(
+  state: Record<string, unknown>,
+  top: string,
+  from: number,
+  type: TypeSpec | undefined,
+): Map<string, Entry> {
+  const out = new Map<string, Entry>();
+  const arr = state[top];
+  if (!Array.isArray(arr)) return out;
+  const spec = type?.attrs[top];
+  const item = spec?.type === "list" || spec?.type === "set" ? spec.of : undefined;
+  const base = `/${escapePointerSegment(top)}`;
+  for (let i = Math.max(0, from); i < arr.length; i++) walk(arr[i], `${base}/${i}`, item, out);
+  return out;
 }
 
 /** Call `visit` for each non-null value at a declared `ref` location of a state. */

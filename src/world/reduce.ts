@@ -1,6 +1,6 @@
 import type { PatchOp } from "./api.js";
 import type { PatchRow, Statements } from "./db.js";
-import { collectEntries, type Entry, entryKey, walkDeclaredRefs } from "./entries.js";
+import { collectAppended, collectEntries, type Entry, entryKey, walkDeclaredRefs } from "./entries.js";
 import type { JsonObject } from "./json.js";
 import { REF_PREFIX, refTarget } from "./json.js";
 import { applyPatch, type OpFailure, type OpSemantics } from "./ops.js";
@@ -44,6 +44,7 @@ export class Reducer {
     private readonly st: Statements,
     private readonly schema: () => WorldSchema,
     private readonly checkpointEvery = CHECKPOINT_EVERY,
+    private readonly onRecompute: (subjectId: string) => void = () => {},
   ) {}
 
   /** State of a subject after every patch at or before `at` (latest when `at` is undefined). */
@@ -62,6 +63,7 @@ export class Reducer {
 
   /** Recompute everything derived for one subject from instant `from` on. */
   recompute(subjectId: string, type: string, from: number): void {
+    this.onRecompute(subjectId);
     const st = this.st;
     const schema = this.schema();
     const typeSpec = schema.types[type];
@@ -93,8 +95,20 @@ export class Reducer {
         for (const row of group) applyRow(state, row, sem);
         continue;
       }
+      // Appends to a top-level array only add entries; other ops may change any entry under their attribute.
       const tops = new Set<string>();
-      for (const row of group) if (!pointerProblem(row.path)) tops.add(segmentsOf(row.path)[0]);
+      const appendOnly = new Map<string, number>();
+      for (const row of group) {
+        if (pointerProblem(row.path)) continue;
+        const segs = segmentsOf(row.path);
+        if (row.op === "append" && segs.length === 1 && !tops.has(segs[0])) {
+          const arr = state[segs[0]];
+          if (!appendOnly.has(segs[0])) appendOnly.set(segs[0], Array.isArray(arr) ? arr.length : 0);
+        } else {
+          tops.add(segs[0]);
+          appendOnly.delete(segs[0]);
+        }
+      }
       const before = collectEntries(state, tops, typeSpec);
       for (const row of group) {
         const f = applyRow(state, row, sem);
@@ -102,6 +116,8 @@ export class Reducer {
           st.insertIssue.run(subjectId, row.slice_id, row.id, instant, f.label, row.path, row.op, f.message);
       }
       const after = collectEntries(state, tops, typeSpec);
+      for (const [top, from] of appendOnly)
+        for (const [k, e] of collectAppended(state, top, from, typeSpec)) after.set(k, e);
       this.diffEntries(subjectId, instant, before, after, open);
       if (sinceCheckpoint >= this.checkpointEvery) {
         st.insertCheckpoint.run(subjectId, instant, JSON.stringify(state));

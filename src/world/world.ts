@@ -56,6 +56,15 @@ export interface WorldOptions {
 }
 
 const DRY_RUN = Symbol("dry-run");
+const LATEST_CACHE_MAX = 20_000;
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object") {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
 
 /** The World Engine of one project: one long-lived connection, all derived data kept incrementally. */
 export class World implements WorldApi {
@@ -67,12 +76,17 @@ export class World implements WorldApi {
   private current: WorldSchema | null = null;
   private schemaStamp = "";
   private readonly recorders: WriteRecord[][] = [];
+  /** Latest states, frozen, filled outside transactions; dropped when a subject is recomputed or another connection commits. */
+  private readonly latest = new Map<string, JsonObject>();
+  private readonly dataVersion: Database.Statement<[], number>;
+  private seenVersion = -1;
 
   constructor(private readonly opts: WorldOptions) {
     this.db = openWorldDb(opts.dbPath);
     this.st = prepareStatements(this.db);
     const schema = () => this.current as WorldSchema;
-    this.reducer = new Reducer(this.st, schema, opts.checkpointEvery);
+    this.reducer = new Reducer(this.st, schema, opts.checkpointEvery, (id) => this.latest.delete(id));
+    this.dataVersion = this.db.prepare<[], number>("PRAGMA data_version").pluck();
     this.writer = new SliceWriter({ st: this.st, reducer: this.reducer, schema });
     this.searcher = new TextSearch(this.db, schema, () => embeddingClientFromConfig(opts.config?.() ?? {}));
   }
@@ -279,13 +293,29 @@ export class World implements WorldApi {
   }
 
   private getOne(id: string, opts?: GetOptions): Record<string, unknown> | null {
-    parseOrThrow(z.string(), id, "subject id");
-    const o = parseOrThrow(getOptionsSchema, opts ?? {}, "get options");
+    if (typeof id !== "string") parseOrThrow(z.string(), id, "subject id");
+    const o = opts === undefined ? {} : parseOrThrow(getOptionsSchema, opts, "get options");
     this.loadSchema();
+    if (o.at === undefined && !o.deref && !this.db.inTransaction) return this.latestState(id);
     const s = this.st.subject.get(id);
     if (!s) return null;
     const state = this.reducer.stateAt(id, s.type, o.at);
     return o.deref ? this.deref(state, o.derefDepth ?? 1, o.at, new Set([id])) : state;
+  }
+
+  private latestState(id: string): JsonObject | null {
+    const version = this.dataVersion.get() as number;
+    if (version !== this.seenVersion || this.latest.size > LATEST_CACHE_MAX) {
+      this.latest.clear();
+      this.seenVersion = version;
+    }
+    const hit = this.latest.get(id);
+    if (hit) return hit;
+    const s = this.st.subject.get(id);
+    if (!s) return null;
+    const state = deepFreeze(this.reducer.stateAt(id, s.type));
+    this.latest.set(id, state);
+    return state;
   }
 
   /** Embed `{__ref, ...target}` for each reference, `depth` levels deep; `__missing` / `__circular` markers. */
