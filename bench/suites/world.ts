@@ -270,7 +270,10 @@ export const suite: BenchSuite = {
 
       let mid = Math.floor(SLICES / 2) * STEP + 1;
       const writeMid = await medianMs(
-        () => world.slice.write({ time: (mid += STEP), patches: tenPatches() }),
+        () => {
+          mid += STEP;
+          return world.slice.write({ time: mid, patches: tenPatches() });
+        },
         { iterations: 60 },
       );
       const writeMidBase = await medianMs(() => naiveWrite(mid + 7), { iterations: 30 });
