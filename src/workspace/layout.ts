@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../core/atomic-write.js";
 import { defaultCalendarYaml } from "../world/calendar/seed.js";
+import { defaultSchemaYaml } from "../world/default-schema.js";
 import { formatProjectMeta, type ProjectMeta } from "./project-meta.js";
 
 /** Folders every project has. */
@@ -33,10 +34,15 @@ export const SEED_FILES: SeedFile[] = [
   { path: "lorebook/index.md", content: (m) => `# ${m.language === "zh" ? "设定" : "Lorebook"}\n` },
   { path: "manuscript/index.md", content: (m) => `# ${m.title}\n` },
   { path: "world-engine/calendar.yaml", content: defaultCalendarYaml },
+  { path: "world-engine/schema.yaml", content: defaultSchemaYaml },
 ];
 
 /** Create the full layout of a new project in an existing empty or missing folder. */
-export function writeProjectLayout(root: string, meta: ProjectMeta, opts: { keepExisting?: boolean } = {}): void {
+export function writeProjectLayout(
+  root: string,
+  meta: ProjectMeta,
+  opts: { keepExisting?: boolean } = {},
+): void {
   for (const dir of PROJECT_DIRS) mkdirSync(join(root, dir), { recursive: true });
   writeFileAtomicSync(join(root, "project.yaml"), formatProjectMeta(meta));
   for (const f of SEED_FILES) {
