@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EventBus, type HarnessEvent } from "../src/harness/events.js";
@@ -8,6 +8,7 @@ import type { LoopSettings, ResolvedModel } from "../src/harness/types.js";
 import { type ScriptedLanguageModel, type ScriptedTurn, scriptedModel } from "../src/models/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
+import type { AnyTool } from "../src/tools/types.js";
 import type { Project } from "../src/workspace/project.js";
 import { Workspace } from "../src/workspace/workspace.js";
 
@@ -27,13 +28,25 @@ export interface HarnessFixture {
 
 export function harnessFixture(
   turns: ScriptedTurn[],
-  opts: { settings?: Partial<LoopSettings>; contextWindow?: number; sample?: boolean } = {},
+  opts: {
+    settings?: Partial<LoopSettings>;
+    contextWindow?: number;
+    sample?: boolean;
+    /** Extra tools to register (for probes). */
+    tools?: AnyTool[];
+    /** User profile files to write into .nbook/agent/profiles/ (name → YAML). */
+    profiles?: Record<string, string>;
+  } = {},
 ): HarnessFixture {
   const dir = mkdtempSync(join(tmpdir(), "nbook-harness-"));
   const workspace = Workspace.init(dir);
   const project = workspace.createProject("novel", { sample: opts.sample ?? true });
   const store = SessionStore.forWorkspace(workspace);
   const registry = createToolRegistry();
+  for (const t of opts.tools ?? []) registry.register(t);
+  for (const [name, yaml] of Object.entries(opts.profiles ?? {})) {
+    writeFileSync(join(workspace.nbookDir, "agent", "profiles", name), yaml);
+  }
   const catalog = new ProfileCatalog(registry, workspace);
   const bus = new EventBus();
   const events: HarnessEvent[] = [];

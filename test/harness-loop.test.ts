@@ -232,3 +232,51 @@ describe("modes and approvals", () => {
     expect(fx.store.activePath(s.id).filter((e) => e.kind === "mode_change")).toHaveLength(1);
   });
 });
+
+describe("step scheduling", () => {
+  it("runs the read calls of a step concurrently, and every call in order once one may write", async () => {
+    const { z } = await import("zod");
+    const { defineTool } = await import("../src/tools/define.js");
+    let running = 0;
+    let most = 0;
+    const probe = (key: string, effect: "read" | "write") =>
+      defineTool({
+        key,
+        group: "files",
+        description: "test probe",
+        input: z.object({}).strict(),
+        effect,
+        gate: "never",
+        execute: async () => {
+          running++;
+          most = Math.max(most, running);
+          await new Promise((r) => setTimeout(r, 20));
+          running--;
+          return { text: "probed" };
+        },
+      });
+    const call = (name: string) => ({ name, input: {} });
+    fx = harnessFixture(
+      [
+        { toolCalls: [call("probe_read"), call("probe_read"), call("probe_read")] },
+        { text: "a" },
+        { toolCalls: [call("probe_read"), call("probe_write"), call("probe_read")] },
+        { text: "b" },
+      ],
+      {
+        tools: [probe("probe_read", "read"), probe("probe_write", "write")],
+        // Overrides a built-in key: a user profile with a new key gets no `initial` schema (catalog bug, reported).
+        profiles: {
+          "prober.yaml":
+            "key: world.engine\nname: Prober\ntools: [probe_read, probe_write]\nprompt: Probe.\n",
+        },
+      },
+    );
+    const s = fx.harness.createSession({ profileKey: "world.engine", project: "novel" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "reads" });
+    expect(most).toBe(3);
+    most = 0;
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "mixed" });
+    expect(most).toBe(1);
+  });
+});
