@@ -3,9 +3,23 @@ import { NbError } from "../core/errors.js";
 import { toMessages } from "./context.js";
 import type { Entry } from "./store/schema.js";
 
-/** Estimated tokens of one entry as the model would see it. */
+const sizes = new WeakMap<Entry, number>();
+
+/** Estimated tokens of one entry as the model would see it (4 characters per token; cached, entries never change). */
 export function entryTokens(e: Entry): number {
-  return Math.ceil(JSON.stringify(e.data).length / 4);
+  let n = sizes.get(e);
+  if (n === undefined) {
+    n = Math.ceil(JSON.stringify(e.data).length / 4);
+    sizes.set(e, n);
+  }
+  return n;
+}
+
+/** Estimated tokens of a model call: system prompt, tool definitions and the visible entries. */
+export function contextTokens(system: string, toolChars: number, visible: readonly Entry[]): number {
+  let n = Math.ceil((system.length + toolChars) / 4);
+  for (const e of visible) n += entryTokens(e);
+  return n;
 }
 
 /**

@@ -93,11 +93,3 @@ export function toMessages(entries: readonly Entry[]): ModelMessage[] {
   }
   return out;
 }
-
-/** Rough token estimate (4 characters per token), enough to decide when to compact. */
-export function estimateTokens(system: string, messages: readonly ModelMessage[], toolChars = 0): number {
-  let chars = system.length + toolChars;
-  for (const m of messages)
-    chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m.content).length;
-  return Math.ceil(chars / 4);
-}

@@ -5,8 +5,8 @@ import type { Profile, PromptContext } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { chooseCut, summarize } from "./compaction.js";
-import { buildSystem, estimateTokens, readPath, toMessages } from "./context.js";
+import { chooseCut, contextTokens, summarize } from "./compaction.js";
+import { buildSystem, readPath, toMessages } from "./context.js";
 import type { EventBus, PendingView, RunStatus } from "./events.js";
 import { runStepCalls, type StepEnv, type StepOutcome, type StepPause } from "./step.js";
 import type { Entry, EntryInput, SessionStore } from "./store/index.js";
@@ -221,7 +221,7 @@ export async function runOnce(
       let state = readPath(path);
       let system = buildSystem(systemPrompt, mode, state);
       let messages = toMessages(state.visible);
-      if (estimateTokens(system, messages, offered.chars) > settings.compactAt * resolved.contextWindow) {
+      if (contextTokens(system, offered.chars, state.visible) > settings.compactAt * resolved.contextWindow) {
         const compacted = await compact(deps, sessionId, runId, path, resolved, pctxBase, signal);
         if (compacted) {
           push(compacted);
