@@ -117,6 +117,7 @@ export function parseSchema(text: string, fileLabel = "world-engine/schema.yaml"
   if (!r.success) {
     const issue = r.error.issues[0];
     const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+    if (issue.code === "unrecognized_keys") path.push(issue.keys[0]);
     fail(lineOf(path), `${path.join(".") || "(top)"}: ${issue.message}`);
   }
   const parsed = r.data as {
