@@ -156,12 +156,12 @@ describe("search with embeddings", () => {
       const first = t.world.search.text("ocean harbor", { k: 3 });
       expect(first).toHaveLength(3);
       expect(first[2].text).toBe("a quiet day at the harbor");
-      const stats1 = await (await fetch(`http://127.0.0.1:${port}/stats`)).json();
+      const stats1 = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { inputs: number };
       // 3 entry texts + 1 query.
       expect(stats1.inputs).toBe(4);
       const second = t.world.search.text("fire", { k: 1 });
       expect(second[0].text).toBe("the harbor fire spread to the sea wall");
-      const stats2 = await (await fetch(`http://127.0.0.1:${port}/stats`)).json();
+      const stats2 = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { inputs: number };
       expect(stats2.inputs).toBe(5);
     } finally {
       t.cleanup();
