@@ -747,3 +747,21 @@ describe("transactions", () => {
     again.close();
   });
 });
+
+describe("edit error pointers", () => {
+  it("point into the edit that is wrong", () => {
+    const a = w.slice.write({ time: 1, patches: hero([{ path: "/name", op: "replace", value: "A" }]) });
+    const last = a.patchIds[a.patchIds.length - 1];
+    expect(
+      errorOf(() => w.slice.editPatches(a.sliceId, [{ patchId: last, set: { value: 5 } }])).fields?.[0]
+        .pointer,
+    ).toBe("/edits/0/set/value");
+    expect(
+      errorOf(() =>
+        w.slice.editPatches(a.sliceId, [
+          { add: { subjectId: "hero", path: "bad", op: "replace", value: 1 } },
+        ]),
+      ).fields?.[0].pointer,
+    ).toBe("/edits/0/add/path");
+  });
+});

@@ -34,6 +34,8 @@ interface Draft extends PatchDraft {
   summary?: string;
   /** Index of the input patch or edit this came from; null for defaults and initialisers. */
   origin: number | null;
+  /** For edits: whether the patch came from an `add` or a `set`. */
+  via?: "add" | "set";
   changed: boolean;
 }
 
@@ -166,6 +168,7 @@ export class SliceWriter {
           value: a.value,
           summary: a.summary,
           origin: i,
+          via: "add",
           changed: true,
         });
         return;
@@ -191,6 +194,7 @@ export class SliceWriter {
       if ("value" in e.set) d.value = e.set.value;
       if (e.set.summary !== undefined) d.summary = e.set.summary;
       d.origin = i;
+      d.via = "set";
       d.changed = true;
     });
     if (list.length === 0)
@@ -471,7 +475,7 @@ function escapeSegment(attr: string): string {
 
 function editPointer(d: Draft, field?: string): string {
   const base = d.origin === null ? "/edits" : `/edits/${d.origin}`;
-  return field ? `${base}/${field}` : base;
+  return field && d.via ? `${base}/${d.via}/${field}` : base;
 }
 
 function dedupe(issues: Issue[]): Issue[] {
