@@ -197,61 +197,71 @@ export class Harness {
           : `Session ${sessionId} waits on nothing`,
       );
     }
-    const session = store.session(sessionId);
-    const profile = catalog.get(session.profileKey);
-    const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
-    const runId = randomUUID();
-    const env = stepEnv(this.deps, sessionId, profile, runId, opts.signal);
-    const entries: EntryInput[] = [];
+    // The session counts as running while the answer is applied, so no other invocation slips in.
+    const guard = new AbortController();
+    const onAbort = () => guard.abort();
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    this.active.set(sessionId, guard);
+    try {
+      const session = store.session(sessionId);
+      const profile = catalog.get(session.profileKey);
+      const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
+      const runId = randomUUID();
+      const env = stepEnv(this.deps, sessionId, profile, runId, guard.signal);
+      const entries: EntryInput[] = [];
 
-    if (pending.kind === "write") {
-      // The decision commits first: a second settle (or another process) gets `conflict`, so the write runs at most once.
-      store.settleApproval(approvalId, {
-        approved: resolution.approved,
-        ...(resolution.reason ? { reason: resolution.reason } : {}),
-      });
-      if (resolution.approved) {
-        const outcome = await runStepCalls([call], { ...env, approvedCallId: call.id });
-        entries.push(...resultEntries(outcome.results));
-      } else {
-        const why = resolution.reason ? ` Reason: ${resolution.reason.replace(/[.\s]*$/, ".")}` : "";
-        const message = `The user rejected this ${call.key} call in ${session.mode} mode; nothing was changed.${why} Do not retry the same write. Stay read-only, or ask for normal mode with switch_mode if the work needs writing.`;
-        const result = { ok: false as const, error: { code: "not_allowed" as const, message } };
-        entries.push(...resultEntries([{ call, result }]));
-        env.onEnd?.(call, result, "rejected by the user");
-      }
-    } else {
-      const outcome = await runStepCalls([call], { ...env, resolutions: new Map([[call.id, resolution]]) });
-      if (pending.kind === "switch_mode") {
-        entries.push({
-          kind: "approval_decision",
-          data: {
-            approvalId,
-            callId: call.id,
-            approved: resolution.approved,
-            ...(resolution.reason ? { reason: resolution.reason } : {}),
-          },
+      if (pending.kind === "write") {
+        // The decision commits first: a second settle (or another process) gets `conflict`, so the write runs at most once.
+        store.settleApproval(approvalId, {
+          approved: resolution.approved,
+          ...(resolution.reason ? { reason: resolution.reason } : {}),
         });
-      } else if (resolution.approved && resolution.answer !== undefined) {
-        entries.push({ kind: "user_input_answer", data: { callId: call.id, answer: resolution.answer } });
+        if (resolution.approved) {
+          const outcome = await runStepCalls([call], { ...env, approvedCallId: call.id });
+          entries.push(...resultEntries(outcome.results));
+        } else {
+          const why = resolution.reason ? ` Reason: ${resolution.reason.replace(/[.\s]*$/, ".")}` : "";
+          const message = `The user rejected this ${call.key} call in ${session.mode} mode; nothing was changed.${why} Do not retry the same write. Stay read-only, or ask for normal mode with switch_mode if the work needs writing.`;
+          const result = { ok: false as const, error: { code: "not_allowed" as const, message } };
+          entries.push(...resultEntries([{ call, result }]));
+          env.onEnd?.(call, result, "rejected by the user");
+        }
+      } else {
+        const outcome = await runStepCalls([call], { ...env, resolutions: new Map([[call.id, resolution]]) });
+        if (pending.kind === "switch_mode") {
+          entries.push({
+            kind: "approval_decision",
+            data: {
+              approvalId,
+              callId: call.id,
+              approved: resolution.approved,
+              ...(resolution.reason ? { reason: resolution.reason } : {}),
+            },
+          });
+        } else if (resolution.approved && resolution.answer !== undefined) {
+          entries.push({ kind: "user_input_answer", data: { callId: call.id, answer: resolution.answer } });
+        }
+        entries.push(...resultEntries(outcome.results));
+        if (outcome.modeChange) {
+          entries.push({ kind: "mode_change", data: { ...outcome.modeChange, by: "agent" } });
+        }
       }
-      entries.push(...resultEntries(outcome.results));
-      if (outcome.modeChange) {
-        entries.push({ kind: "mode_change", data: { ...outcome.modeChange, by: "agent" } });
+      store.commitStep(sessionId, entries);
+      const modeEntry = entries.find((e) => e.kind === "mode_change");
+      if (modeEntry?.kind === "mode_change") {
+        bus.emit({
+          type: "mode_changed",
+          sessionId,
+          from: modeEntry.data.from,
+          to: modeEntry.data.to,
+          by: "agent",
+        });
       }
+      if (store.pendingToolCalls(sessionId).length === 0) store.setStatus(sessionId, "idle");
+    } finally {
+      this.active.delete(sessionId);
+      opts.signal?.removeEventListener("abort", onAbort);
     }
-    store.commitStep(sessionId, entries);
-    const modeEntry = entries.find((e) => e.kind === "mode_change");
-    if (modeEntry?.kind === "mode_change") {
-      bus.emit({
-        type: "mode_changed",
-        sessionId,
-        from: modeEntry.data.from,
-        to: modeEntry.data.to,
-        by: "agent",
-      });
-    }
-    if (store.pendingToolCalls(sessionId).length === 0) store.setStatus(sessionId, "idle");
     return this.runFrom(sessionId, "continue", null, opts.model, opts.signal);
   }
 
