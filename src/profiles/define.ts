@@ -9,11 +9,12 @@ export function defineProfile(
     Partial<Pick<Profile, "source" | "initial" | "creation">>,
 ): Profile {
   if (!KEY.test(p.key)) throw new Error(`invalid profile key: ${p.key}`);
+  // `??`, not spread defaults: a caller passing `initial: undefined` still gets the empty schema.
   const profile: Profile = {
-    creation: "public",
-    source: "builtin",
-    initial: z.object({}).strict(),
     ...p,
+    creation: p.creation ?? "public",
+    source: p.source ?? "builtin",
+    initial: p.initial ?? z.object({}).strict(),
   };
   resolveAllowlist(profile);
   return Object.freeze(profile);

@@ -62,6 +62,8 @@ describe("profile catalog", () => {
     expect(c.get("scout").name).toBe("Scout (project)");
     expect(c.get("scout").source).toBe("project");
     expect([...c.allowlist("scout").keys()]).toEqual(["read", "bash"]);
+    expect(c.get("scout").initial.safeParse({}).success).toBe(true);
+    expect(c.get("scout").initial.safeParse({ extra: 1 }).success).toBe(false);
     const w = c.get("writer");
     expect(w.source).toBe("user");
     expect([...c.allowlist("writer").keys()]).toEqual(["read", "write"]);
