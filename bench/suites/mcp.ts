@@ -19,7 +19,11 @@ export const suite: BenchSuite = {
     writeFileSync(join(project.root, "lorebook", "four-k.md"), "x".repeat(63).concat("\n").repeat(64));
     const client = new Client({ name: "bench", version: "1" });
     await client.connect(
-      new StdioClientTransport({ command: BIN, args: ["mcp", "--workspace", ws.root, "--project", "bench"], stderr: "ignore" }),
+      new StdioClientTransport({
+        command: BIN,
+        args: ["mcp", "--workspace", ws.root, "--project", "bench"],
+        stderr: "ignore",
+      }),
     );
     try {
       const call = async () => {

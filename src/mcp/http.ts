@@ -1,5 +1,10 @@
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -45,7 +50,8 @@ export async function serveMcpHttp(
       res.end();
       return;
     }
-    if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp") return reply(res, 404, "Not found: use /mcp");
+    if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp")
+      return reply(res, 404, "Not found: use /mcp");
     const sid = req.headers["mcp-session-id"];
     const existing = typeof sid === "string" ? sessions.get(sid) : undefined;
     if (req.method === "POST") {
@@ -56,7 +62,8 @@ export async function serveMcpHttp(
         return reply(res, 400, "Body is not valid JSON");
       }
       if (existing) return existing.handleRequest(req, res, body);
-      if (!isInitializeRequest(body)) return reply(res, 400, "No valid session: send an initialize request first");
+      if (!isInitializeRequest(body))
+        return reply(res, 400, "No valid session: send an initialize request first");
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -69,7 +76,8 @@ export async function serveMcpHttp(
       await createMcpServer(opts).connect(transport);
       return transport.handleRequest(req, res, body);
     }
-    if ((req.method === "GET" || req.method === "DELETE") && existing) return existing.handleRequest(req, res);
+    if ((req.method === "GET" || req.method === "DELETE") && existing)
+      return existing.handleRequest(req, res);
     return reply(res, 400, "Unknown or missing mcp-session-id");
   };
 

@@ -30,11 +30,18 @@ export interface McpServerOptions {
 const VERSION = "0.1.0";
 
 /** Ask the user through elicitation to approve one gated call; true only on an explicit yes. */
-async function askApproval(server: Server, tool: string, r: Extract<DispatchResult, { ok: false }>): Promise<boolean> {
+async function askApproval(
+  server: Server,
+  tool: string,
+  r: Extract<DispatchResult, { ok: false }>,
+): Promise<boolean> {
   const preview = (r.error.details as { preview?: { text?: string } } | undefined)?.preview?.text ?? "";
   const answer = await server.elicitInput({
     mode: "form",
-    message: `NeuroBook is in a read-only mode. Approve this one ${tool} call?\n\n${preview}`.slice(0, 20_000),
+    message: `NeuroBook is in a read-only mode. Approve this one ${tool} call?\n\n${preview}`.slice(
+      0,
+      20_000,
+    ),
     requestedSchema: {
       type: "object",
       properties: { approve: { type: "boolean", title: "Approve", description: "Run this one call" } },
@@ -75,7 +82,9 @@ export function createMcpServer(opts: McpServerOptions): Server {
         ok: false,
         error: {
           code: known ? "not_allowed" : "not_found",
-          message: known ? `Tool ${key} is not offered to profile ${opts.profileKey} over MCP` : `Unknown tool: ${key}`,
+          message: known
+            ? `Tool ${key} is not offered to profile ${opts.profileKey} over MCP`
+            : `Unknown tool: ${key}`,
         },
       });
     }
@@ -83,8 +92,16 @@ export function createMcpServer(opts: McpServerOptions): Server {
     let r = await dispatch(call, { ...base, signal: extra.signal });
     if (!r.ok && r.error.code === "approval_required" && server.getClientCapabilities()?.elicitation) {
       try {
-        if (await askApproval(server, key, r)) r = await dispatch(call, { ...base, approved: true, signal: extra.signal });
-        else r = { ok: false, error: { code: "approval_required", message: `The user declined this ${key} call; nothing was changed.` } };
+        if (await askApproval(server, key, r))
+          r = await dispatch(call, { ...base, approved: true, signal: extra.signal });
+        else
+          r = {
+            ok: false,
+            error: {
+              code: "approval_required",
+              message: `The user declined this ${key} call; nothing was changed.`,
+            },
+          };
       } catch (e) {
         log(`elicitation failed: ${toErrorInfo(e).message}`);
       }

@@ -6,7 +6,13 @@ import type { DispatchResult, ToolGroup } from "../tools/types.js";
  * Tool groups that need a NeuroBook agent session (a task list, a run to end, a user to ask,
  * linked agents or jobs) and so are not offered over MCP.
  */
-export const SESSION_BOUND_GROUPS: readonly ToolGroup[] = ["control", "tasks", "result", "collaboration", "jobs"];
+export const SESSION_BOUND_GROUPS: readonly ToolGroup[] = [
+  "control",
+  "tasks",
+  "result",
+  "collaboration",
+  "jobs",
+];
 
 /** The MCP-facing description of one tool. */
 export interface McpToolInfo {

@@ -57,7 +57,8 @@ export function resolveFileAddress(
     if (!name || rest.length === 0 || rest.every((s) => s === "" || s === ".")) {
       throw escapeError("Cross-project paths must be workspace/<project>/<relative-path>");
     }
-    if (!workspace.hasProject(name)) throw escapeError(`workspace/${name}: no such project in this workspace`);
+    if (!workspace.hasProject(name))
+      throw escapeError(`workspace/${name}: no such project in this workspace`);
     project = workspace.project(name);
     relSegments = rest;
   } else {

@@ -49,8 +49,7 @@ export class Workspace {
       mkdirSync(join(root, d), { recursive: true });
     }
     const config = join(root, ".nbook", "config.json");
-    if (!existsSync(config))
-      writeFileAtomicSync(config, `${JSON.stringify({ providers: {} }, null, 2)}\n`);
+    if (!existsSync(config)) writeFileAtomicSync(config, `${JSON.stringify({ providers: {} }, null, 2)}\n`);
     return new Workspace(root);
   }
 

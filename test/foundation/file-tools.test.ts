@@ -13,7 +13,7 @@ const abs = (p: string) => join(bed.project.root, p);
 
 describe("read", () => {
   it("numbers lines, pages with offset/limit and says how to continue", async () => {
-    writeFileSync(abs("ch.md"), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n") + "\n");
+    writeFileSync(abs("ch.md"), `${Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n")}\n`);
     const r = await bed.call("read", { path: "ch.md", offset: 3, limit: 4 });
     expect(r.ok).toBe(true);
     if (!r.ok) return;

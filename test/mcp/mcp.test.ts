@@ -53,10 +53,13 @@ async function connect(profile: string, mode = "normal", approve?: boolean): Pro
 function expected(profile: string): string[] {
   const registry = createToolRegistry();
   const catalog = new ProfileCatalog(registry, ws, ws.project("demo"));
-  return [...catalog.allowlist(profile).keys()].filter((k) => !SESSION_BOUND_GROUPS.includes(registry.get(k)!.group));
+  return [...catalog.allowlist(profile).keys()].filter(
+    (k) => !SESSION_BOUND_GROUPS.includes(registry.get(k)!.group),
+  );
 }
 
-const text = (r: unknown) => ((r as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
+const text = (r: unknown) =>
+  ((r as { content: { text: string }[] }).content ?? []).map((c) => c.text).join("");
 const lorebookFile = () => join(ws.root, "demo", "lorebook", "index.md");
 
 describe("nbook mcp over stdio", () => {
@@ -68,7 +71,8 @@ describe("nbook mcp over stdio", () => {
       const read = tools.find((t) => t.name === "read")!;
       expect(read.inputSchema).toMatchObject({ type: "object", required: ["path"] });
       expect(read.annotations?.readOnlyHint).toBe(true);
-      if (profile === "leader.default") expect(tools.find((t) => t.name === "write")?.annotations?.destructiveHint).toBe(true);
+      if (profile === "leader.default")
+        expect(tools.find((t) => t.name === "write")?.annotations?.destructiveHint).toBe(true);
     }
   });
 
@@ -83,9 +87,14 @@ describe("nbook mcp over stdio", () => {
     const esc = await c.callTool({ name: "read", arguments: { path: "../../etc/passwd" } });
     expect(esc.isError).toBe(true);
     expect(text(esc)).toContain("[path_escape]");
-    const bad = await c.callTool({ name: "edit", arguments: { path: "notes/mcp.md", edits: [{ oldText: 1 }] } });
+    const bad = await c.callTool({
+      name: "edit",
+      arguments: { path: "notes/mcp.md", edits: [{ oldText: 1 }] },
+    });
     expect(bad.isError).toBe(true);
-    expect((bad.structuredContent as { error: { code: string; fields: { pointer: string }[] } }).error).toMatchObject({
+    expect(
+      (bad.structuredContent as { error: { code: string; fields: { pointer: string }[] } }).error,
+    ).toMatchObject({
       code: "invalid_input",
       fields: expect.arrayContaining([expect.objectContaining({ pointer: "/edits/0/oldText" })]),
     });
@@ -96,7 +105,10 @@ describe("nbook mcp over stdio", () => {
   it("in discuss mode refuses a write without elicitation and leaves the file unchanged", async () => {
     const before = readFileSync(lorebookFile(), "utf8");
     const c = await connect("leader.default", "discuss");
-    const r = await c.callTool({ name: "edit", arguments: { path: "lorebook/index.md", edits: [{ oldText: "# Lorebook", newText: "# Canon" }] } });
+    const r = await c.callTool({
+      name: "edit",
+      arguments: { path: "lorebook/index.md", edits: [{ oldText: "# Lorebook", newText: "# Canon" }] },
+    });
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("[approval_required]");
     expect(text(r)).toContain("+# Canon");
@@ -105,7 +117,10 @@ describe("nbook mcp over stdio", () => {
 
   it("in discuss mode asks through elicitation: decline keeps the file, approve writes it", async () => {
     const before = readFileSync(lorebookFile(), "utf8");
-    const edit = { name: "edit", arguments: { path: "lorebook/index.md", edits: [{ oldText: "# Lorebook", newText: "# Canon" }] } };
+    const edit = {
+      name: "edit",
+      arguments: { path: "lorebook/index.md", edits: [{ oldText: "# Lorebook", newText: "# Canon" }] },
+    };
     const no = await (await connect("leader.default", "discuss", false)).callTool(edit);
     expect(no.isError).toBe(true);
     expect(readFileSync(lorebookFile(), "utf8")).toBe(before);
@@ -116,12 +131,17 @@ describe("nbook mcp over stdio", () => {
 
   it("gives the writer a read-only World Engine", async () => {
     const c = await connect("writer");
-    const probe = await c.callTool({ name: "execute_world", arguments: { code: "return typeof world.slice.write" } });
+    const probe = await c.callTool({
+      name: "execute_world",
+      arguments: { code: "return typeof world.slice.write" },
+    });
     expect(probe.isError).toBeFalsy();
     expect(text(probe)).toBe("undefined");
     const attempt = await c.callTool({
       name: "execute_world",
-      arguments: { code: 'world.slice.write({ at: 0, patches: [{ subject: "mira", op: "replace", path: "/age", value: 18 }] }); return "wrote"' },
+      arguments: {
+        code: 'world.slice.write({ at: 0, patches: [{ subject: "mira", op: "replace", path: "/age", value: 18 }] }); return "wrote"',
+      },
     });
     expect(attempt.isError).toBe(true);
   });
@@ -154,15 +174,25 @@ describe("nbook mcp over Streamable HTTP", () => {
       log: () => {},
     });
     try {
-      const noToken = await fetch(h.url, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+      const noToken = await fetch(h.url, {
+        method: "POST",
+        body: "{}",
+        headers: { "content-type": "application/json" },
+      });
       expect(noToken.status).toBe(401);
       const wrong = new Client({ name: "t", version: "1" });
       await expect(
-        wrong.connect(new StreamableHTTPClientTransport(new URL(h.url), { requestInit: { headers: { authorization: "Bearer nope" } } })),
+        wrong.connect(
+          new StreamableHTTPClientTransport(new URL(h.url), {
+            requestInit: { headers: { authorization: "Bearer nope" } },
+          }),
+        ),
       ).rejects.toThrow();
       const c = new Client({ name: "t", version: "1" });
       await c.connect(
-        new StreamableHTTPClientTransport(new URL(h.url), { requestInit: { headers: { authorization: `Bearer ${h.token}` } } }),
+        new StreamableHTTPClientTransport(new URL(h.url), {
+          requestInit: { headers: { authorization: `Bearer ${h.token}` } },
+        }),
       );
       const { tools } = await c.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(expected("writer").sort());

@@ -41,16 +41,20 @@ Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and 
     )
     .action(async (o: McpOptions) => {
       try {
-        if (!MODES.includes(o.mode as Mode)) throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+        if (!MODES.includes(o.mode as Mode))
+          throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
         const port = Number(o.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new NbError("invalid_input", "--port must be 0..65535");
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new NbError("invalid_input", "--port must be 0..65535");
         const ctx = openCliContext(o);
         ctx.catalog.get(o.profile);
         const log = (line: string) => process.stderr.write(`${line}\n`);
         const opts = { ...ctx, profileKey: o.profile, mode: o.mode as Mode, log };
         if (o.http) {
           const h = await serveMcpHttp({ ...opts, port, token: process.env.NBOOK_MCP_TOKEN });
-          process.stdout.write(`NeuroBook MCP (Streamable HTTP) at ${h.url}\nAuthorization: Bearer ${h.token}\n`);
+          process.stdout.write(
+            `NeuroBook MCP (Streamable HTTP) at ${h.url}\nAuthorization: Bearer ${h.token}\n`,
+          );
           const stop = () => void h.close().then(() => process.exit(0));
           process.on("SIGINT", stop);
           process.on("SIGTERM", stop);

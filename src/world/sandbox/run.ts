@@ -154,6 +154,7 @@ class Run {
         for (const h of this.handles.reverse()) if (h.alive) h.dispose();
       } catch (e) {
         // After a host-level failure the WASM state is suspect; keep the original error.
+        // biome-ignore lint/correctness/noUnsafeFinally: a failed dispose after a clean run must surface.
         if (settled) throw e;
       }
     }
