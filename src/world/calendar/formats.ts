@@ -3,6 +3,12 @@ import { type FieldSpec, Template } from "./template.js";
 
 const MAX_CACHED = 64;
 
+/** A calendar string as parsed: the trimmed text and the value of each field it shows. */
+export interface ParsedText {
+  input: string;
+  values: Map<string, number>;
+}
+
 /**
  * A calendar's default format plus a small cache of ad-hoc ones. Any format may display any
  * fields; a format used for parsing must show the units from the largest down without gaps, so the
@@ -45,6 +51,23 @@ export class Formats {
     const problem = t === this.default ? undefined : this.parseProblem(t);
     if (problem) throw new NbError("invalid_input", problem);
     return t;
+  }
+
+  /**
+   * The trimmed `text` and the fields it shows in `fmt` (or the default); `invalid_input` when it
+   * does not match, quoting `example()` — the zero instant in that format — so the caller sees the shape.
+   */
+  match(text: string, fmt: string | undefined, example: () => string): ParsedText {
+    const template = this.forParse(fmt);
+    const input = text.trim();
+    const values = template.match(input);
+    if (!values) {
+      throw new NbError(
+        "invalid_input",
+        `"${input}" does not match the calendar format "${template.source}" (for example "${example()}")`,
+      );
+    }
+    return { input, values };
   }
 
   /** The smallest unit a template shows. */

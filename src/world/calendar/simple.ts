@@ -165,15 +165,7 @@ export class SimpleCalendar implements Calendar {
 
   /** Calendar string (default format, or `fmt`) → seconds; every unit is range-checked. */
   parse(text: string, fmt?: string): number {
-    const template = this.formats.forParse(fmt);
-    const input = text.trim();
-    const values = template.match(input);
-    if (!values) {
-      throw new NbError(
-        "invalid_input",
-        `"${input}" does not match the calendar format "${template.source}" (for example "${this.format(0, fmt)}")`,
-      );
-    }
+    const { input, values } = this.formats.match(text, fmt, () => this.format(0, fmt));
     const top = this.units.length - 1;
     let seconds = 0;
     for (let i = top; i >= 0; i--) {

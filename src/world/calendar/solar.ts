@@ -222,15 +222,7 @@ export class SolarCalendar implements Calendar {
 
   /** Calendar string (default format, or `fmt`) → seconds; the parts the format omits count from their start. */
   parse(text: string, fmt?: string): number {
-    const template = this.formats.forParse(fmt);
-    const input = text.trim();
-    const values = template.match(input);
-    if (!values) {
-      throw new NbError(
-        "invalid_input",
-        `"${input}" does not match the calendar format "${template.source}" (for example "${this.format(0, fmt)}")`,
-      );
-    }
+    const { input, values } = this.formats.match(text, fmt, () => this.format(0, fmt));
     const yearOfEra = values.get("year")!;
     const year = values.has("era") ? this.yearFromEra(values.get("era")!, yearOfEra) : yearOfEra;
     const seconds = this.fromFields({
