@@ -37,6 +37,33 @@ function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
 
+/**
+ * The SQL conditions, with their arguments in placeholder order, that keep text entries live at
+ * `at` (now when undefined) and within the searched subject types and top-level attributes.
+ */
+function scopeFilter(
+  at: number | undefined,
+  types?: string[],
+  tops?: string[],
+): { where: string[]; args: unknown[] } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (at === undefined) where.push("t.to_instant IS NULL");
+  else {
+    where.push("t.from_instant <= ? AND (t.to_instant IS NULL OR t.to_instant > ?)");
+    args.push(at, at);
+  }
+  if (types) {
+    where.push(`s.type IN (${types.map(() => "?").join(",")})`);
+    args.push(...types);
+  }
+  if (tops) {
+    where.push(`t.top IN (${tops.map(() => "?").join(",")})`);
+    args.push(...tops);
+  }
+  return { where, args };
+}
+
 /** Keyword search over live text entries, with optional embedding re-ranking. */
 export class TextSearch {
   constructor(
@@ -92,21 +119,7 @@ export class TextSearch {
     tops?: string[],
   ): HitRow[] {
     const expr = matchExpression(query);
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (at === undefined) where.push("t.to_instant IS NULL");
-    else {
-      where.push("t.from_instant <= ? AND (t.to_instant IS NULL OR t.to_instant > ?)");
-      args.push(at, at);
-    }
-    if (types) {
-      where.push(`s.type IN (${types.map(() => "?").join(",")})`);
-      args.push(...types);
-    }
-    if (tops) {
-      where.push(`t.top IN (${tops.map(() => "?").join(",")})`);
-      args.push(...tops);
-    }
+    const { where, args } = scopeFilter(at, types, tops);
     if (expr) {
       const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, bm25(text_fts) AS rank
         FROM text_fts JOIN text_bodies b ON b.id = text_fts.rowid JOIN texts t ON t.body_id = b.id JOIN subjects s ON s.id = t.subject_id
@@ -163,21 +176,9 @@ export class TextSearch {
     types?: string[],
     tops?: string[],
   ): HitRow[] {
-    const where = ["b.model = ?"];
-    const args: unknown[] = [client.model];
-    if (at === undefined) where.push("t.to_instant IS NULL");
-    else {
-      where.push("t.from_instant <= ? AND (t.to_instant IS NULL OR t.to_instant > ?)");
-      args.push(at, at);
-    }
-    if (types) {
-      where.push(`s.type IN (${types.map(() => "?").join(",")})`);
-      args.push(...types);
-    }
-    if (tops) {
-      where.push(`t.top IN (${tops.map(() => "?").join(",")})`);
-      args.push(...tops);
-    }
+    const scope = scopeFilter(at, types, tops);
+    const where = ["b.model = ?", ...scope.where];
+    const args: unknown[] = [client.model, ...scope.args];
     const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, 0.0 AS rank
       FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id WHERE ${where.join(" AND ")}`;
     return this.db.prepare<unknown[], HitRow>(sql).all(...args);
