@@ -2,22 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NbError } from "../core/errors.js";
 import { Workspace } from "../workspace/workspace.js";
 import { defaultSchemaYaml } from "./default-schema.js";
 import { defaultsFor, loadSchemaFile, parseSchema, resolvePath } from "./schema.js";
+import { errorOf } from "./test-errors.js";
 import { tempWorld } from "./test-fixture.js";
 import { openWorld } from "./world.js";
 
-function configError(text: string): NbError {
-  try {
-    parseSchema(text);
-  } catch (e) {
-    if (e instanceof NbError) return e;
-    throw e;
-  }
-  throw new Error("expected a config_error");
-}
+const configError = (text: string) => errorOf(() => parseSchema(text));
 
 describe("schema.yaml", () => {
   it("maps every attribute type, shorthands included (30)", () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NbError } from "../core/errors.js";
 import type { PatchInput } from "./api.js";
 import { ISSUE_CATALOG } from "./issues.js";
+import { errorOf } from "./test-errors.js";
 import { tempWorld } from "./test-fixture.js";
 import { World } from "./world.js";
 
@@ -15,16 +15,6 @@ afterEach(() => t.cleanup());
 
 const hero = (patches: Array<Omit<PatchInput, "subjectId">>): PatchInput[] =>
   patches.map((p, i) => ({ subjectId: "hero", ...(i === 0 ? { type: "character" } : {}), ...p }));
-
-function errorOf(fn: () => unknown): NbError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof NbError) return e;
-    throw e;
-  }
-  throw new Error("expected an NbError");
-}
 
 describe("ops and reduce", () => {
   it("applies defaults before the first write's patches (1)", () => {

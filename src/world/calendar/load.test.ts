@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NbError } from "../../core/errors.js";
 import { Workspace } from "../../workspace/workspace.js";
+import { errorOf } from "../test-errors.js";
 import {
   CALENDAR_FILE,
   defaultCalendarYaml,
@@ -11,16 +11,6 @@ import {
   openCalendar,
   parseCalendarYaml,
 } from "./index.js";
-
-function errorOf(fn: () => unknown): NbError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof NbError) return e;
-    throw e;
-  }
-  throw new Error("expected an NbError");
-}
 
 describe("parseCalendarYaml", () => {
   it("names the line of a YAML syntax error", () => {

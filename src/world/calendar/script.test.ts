@@ -1,19 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { NbError } from "../../core/errors.js";
 import { loadSandbox, runScriptSync } from "../sandbox/index.js";
+import { errorOf } from "../test-errors.js";
 import { CustomCalendar, type CustomConfig } from "./custom.js";
 import { parseCalendarYaml } from "./load.js";
 import { ScriptedCalendar } from "./script.js";
-
-function errorOf(fn: () => unknown): NbError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof NbError) return e;
-    throw e;
-  }
-  throw new Error("expected an NbError");
-}
 
 const SCRIPT = `
 function format(seconds, d) {

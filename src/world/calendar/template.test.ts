@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NbError } from "../../core/errors.js";
+import { errorOf } from "../test-errors.js";
 import { Template } from "./template.js";
 
 const specs = {
@@ -7,16 +7,6 @@ const specs = {
   month: { numeric: true, names: ["Jan.", "Feb.(short)"], nameBase: 1 },
   era: { numeric: false, names: ["B", "A"], nameBase: -1 },
 };
-
-function errorOf(fn: () => unknown): NbError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof NbError) return e;
-    throw e;
-  }
-  throw new Error("expected an NbError");
-}
 
 describe("Template", () => {
   it("renders and matches literal braces, padding, signs and names with regex characters", () => {
