@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { dispatch } from "../../tools/dispatch.js";
-import { MODES, type Mode } from "../../tools/types.js";
 import { openCliContext } from "../context.js";
-import { EXIT, printJson, reportCliError } from "../output.js";
+import { parseJsonOption, parseMode } from "../input.js";
+import { reportCliError } from "../output.js";
+import { runCliToolCall } from "../tool-call.js";
 
 interface SqlOptions {
   workspace?: string;
@@ -13,15 +13,6 @@ interface SqlOptions {
   mode: string;
   approve?: boolean;
   json?: boolean;
-}
-
-function parseParams(raw: string | undefined): unknown {
-  if (raw === undefined) return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch (e) {
-    throw new NbError("invalid_input", `--params is not valid JSON: ${(e as Error).message}`);
-  }
 }
 
 /** `nbook sql "<statement>"`: execute_sql on the current project, through the same dispatch as agents. */
@@ -42,29 +33,22 @@ export function registerSql(program: Command): void {
     .action(async (statement: string | undefined, o: SqlOptions) => {
       let close = () => {};
       try {
-        if (!MODES.includes(o.mode as Mode))
-          throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+        const mode = parseMode(o.mode);
         if (statement === undefined && !o.describe)
           throw new NbError("invalid_input", "Give a statement or --describe");
         const ctx = openCliContext(o, true);
         close = () => ctx.workspace.close();
-        const input = o.describe ? { describe: true } : { sql: statement, params: parseParams(o.params) };
-        const result = await dispatch(
+        const input = o.describe
+          ? { describe: true }
+          : {
+              sql: statement,
+              params: o.params === undefined ? undefined : parseJsonOption("--params", o.params),
+            };
+        await runCliToolCall(
+          ctx,
           { key: "execute_sql", input },
-          {
-            registry: ctx.registry,
-            workspace: ctx.workspace,
-            project: ctx.project,
-            mode: o.mode as Mode,
-            profileKey: null,
-            allow: "all",
-            approved: o.approve === true,
-          },
+          { mode, approved: o.approve === true, json: o.json },
         );
-        if (o.json) printJson(result);
-        else if (result.ok) process.stdout.write(`${result.text}\n`);
-        else process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n`);
-        process.exitCode = result.ok ? EXIT.ok : EXIT.toolError;
       } catch (e) {
         reportCliError(e, o.json);
       } finally {

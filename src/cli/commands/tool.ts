@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { type Allowlist, dispatch } from "../../tools/dispatch.js";
-import { MODES, type Mode } from "../../tools/types.js";
 import { openCliContext } from "../context.js";
-import { EXIT, printJson, reportCliError } from "../output.js";
+import { parseJsonOption, parseMode } from "../input.js";
+import { printJson, reportCliError } from "../output.js";
+import { runCliToolCall } from "../tool-call.js";
 
 interface ToolOptions {
   input?: string;
@@ -17,14 +17,10 @@ interface ToolOptions {
   list?: boolean;
 }
 
+/** `--input`: inline JSON, or `@file` for a JSON file; no input is an empty object. */
 function readInput(raw: string | undefined): unknown {
   if (raw === undefined) return {};
-  const text = raw.startsWith("@") ? readFileSync(raw.slice(1), "utf8") : raw;
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new NbError("invalid_input", `--input is not valid JSON: ${(e as Error).message}`);
-  }
+  return parseJsonOption("--input", raw.startsWith("@") ? readFileSync(raw.slice(1), "utf8") : raw);
 }
 
 /** `nbook tool <key> --input …`: run one tool through the same dispatch every door uses. */
@@ -57,28 +53,20 @@ export function registerTool(program: Command): void {
           return;
         }
         if (!key) throw new NbError("invalid_input", "Name a tool (nbook tool <key>) or pass --list");
-        if (!MODES.includes(o.mode as Mode))
-          throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+        const mode = parseMode(o.mode);
         const input = readInput(o.input);
         const ctx = openCliContext(o);
-        let allow: Allowlist = "all";
-        if (o.profile) allow = ctx.catalog.allowlist(o.profile);
-        const result = await dispatch(
+        await runCliToolCall(
+          ctx,
           { key, input },
           {
-            registry: ctx.registry,
-            workspace: ctx.workspace,
-            project: ctx.project,
-            mode: o.mode as Mode,
-            profileKey: o.profile ?? null,
-            allow,
+            mode,
             approved: o.approve === true,
+            profileKey: o.profile,
+            allow: o.profile ? ctx.catalog.allowlist(o.profile) : "all",
+            json: o.json,
           },
         );
-        if (o.json) printJson(result);
-        else if (result.ok) process.stdout.write(`${result.text}\n`);
-        else process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n`);
-        process.exitCode = result.ok ? EXIT.ok : EXIT.toolError;
       } catch (e) {
         reportCliError(e, o.json);
       }

@@ -1,14 +1,15 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { type Allowlist, dispatch } from "../../tools/dispatch.js";
-import { MODES, type Mode } from "../../tools/types.js";
+import type { Allowlist } from "../../tools/dispatch.js";
 import type { Project } from "../../workspace/project.js";
 import type { HistoryEntry, Issue, SliceInfo } from "../../world/api.js";
 import { type Calendar, openCalendar } from "../../world/calendar/index.js";
 import { openWorld, type World } from "../../world/world.js";
 import { openCliContext } from "../context.js";
-import { EXIT, printJson, reportCliError } from "../output.js";
+import { parseMode } from "../input.js";
+import { printJson, reportCliError } from "../output.js";
+import { runCliToolCall } from "../tool-call.js";
 
 interface WorldOptions {
   workspace?: string;
@@ -195,8 +196,7 @@ export function registerWorld(program: Command): void {
       async (script: string, o: WorldOptions & { readonly?: boolean; mode: string; approve?: boolean }) => {
         let close = () => {};
         try {
-          if (!MODES.includes(o.mode as Mode))
-            throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+          const mode = parseMode(o.mode);
           let code: string;
           try {
             code = readFileSync(script, "utf8");
@@ -206,22 +206,11 @@ export function registerWorld(program: Command): void {
           const ctx = openCliContext(o, true);
           close = () => ctx.workspace.close();
           const allow: Allowlist = o.readonly ? new Map([["execute_world", { access: "readonly" }]]) : "all";
-          const result = await dispatch(
+          await runCliToolCall(
+            ctx,
             { key: "execute_world", input: { code } },
-            {
-              registry: ctx.registry,
-              workspace: ctx.workspace,
-              project: ctx.project,
-              mode: o.mode as Mode,
-              profileKey: null,
-              allow,
-              approved: o.approve === true,
-            },
+            { mode, approved: o.approve === true, allow, json: o.json },
           );
-          if (o.json) printJson(result);
-          else if (result.ok) out(result.text);
-          else process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n`);
-          process.exitCode = result.ok ? EXIT.ok : EXIT.toolError;
         } catch (e) {
           reportCliError(e, o.json);
         } finally {

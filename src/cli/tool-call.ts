@@ -1,0 +1,34 @@
+import { type Allowlist, dispatch, type ToolCall } from "../tools/dispatch.js";
+import type { Mode } from "../tools/types.js";
+import type { CliContext } from "./context.js";
+import { EXIT, printJson } from "./output.js";
+
+/** The gate a command's tool call passes: its mode, the user's approval, and whose allowlist applies. */
+export interface CliCallOptions {
+  mode: Mode;
+  approved: boolean;
+  /** Run as this profile; null (the default) is the trusted user. */
+  profileKey?: string | null;
+  allow?: Allowlist;
+  json?: boolean;
+}
+
+/**
+ * Run one tool call through the dispatch every door uses and print the result — one JSON object
+ * with --json, else the text on stdout or the error on stderr — setting the exit status.
+ */
+export async function runCliToolCall(ctx: CliContext, call: ToolCall, o: CliCallOptions): Promise<void> {
+  const result = await dispatch(call, {
+    registry: ctx.registry,
+    workspace: ctx.workspace,
+    project: ctx.project,
+    mode: o.mode,
+    profileKey: o.profileKey ?? null,
+    allow: o.allow ?? "all",
+    approved: o.approved,
+  });
+  if (o.json) printJson(result);
+  else if (result.ok) process.stdout.write(`${result.text}\n`);
+  else process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n`);
+  process.exitCode = result.ok ? EXIT.ok : EXIT.toolError;
+}
