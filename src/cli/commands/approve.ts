@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import type { Harness } from "../../harness/loop.js";
 import { reportCliError } from "../output.js";
-import { type AgentCliOptions, abortOnSigint, attachPrinter, openAgentCli, reportRun } from "./run.js";
+import { type AgentCliOptions, openAgentCli, runAndReport } from "./run.js";
 
 interface ApproveOptions extends AgentCliOptions {
   reject?: boolean;
@@ -36,20 +36,18 @@ export function registerApprove(program: Command): void {
             "This is a question: pass --answer <text> (or --reject to dismiss it)",
           );
         }
-        if (!o.json) attachPrinter(h, (s) => process.stdout.write(s));
-        const release = abortOnSigint(h, () => sessionId);
-        const r = await h.settle(
-          sessionId,
-          approvalId,
-          {
-            approved: !o.reject,
-            ...(o.reason ? { reason: o.reason } : {}),
-            ...(o.answer !== undefined ? { answer: o.answer } : {}),
-          },
-          { model: o.model },
+        await runAndReport(h, sessionId, o.json, () =>
+          h.settle(
+            sessionId,
+            approvalId,
+            {
+              approved: !o.reject,
+              ...(o.reason ? { reason: o.reason } : {}),
+              ...(o.answer !== undefined ? { answer: o.answer } : {}),
+            },
+            { model: o.model },
+          ),
         );
-        release();
-        reportRun(r, o.json);
       } catch (e) {
         reportCliError(e, o.json);
       } finally {

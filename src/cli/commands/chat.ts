@@ -7,7 +7,7 @@ import { formatTasks } from "../../harness/tasks.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { MODES, type Mode } from "../../tools/types.js";
 import { reportCliError } from "../output.js";
-import { type AgentCliOptions, attachPrinter, openAgentCli, parseMode } from "./run.js";
+import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
 const HELP = `Commands:
   /mode <normal|discuss|plan>  change the session mode
@@ -111,17 +111,10 @@ export function registerChat(program: Command): void {
       let harness: Harness | null = null;
       let reader: LineReader | null = null;
       try {
-        const mode = parseMode(o.mode);
-        const opened = openAgentCli(o);
+        const opened = openAgentSessions(o);
         harness = opened.harness;
         const h = harness;
-        const newSession = () =>
-          h.createSession({
-            profileKey: o.profile ?? "leader.default",
-            project: opened.project,
-            mode,
-            model: o.model,
-          }).id;
+        const newSession = opened.newSession;
         let sessionId = o.session ?? newSession();
         const header = () => {
           const s = h.store.session(sessionId);

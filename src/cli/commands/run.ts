@@ -1,13 +1,12 @@
 import type { Command } from "commander";
-import { NbError } from "../../core/errors.js";
 import type { HarnessEvent } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
 import { modelCallsRecorded, openHarness } from "../../harness/open.js";
 import { SessionStore } from "../../harness/store/index.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { RunResult } from "../../harness/types.js";
-import { MODES, type Mode } from "../../tools/types.js";
 import { Workspace } from "../../workspace/workspace.js";
+import { parseMode } from "../input.js";
 import { EXIT, printJson, reportCliError } from "../output.js";
 
 /** Options shared by the agent commands (run, approve, chat). */
@@ -46,12 +45,22 @@ export function openAgentCli(o: AgentCliOptions): {
   return { harness, workspace, project: project?.name ?? null };
 }
 
-/** Parse `--mode`. */
-export function parseMode(raw: string | undefined): Mode | undefined {
-  if (raw === undefined) return undefined;
-  if (!MODES.includes(raw as Mode))
-    throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
-  return raw as Mode;
+/**
+ * Check `--mode`, then open the agent command's harness with a way to start a new session from
+ * `--profile`, `--mode` and `--model` (run and chat).
+ */
+export function openAgentSessions(o: AgentCliOptions): { harness: Harness; newSession: () => string } {
+  const mode = parseMode(o.mode);
+  const opened = openAgentCli(o);
+  const harness = opened.harness;
+  const newSession = () =>
+    harness.createSession({
+      profileKey: o.profile ?? "leader.default",
+      project: opened.project,
+      mode,
+      model: o.model,
+    }).id;
+  return { harness, newSession };
 }
 
 /** Print the loop's events as a readable transcript: streamed text, one line per tool call, approvals, tasks. */
@@ -108,7 +117,7 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
 }
 
 /** Print a run's outcome (one JSON object with --json) and set the exit status. */
-export function reportRun(r: RunResult, json: boolean | undefined): void {
+function reportRun(r: RunResult, json: boolean | undefined): void {
   if (json) {
     const out: Record<string, unknown> = {
       sessionId: r.sessionId,
@@ -137,8 +146,25 @@ export function reportRun(r: RunResult, json: boolean | undefined): void {
     r.status === "completed" || r.status === "waiting" || r.status === "queued" ? EXIT.ok : EXIT.toolError;
 }
 
+/**
+ * Drive one non-interactive run of `sessionId` (run, approve): print its transcript unless --json,
+ * let Ctrl-C abort it, then report the outcome.
+ */
+export async function runAndReport(
+  harness: Harness,
+  sessionId: string,
+  json: boolean | undefined,
+  start: () => Promise<RunResult>,
+): Promise<void> {
+  if (!json) attachPrinter(harness, (s) => process.stdout.write(s));
+  const release = abortOnSigint(harness, () => sessionId);
+  const r = await start();
+  release();
+  reportRun(r, json);
+}
+
 /** Abort the session's run on Ctrl-C (a second Ctrl-C exits). */
-export function abortOnSigint(harness: Harness, sessionId: () => string | null): () => void {
+function abortOnSigint(harness: Harness, sessionId: () => string | null): () => void {
   let pressed = false;
   const handler = () => {
     const id = sessionId();
@@ -168,23 +194,13 @@ export function registerRun(program: Command): void {
     .action(async (message: string, o: AgentCliOptions) => {
       let harness: Harness | null = null;
       try {
-        const mode = parseMode(o.mode);
-        const opened = openAgentCli(o);
+        const opened = openAgentSessions(o);
         harness = opened.harness;
         const h = harness;
-        const session =
-          o.session ??
-          h.createSession({
-            profileKey: o.profile ?? "leader.default",
-            project: opened.project,
-            mode,
-            model: o.model,
-          }).id;
-        if (!o.json) attachPrinter(h, (s) => process.stdout.write(s));
-        const release = abortOnSigint(h, () => session);
-        const r = await h.invoke(session, { mode: "prompt", message, model: o.model });
-        release();
-        reportRun(r, o.json);
+        const session = o.session ?? opened.newSession();
+        await runAndReport(h, session, o.json, () =>
+          h.invoke(session, { mode: "prompt", message, model: o.model }),
+        );
       } catch (e) {
         reportCliError(e, o.json);
       } finally {
