@@ -70,6 +70,33 @@ export class Formats {
     return { input, values };
   }
 
+  /**
+   * `config_error` unless each sample instant, shown in the default format by `calendar`, parses back
+   * to `expected(t)` — the instant cut to what the format shows (unseparated unpadded numbers fail).
+   */
+  assertReadsBack(
+    calendar: { format(seconds: number): string; parse(text: string): number },
+    samples: readonly number[],
+    expected: (t: number) => number,
+  ): void {
+    for (const t of samples) {
+      const want = expected(t);
+      const text = calendar.format(t);
+      let back: number | undefined;
+      try {
+        back = calendar.parse(text);
+      } catch {
+        back = undefined;
+      }
+      if (back !== want) {
+        throw new NbError(
+          "config_error",
+          `format "${this.default.source}" cannot read back its own output "${text}"; separate adjacent numbers or zero-pad them`,
+        );
+      }
+    }
+  }
+
   /** The smallest unit a template shows. */
   precision(t: Template = this.default): string {
     return this.units.filter((u) => t.fields.has(u)).at(-1)!;
