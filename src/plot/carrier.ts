@@ -2,9 +2,9 @@ import { NbError } from "../core/errors.js";
 import { parseOrThrow } from "../core/validate.js";
 import type { PlotContext } from "./context.js";
 import { SaveActInput, SaveChapterInput } from "./inputs.js";
-import { bucketIds, placeId, writeOrder } from "./order.js";
+import { ACT_ORDER, CHAPTER_ORDER, placeInList, UNPLACED } from "./order.js";
 import { BRIEF_KEYS, type BriefKey } from "./schemas.js";
-import { assertNameFree, mustGet, nowIso, updateColumns } from "./store.js";
+import { assertNameFree, insertRow, mustGet, updateColumns } from "./store.js";
 
 export interface ActRow {
   id: number;
@@ -83,37 +83,24 @@ export function saveAct(pc: PlotContext, raw: unknown): ActDto {
   const input = parseOrThrow(SaveActInput, raw);
   const { db } = pc;
   return db.transaction(() => {
+    const columns = {
+      name: input.name,
+      title: input.title,
+      summary: input.summary,
+      note: input.note,
+      status: input.action === "archive" ? "archived" : input.status,
+    };
     let id: number;
     if (input.action === "create") {
       assertNameFree(db, "act", input.name!);
-      const now = nowIso();
-      id = Number(
-        db
-          .prepare(
-            "INSERT INTO story_act (sort_order, name, title, summary, note, created_at, updated_at) VALUES ((SELECT count(*) FROM story_act), ?, ?, ?, ?, ?, ?)",
-          )
-          .run(input.name, input.title, input.summary ?? "", input.note ?? null, now, now).lastInsertRowid,
-      );
+      id = insertRow(db, "story_act", { ...columns, sort_order: UNPLACED });
     } else {
       id = input.actId!;
       mustGet(db, "act", id, "/actId");
       if (input.name) assertNameFree(db, "act", input.name, id);
-      updateColumns(db, "story_act", id, {
-        name: input.name,
-        title: input.title,
-        summary: input.summary,
-        note: input.note,
-        status: input.action === "archive" ? "archived" : input.status,
-      });
+      updateColumns(db, "story_act", id, columns);
     }
-    if (input.order || input.action === "create") {
-      writeOrder(
-        db,
-        "story_act",
-        "sort_order",
-        placeId(bucketIds(db, "story_act", "sort_order", "1", []), id, input.order, "/order"),
-      );
-    }
+    if (input.order || input.action === "create") placeInList(db, ACT_ORDER, id, input.order, "/order");
     return actDto(mustGet<ActRow>(db, "act", id));
   })();
 }
@@ -124,37 +111,25 @@ export function saveChapter(pc: PlotContext, raw: unknown): ChapterDto {
   const { db } = pc;
   return db.transaction(() => {
     if (input.actId != null) mustGet(db, "act", input.actId, "/actId");
-    const briefCols: Record<string, string | null | undefined> = {};
-    for (const [k, v] of Object.entries(input.brief ?? {})) briefCols[BRIEF_COLUMN[k as BriefKey]] = v;
+    const columns: Record<string, unknown> = {
+      act_id: input.actId,
+      name: input.name,
+      title: input.title,
+      note: input.note,
+      status: input.action === "archive" ? "archived" : input.status,
+    };
+    for (const [k, v] of Object.entries(input.brief ?? {})) columns[BRIEF_COLUMN[k as BriefKey]] = v;
     let id: number;
     if (input.action === "create") {
       assertNameFree(db, "chapter", input.name!);
-      const now = nowIso();
-      id = Number(
-        db
-          .prepare(
-            "INSERT INTO story_chapter (act_id, sort_order, name, title, note, created_at, updated_at) VALUES (?, (SELECT count(*) FROM story_chapter), ?, ?, ?, ?, ?)",
-          )
-          .run(input.actId ?? null, input.name, input.title, input.note ?? null, now, now).lastInsertRowid,
-      );
-      updateColumns(db, "story_chapter", id, briefCols);
+      id = insertRow(db, "story_chapter", { ...columns, sort_order: UNPLACED });
     } else {
       id = input.chapterId!;
       mustGet(db, "chapter", id, "/chapterId");
       if (input.name) assertNameFree(db, "chapter", input.name, id);
-      updateColumns(db, "story_chapter", id, {
-        act_id: input.actId,
-        name: input.name,
-        title: input.title,
-        note: input.note,
-        status: input.action === "archive" ? "archived" : input.status,
-        ...briefCols,
-      });
+      updateColumns(db, "story_chapter", id, columns);
     }
-    if (input.order || input.action === "create") {
-      const ids = bucketIds(db, "story_chapter", "sort_order", "1", []);
-      writeOrder(db, "story_chapter", "sort_order", placeId(ids, id, input.order, "/order"));
-    }
+    if (input.order || input.action === "create") placeInList(db, CHAPTER_ORDER, id, input.order, "/order");
     return chapterDto(mustGet<ChapterRow>(db, "chapter", id));
   })();
 }

@@ -5,7 +5,7 @@ import type { PlotDb } from "./db.js";
 import { SaveDecisionInput, type SaveDecisionInput as SaveDecisionInputT } from "./inputs.js";
 import { formatRef, normalizeContentPath, resolveRef } from "./refs.js";
 import type { AnchorKind } from "./schemas.js";
-import { assertNameFree, mustGet, nowIso, parseObjectArray, updateColumns } from "./store.js";
+import { assertNameFree, insertRow, mustGet, parseObjectArray, updateColumns } from "./store.js";
 
 export interface DecisionRow {
   id: number;
@@ -220,41 +220,23 @@ export function saveDecision(pc: PlotContext, raw: unknown): DecisionDto {
     if (input.deadlineChapterId != null)
       mustGet(db, "chapter", input.deadlineChapterId, "/deadlineChapterId");
     const options = input.options ? cleanOptions(input.options) : undefined;
-    const anchor = input.anchor ? anchorColumns(db, input.anchor) : undefined;
+    const columns: Record<string, unknown> = {
+      name: input.name,
+      title: input.title,
+      question: input.question,
+      options: options ? JSON.stringify(options) : undefined,
+      deadline_chapter_id: input.deadlineChapterId,
+      note: input.note,
+      ...(input.anchor ? anchorColumns(db, input.anchor) : {}),
+    };
     let id: number;
     if (input.action === "create") {
       assertNameFree(db, "decision", input.name!);
-      const now = nowIso();
-      id = Number(
-        db
-          .prepare(
-            "INSERT INTO story_decision (name, title, question, options, deadline_chapter_id, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-          )
-          .run(
-            input.name,
-            input.title,
-            input.question,
-            JSON.stringify(options ?? []),
-            input.deadlineChapterId ?? null,
-            input.note ?? null,
-            now,
-            now,
-          ).lastInsertRowid,
-      );
-      if (anchor) updateColumns(db, "story_decision", id, anchor);
+      id = insertRow(db, "story_decision", columns);
     } else {
       id = input.decisionId!;
       const row = mustGet<DecisionRow>(db, "decision", id, "/decisionId");
       if (input.name) assertNameFree(db, "decision", input.name, id);
-      const cols: Record<string, unknown> = {
-        name: input.name,
-        title: input.title,
-        question: input.question,
-        options: options ? JSON.stringify(options) : undefined,
-        deadline_chapter_id: input.deadlineChapterId,
-        note: input.note,
-        ...anchor,
-      };
       if (input.action === "update") {
         const outcome = (["conclusion", "reason", "risk", "rejectedAlternatives"] as const).filter(
           (k) => input[k] !== undefined,
@@ -268,7 +250,7 @@ export function saveDecision(pc: PlotContext, raw: unknown): DecisionDto {
             },
           );
         }
-        Object.assign(cols, {
+        Object.assign(columns, {
           conclusion: input.conclusion,
           reason: input.reason,
           risk: input.risk,
@@ -282,17 +264,17 @@ export function saveDecision(pc: PlotContext, raw: unknown): DecisionDto {
             : undefined,
         });
       } else if (input.action === "sign_off") {
-        Object.assign(cols, signOff(row, input));
+        Object.assign(columns, signOff(row, input));
       } else if (input.action === "void") {
         if (row.status === "voided") throw new NbError("conflict", `Decision ${id} is already voided`);
         if (row.status === "superseded")
           throw new NbError("conflict", `Decision ${id} is superseded; reopen it first`);
-        Object.assign(cols, { status: "voided", void_reason: input.voidReason });
+        Object.assign(columns, { status: "voided", void_reason: input.voidReason });
       } else if (input.action === "supersede") {
-        Object.assign(cols, supersede(db, row, input.supersededById!));
+        Object.assign(columns, supersede(db, row, input.supersededById!));
       } else if (input.action === "reopen") {
         if (row.status === "open") throw new NbError("conflict", `Decision ${id} is already open`);
-        Object.assign(cols, {
+        Object.assign(columns, {
           status: "open",
           conclusion: null,
           reason: null,
@@ -301,7 +283,7 @@ export function saveDecision(pc: PlotContext, raw: unknown): DecisionDto {
           superseded_by_id: null,
         });
       }
-      updateColumns(db, "story_decision", id, cols);
+      updateColumns(db, "story_decision", id, columns);
     }
     if (input.serves) writeLinks(db, id, "serves", input.serves, "serves");
     if (input.dependsOn) writeLinks(db, id, "depends_on", input.dependsOn, "dependsOn");

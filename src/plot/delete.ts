@@ -1,6 +1,13 @@
 import type { PlotContext } from "./context.js";
 import type { PlotDb } from "./db.js";
-import { writeOrder } from "./order.js";
+import {
+  ACT_ORDER,
+  CHAPTER_ORDER,
+  renumberList,
+  scenesOfChapter,
+  scenesOfThread,
+  threadsOfPhase,
+} from "./order.js";
 import { promisesWithBeatsOn, reopenPayofflessPromises } from "./promise-rules.js";
 import { ENTITY, mustGet } from "./store.js";
 
@@ -138,25 +145,11 @@ export function hardDelete(
       ).run(id);
     db.prepare(`DELETE FROM ${ENTITY[kind].table} WHERE id = ?`).run(id);
 
-    const renumber = (table: string, column: string, where: string, ...params: unknown[]) =>
-      writeOrder(
-        db,
-        table,
-        column,
-        (
-          db.prepare(`SELECT id FROM ${table} WHERE ${where} ORDER BY ${column}, id`).all(...params) as {
-            id: number;
-          }[]
-        ).map((r) => r.id),
-      );
-    if (kind === "act") renumber("story_act", "sort_order", "1");
-    if (kind === "chapter") renumber("story_chapter", "sort_order", "1");
-    if (kind === "thread") {
-      if (before.phase_id == null) renumber("story_thread", "sort_order", "phase_id IS NULL");
-      else renumber("story_thread", "sort_order", "phase_id = ?", before.phase_id);
-    }
-    if (kind === "scene") renumber("story_scene", "thread_sort_order", "thread_id = ?", before.thread_id);
-    for (const c of chapters) renumber("story_scene", "chapter_sort_order", "chapter_id = ?", c);
+    if (kind === "act") renumberList(db, ACT_ORDER);
+    if (kind === "chapter") renumberList(db, CHAPTER_ORDER);
+    if (kind === "thread") renumberList(db, threadsOfPhase(before.phase_id ?? null));
+    if (kind === "scene") renumberList(db, scenesOfThread(before.thread_id!));
+    for (const c of chapters) renumberList(db, scenesOfChapter(c));
     reopenPayofflessPromises(db, promises);
     return described;
   })();

@@ -4,7 +4,15 @@ import type { PlotContext } from "./context.js";
 import type { PlotDb } from "./db.js";
 import { SaveBeatInput, SavePromiseInput } from "./inputs.js";
 import { reopenPayofflessPromises } from "./promise-rules.js";
-import { assertNameFree, cleanTags, mustGet, nowIso, parseStringArray, updateColumns } from "./store.js";
+import {
+  assertNameFree,
+  cleanTags,
+  insertRow,
+  mustGet,
+  nowIso,
+  parseStringArray,
+  updateColumns,
+} from "./store.js";
 
 export interface PromiseRow {
   id: number;
@@ -150,33 +158,21 @@ export function savePromise(pc: PlotContext, raw: unknown): PromiseDetail {
   return db.transaction(() => {
     if (input.deadlineChapterId != null)
       mustGet(db, "chapter", input.deadlineChapterId, "/deadlineChapterId");
-    const tags = input.tags ? JSON.stringify(cleanTags(input.tags)) : undefined;
-    let id: number;
+    const columns = {
+      name: input.name,
+      title: input.title,
+      importance: input.importance,
+      summary: input.summary,
+      payoff_expectation: input.payoffExpectation,
+      deadline_chapter_id: input.deadlineChapterId,
+      tags: input.tags ? JSON.stringify(cleanTags(input.tags)) : undefined,
+      note: input.note,
+    };
     if (input.action === "create") {
       assertNameFree(db, "promise", input.name!);
-      const now = nowIso();
-      id = Number(
-        db
-          .prepare(
-            `INSERT INTO story_promise (name, title, importance, summary, payoff_expectation, deadline_chapter_id, tags, note, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            input.name,
-            input.title,
-            input.importance ?? "medium",
-            input.summary ?? "",
-            input.payoffExpectation ?? null,
-            input.deadlineChapterId ?? null,
-            tags ?? "[]",
-            input.note ?? null,
-            now,
-            now,
-          ).lastInsertRowid,
-      );
-      return getPromiseDetail(pc, id);
+      return getPromiseDetail(pc, insertRow(db, "story_promise", columns));
     }
-    id = input.promiseId!;
+    const id = input.promiseId!;
     const row = mustGet<PromiseRow>(db, "promise", id, "/promiseId");
     if (input.name) assertNameFree(db, "promise", input.name, id);
     const lifecycle: Record<string, unknown> = {};
@@ -195,17 +191,7 @@ export function savePromise(pc: PlotContext, raw: unknown): PromiseDetail {
       if (row.status === "open") throw new NbError("conflict", `Promise ${id} is already open`);
       Object.assign(lifecycle, { status: "open", fulfilled_via: null, fulfilled_by: null });
     }
-    updateColumns(db, "story_promise", id, {
-      name: input.name,
-      title: input.title,
-      importance: input.importance,
-      summary: input.summary,
-      payoff_expectation: input.payoffExpectation,
-      deadline_chapter_id: input.deadlineChapterId,
-      tags,
-      note: input.note,
-      ...lifecycle,
-    });
+    updateColumns(db, "story_promise", id, { ...columns, ...lifecycle });
     return getPromiseDetail(pc, id);
   })();
 }

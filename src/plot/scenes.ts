@@ -3,10 +3,10 @@ import { parseOrThrow } from "../core/validate.js";
 import type { PlotContext } from "./context.js";
 import type { PlotDb } from "./db.js";
 import { SaveSceneInput, type SaveSceneInput as SaveSceneInputT } from "./inputs.js";
-import { bucketIds, placeId, writeOrder } from "./order.js";
+import { placeInList, renumberList, scenesOfChapter, scenesOfThread, UNPLACED } from "./order.js";
 import { promisesWithBeatsOn, reopenPayofflessPromises } from "./promise-rules.js";
 import { formatRef, resolveRef } from "./refs.js";
-import { mustGet, nowIso, updateColumns } from "./store.js";
+import { insertRow, mustGet, updateColumns } from "./store.js";
 import type { PlotWorld } from "./world-link.js";
 
 export interface SceneRow {
@@ -222,44 +222,25 @@ export function saveScene(pc: PlotContext, raw: unknown): SceneDto {
     const start = toInstant(pc, a?.startTime, a?.startInstant, "start");
     const end = toInstant(pc, a?.endTime, a?.endInstant, "end");
 
+    const columns = {
+      thread_id: input.threadId,
+      title: input.title,
+      status: input.action === "archive" ? "archived" : input.status,
+      outcome_type: input.outcomeType,
+      pacing_role: input.pacingRole,
+      summary: input.summary,
+      purpose: input.purpose,
+      writing_tip: input.writingTip,
+      note: input.note,
+    };
     let id: number;
     let before: SceneRow | null = null;
     if (input.action === "create") {
-      const now = nowIso();
-      id = Number(
-        db
-          .prepare(
-            `INSERT INTO story_scene (thread_id, thread_sort_order, title, status, outcome_type, pacing_role, summary, purpose, writing_tip, note, created_at, updated_at)
-             VALUES (?, 1e9, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            input.threadId,
-            input.title,
-            input.status ?? "draft",
-            input.outcomeType ?? null,
-            input.pacingRole ?? null,
-            input.summary ?? "",
-            input.purpose ?? null,
-            input.writingTip ?? null,
-            input.note ?? null,
-            now,
-            now,
-          ).lastInsertRowid,
-      );
+      id = insertRow(db, "story_scene", { ...columns, thread_sort_order: UNPLACED });
     } else {
       id = input.sceneId!;
       before = mustGet<SceneRow>(db, "scene", id, "/sceneId");
-      updateColumns(db, "story_scene", id, {
-        thread_id: input.threadId,
-        title: input.title,
-        status: input.action === "archive" ? "archived" : input.status,
-        outcome_type: input.outcomeType,
-        pacing_role: input.pacingRole,
-        summary: input.summary,
-        purpose: input.purpose,
-        writing_tip: input.writingTip,
-        note: input.note,
-      });
+      updateColumns(db, "story_scene", id, columns);
     }
 
     const cur = mustGet<SceneRow>(db, "scene", id);
@@ -283,17 +264,9 @@ export function saveScene(pc: PlotContext, raw: unknown): SceneDto {
     // Thread order: append on create or move, place on request, close the gap in the old thread.
     const threadChanged = before !== null && before.thread_id !== cur.thread_id;
     if (input.action === "create" || input.threadOrder || threadChanged) {
-      const ids = bucketIds(db, "story_scene", "thread_sort_order", "thread_id = ?", [cur.thread_id]);
-      writeOrder(db, "story_scene", "thread_sort_order", placeId(ids, id, input.threadOrder, "/threadOrder"));
+      placeInList(db, scenesOfThread(cur.thread_id), id, input.threadOrder, "/threadOrder");
     }
-    if (threadChanged) {
-      writeOrder(
-        db,
-        "story_scene",
-        "thread_sort_order",
-        bucketIds(db, "story_scene", "thread_sort_order", "thread_id = ?", [before!.thread_id]),
-      );
-    }
+    if (threadChanged) renumberList(db, scenesOfThread(before!.thread_id));
 
     // Chapter order: same rules; a scene out of any chapter has no chapter order.
     const oldChapter = before ? before.chapter_id : null;
@@ -310,27 +283,15 @@ export function saveScene(pc: PlotContext, raw: unknown): SceneDto {
         );
       } else {
         if (newChapter !== oldChapter) {
-          db.prepare("UPDATE story_scene SET chapter_id = ?, chapter_sort_order = 1e9 WHERE id = ?").run(
+          db.prepare("UPDATE story_scene SET chapter_id = ?, chapter_sort_order = ? WHERE id = ?").run(
             newChapter,
+            UNPLACED,
             id,
           );
         }
-        const ids = bucketIds(db, "story_scene", "chapter_sort_order", "chapter_id = ?", [newChapter]);
-        writeOrder(
-          db,
-          "story_scene",
-          "chapter_sort_order",
-          placeId(ids, id, input.chapterOrder, "/chapterOrder"),
-        );
+        placeInList(db, scenesOfChapter(newChapter), id, input.chapterOrder, "/chapterOrder");
       }
-      if (oldChapter !== null && oldChapter !== newChapter) {
-        writeOrder(
-          db,
-          "story_scene",
-          "chapter_sort_order",
-          bucketIds(db, "story_scene", "chapter_sort_order", "chapter_id = ?", [oldChapter]),
-        );
-      }
+      if (oldChapter !== null && oldChapter !== newChapter) renumberList(db, scenesOfChapter(oldChapter));
     }
 
     // Archiving takes the scene's payoffs out of every promise's count.

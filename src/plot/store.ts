@@ -73,6 +73,28 @@ export function cleanTags(tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
 }
 
+/** The column → value pairs that are set (not undefined), booleans stored as 0/1. */
+function setColumns(values: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([c, v]) => [c, typeof v === "boolean" ? (v ? 1 : 0) : v]);
+}
+
+/**
+ * Insert a row from column → value pairs plus created_at/updated_at, and return its id. Undefined
+ * values are left out, so the column takes its schema default.
+ */
+export function insertRow(db: PlotDb, table: string, values: Record<string, unknown>): number {
+  const cols = setColumns(values);
+  const now = nowIso();
+  const names = [...cols.map(([c]) => c), "created_at", "updated_at"];
+  return Number(
+    db
+      .prepare(`INSERT INTO ${table} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`)
+      .run(...cols.map(([, v]) => v), now, now).lastInsertRowid,
+  );
+}
+
 /**
  * Build an UPDATE for the given column → value pairs (skipping undefined) plus updated_at, and run
  * it. Returns true when anything was set.
@@ -83,11 +105,11 @@ export function updateColumns(
   id: number,
   values: Record<string, unknown>,
 ): boolean {
-  const cols = Object.entries(values).filter(([, v]) => v !== undefined);
+  const cols = setColumns(values);
   if (cols.length === 0) return false;
   const sets = cols.map(([c]) => `${c} = ?`).join(", ");
   db.prepare(`UPDATE ${table} SET ${sets}, updated_at = ? WHERE id = ?`).run(
-    ...cols.map(([, v]) => (typeof v === "boolean" ? (v ? 1 : 0) : v)),
+    ...cols.map(([, v]) => v),
     nowIso(),
     id,
   );

@@ -1,8 +1,8 @@
 import { parseOrThrow } from "../core/validate.js";
 import type { PlotContext } from "./context.js";
 import { SaveThreadInput } from "./inputs.js";
-import { bucketIds, placeId, writeOrder } from "./order.js";
-import { assertNameFree, cleanTags, mustGet, nowIso, parseStringArray, updateColumns } from "./store.js";
+import { placeInList, renumberList, threadsOfPhase, UNPLACED } from "./order.js";
+import { assertNameFree, cleanTags, insertRow, mustGet, parseStringArray, updateColumns } from "./store.js";
 
 export interface ThreadRow {
   id: number;
@@ -42,80 +42,41 @@ export function threadDto(r: ThreadRow) {
 }
 export type ThreadDto = ReturnType<typeof threadDto>;
 
-function bucketWhere(phaseId: number | null): [string, unknown[]] {
-  return phaseId === null ? ["phase_id IS NULL", []] : ["phase_id = ?", [phaseId]];
-}
-
 /** Create, update or archive a thread; threads are ordered within their phase (or the ungrouped bucket). */
 export function saveThread(pc: PlotContext, raw: unknown): ThreadDto {
   const input = parseOrThrow(SaveThreadInput, raw);
   const { db } = pc;
   return db.transaction(() => {
     if (input.phaseId != null) mustGet(db, "phase", input.phaseId, "/phaseId");
-    const tags = input.tags ? JSON.stringify(cleanTags(input.tags)) : undefined;
+    const columns = {
+      phase_id: input.phaseId,
+      name: input.name,
+      title: input.title,
+      is_main: input.isMain,
+      status: input.action === "archive" ? "archived" : input.status,
+      mice_type: input.miceType,
+      summary: input.summary,
+      tags: input.tags ? JSON.stringify(cleanTags(input.tags)) : undefined,
+      writing_tip: input.writingTip,
+      note: input.note,
+    };
     let id: number;
     let oldPhase: number | null | undefined;
     if (input.action === "create") {
       assertNameFree(db, "thread", input.name!);
-      const now = nowIso();
-      id = Number(
-        db
-          .prepare(
-            `INSERT INTO story_thread (phase_id, sort_order, name, title, is_main, status, mice_type, summary, tags, writing_tip, note, created_at, updated_at)
-             VALUES (?, 1e9, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            input.phaseId ?? null,
-            input.name,
-            input.title,
-            input.isMain ? 1 : 0,
-            input.status ?? "draft",
-            input.miceType ?? null,
-            input.summary ?? "",
-            tags ?? "[]",
-            input.writingTip ?? null,
-            input.note ?? null,
-            now,
-            now,
-          ).lastInsertRowid,
-      );
+      id = insertRow(db, "story_thread", { ...columns, sort_order: UNPLACED });
     } else {
       id = input.threadId!;
       const row = mustGet<ThreadRow>(db, "thread", id, "/threadId");
       if (input.name) assertNameFree(db, "thread", input.name, id);
       if (input.phaseId !== undefined && input.phaseId !== row.phase_id) oldPhase = row.phase_id;
-      updateColumns(db, "story_thread", id, {
-        phase_id: input.phaseId,
-        name: input.name,
-        title: input.title,
-        is_main: input.isMain,
-        status: input.action === "archive" ? "archived" : input.status,
-        mice_type: input.miceType,
-        summary: input.summary,
-        tags,
-        writing_tip: input.writingTip,
-        note: input.note,
-      });
+      updateColumns(db, "story_thread", id, columns);
     }
     const row = mustGet<ThreadRow>(db, "thread", id);
     if (input.action === "create" || input.order || oldPhase !== undefined) {
-      const [where, params] = bucketWhere(row.phase_id);
-      writeOrder(
-        db,
-        "story_thread",
-        "sort_order",
-        placeId(bucketIds(db, "story_thread", "sort_order", where, params), id, input.order, "/order"),
-      );
+      placeInList(db, threadsOfPhase(row.phase_id), id, input.order, "/order");
     }
-    if (oldPhase !== undefined) {
-      const [where, params] = bucketWhere(oldPhase);
-      writeOrder(
-        db,
-        "story_thread",
-        "sort_order",
-        bucketIds(db, "story_thread", "sort_order", where, params),
-      );
-    }
+    if (oldPhase !== undefined) renumberList(db, threadsOfPhase(oldPhase));
     return threadDto(mustGet<ThreadRow>(db, "thread", id));
   })();
 }

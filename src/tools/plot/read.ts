@@ -13,7 +13,9 @@ import {
   listPromises,
   listScenes,
   listThreads,
+  type PlotContext,
 } from "../../plot/index.js";
+import type { Page } from "../../plot/paging.js";
 import {
   CARRIER_STATUS,
   DECISION_STATUS,
@@ -25,10 +27,42 @@ import {
   THREAD_STATUS,
 } from "../../plot/schemas.js";
 import { defineTool } from "../define.js";
+import type { ToolResult } from "../types.js";
 import { assertNoFilters, jsonResult, pageResult, plotFor } from "./common.js";
 
 const includeArchived = z.boolean().optional().describe("list mode: include archived rows");
 const tag = z.string().trim().min(1).max(120).optional();
+
+/** What a get-or-list read tool needs besides its key, description and input. */
+interface LookupSpec<S extends z.ZodObject> {
+  key: string;
+  description: string;
+  input: S;
+  /** The input field naming one item; omitted, the tool lists. */
+  idKey: keyof z.infer<S> & string;
+  /** Header of the list text. */
+  listTitle: string;
+  list: (pc: PlotContext, query: z.infer<S>) => Page<unknown>;
+  get: (pc: PlotContext, id: number) => ToolResult;
+}
+
+/** A read tool that returns one item by id, or a filtered page of items when the id is omitted. */
+function lookupTool<S extends z.ZodObject>(spec: LookupSpec<S>) {
+  return defineTool({
+    key: spec.key,
+    group: "plot",
+    description: spec.description,
+    input: spec.input,
+    effect: "read",
+    execute: (input, ctx) => {
+      const pc = plotFor(ctx);
+      const id = (input as Record<string, unknown>)[spec.idKey] as number | undefined;
+      if (id === undefined) return pageResult(spec.listTitle, spec.list(pc, input));
+      assertNoFilters(input, spec.idKey);
+      return spec.get(pc, id);
+    },
+  });
+}
 
 export const getStoryTreeTool = defineTool({
   key: "get_story_tree",
@@ -45,9 +79,8 @@ export const getStoryTreeTool = defineTool({
   execute: (input, ctx) => jsonResult(getStoryTree(plotFor(ctx), input)),
 });
 
-export const getStoryThreadTool = defineTool({
+export const getStoryThreadTool = lookupTool({
   key: "get_story_thread",
-  group: "plot",
   description:
     "One thread with its scenes in causal order. Omit threadId to list threads (filters: status, phaseId, tag, isMain; paging: limit, cursor).",
   input: z
@@ -61,18 +94,14 @@ export const getStoryThreadTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.threadId === undefined) return pageResult("Threads", listThreads(pc, input));
-    assertNoFilters(input, "threadId");
-    return jsonResult(getThreadDetail(pc, input.threadId));
-  },
+  idKey: "threadId",
+  listTitle: "Threads",
+  list: listThreads,
+  get: (pc, id) => jsonResult(getThreadDetail(pc, id)),
 });
 
-export const getStorySceneContextTool = defineTool({
+export const getStorySceneContextTool = lookupTool({
   key: "get_story_scene_context",
-  group: "plot",
   description:
     "One scene in context: its fields, refs and world anchor, its thread, neighbouring scenes in the thread, its chapter and its promise beats. Omit sceneId to list scenes in reading order (filters: status, threadId, chapterId; paging).",
   input: z
@@ -85,18 +114,14 @@ export const getStorySceneContextTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.sceneId === undefined) return pageResult("Scenes", listScenes(pc, input));
-    assertNoFilters(input, "sceneId");
-    return jsonResult(getSceneContext(pc, input.sceneId));
-  },
+  idKey: "sceneId",
+  listTitle: "Scenes",
+  list: listScenes,
+  get: (pc, id) => jsonResult(getSceneContext(pc, id)),
 });
 
-export const getSceneWorldContextTool = defineTool({
+export const getSceneWorldContextTool = lookupTool({
   key: "get_scene_world_context",
-  group: "plot",
   description:
     "The World Engine around one scene: slices in its time range touching its subjects (with patch counts), each subject's state at the scene's end, and subject ids the world does not know. Fails when the scene has no time range. Omit sceneId to list scenes with their anchors (filters: threadId, chapterId, anchored; paging).",
   input: z
@@ -111,19 +136,14 @@ export const getSceneWorldContextTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.sceneId === undefined)
-      return pageResult("Scenes and their world anchors", listScenes(pc, input));
-    assertNoFilters(input, "sceneId");
-    return jsonResult(getSceneWorldContext(pc, input.sceneId));
-  },
+  idKey: "sceneId",
+  listTitle: "Scenes and their world anchors",
+  list: listScenes,
+  get: (pc, id) => jsonResult(getSceneWorldContext(pc, id)),
 });
 
-export const getStoryChapterTool = defineTool({
+export const getStoryChapterTool = lookupTool({
   key: "get_story_chapter",
-  group: "plot",
   description:
     "One chapter with its eleven brief fields and its live scenes in order. Omit chapterId to list chapters in story order (filters: actId, status; paging).",
   input: z
@@ -135,18 +155,14 @@ export const getStoryChapterTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.chapterId === undefined) return pageResult("Chapters", listChapters(pc, input));
-    assertNoFilters(input, "chapterId");
-    return jsonResult(getChapterDetail(pc, input.chapterId));
-  },
+  idKey: "chapterId",
+  listTitle: "Chapters",
+  list: listChapters,
+  get: (pc, id) => jsonResult(getChapterDetail(pc, id)),
 });
 
-export const getChapterWriterBriefTool = defineTool({
+export const getChapterWriterBriefTool = lookupTool({
   key: "get_chapter_writer_brief",
-  group: "plot",
   description:
     "The hand-off for writing one chapter, as Markdown: brief fields, information control, live scenes in order with threads, purposes and world state, promise tasks, open decisions that touch the chapter, suggested reading, and a status (needs_plot, needs_world_anchor, needs_world_context, needs_chapter_brief, ready). Omit chapterId to list chapters with their readiness (filters: actId; paging).",
   input: z
@@ -156,20 +172,17 @@ export const getChapterWriterBriefTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.chapterId === undefined)
-      return pageResult("Chapters and brief readiness", listChapters(pc, input));
-    assertNoFilters(input, "chapterId");
-    const brief = getChapterWriterBrief(pc, input.chapterId);
+  idKey: "chapterId",
+  listTitle: "Chapters and brief readiness",
+  list: listChapters,
+  get: (pc, id) => {
+    const brief = getChapterWriterBrief(pc, id);
     return { text: brief.markdown, details: brief };
   },
 });
 
-export const getStoryPromiseTool = defineTool({
+export const getStoryPromiseTool = lookupTool({
   key: "get_story_promise",
-  group: "plot",
   description:
     "One reader promise with its beats in story order, beat stats and derived stage. Omit promiseId to list promises, open first by importance (filters: status, importance, tag; paging).",
   input: z
@@ -181,18 +194,14 @@ export const getStoryPromiseTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.promiseId === undefined) return pageResult("Promises", listPromises(pc, input));
-    assertNoFilters(input, "promiseId");
-    return jsonResult(getPromiseDetail(pc, input.promiseId));
-  },
+  idKey: "promiseId",
+  listTitle: "Promises",
+  list: listPromises,
+  get: (pc, id) => jsonResult(getPromiseDetail(pc, id)),
 });
 
-export const getStoryDecisionTool = defineTool({
+export const getStoryDecisionTool = lookupTool({
   key: "get_story_decision",
-  group: "plot",
   description:
     "One decision record: question, options, conclusion, reason, risk, rejected alternatives, serves/dependsOn, anchor. Omit decisionId to list decisions, open first (filters: status, chapterId (anchored on or due at it), threadId; paging).",
   input: z
@@ -204,13 +213,10 @@ export const getStoryDecisionTool = defineTool({
       ...Paging,
     })
     .strict(),
-  effect: "read",
-  execute: (input, ctx) => {
-    const pc = plotFor(ctx);
-    if (input.decisionId === undefined) return pageResult("Decisions", listDecisions(pc, input));
-    assertNoFilters(input, "decisionId");
-    return jsonResult(getDecisionDto(pc, input.decisionId));
-  },
+  idKey: "decisionId",
+  listTitle: "Decisions",
+  list: listDecisions,
+  get: (pc, id) => jsonResult(getDecisionDto(pc, id)),
 });
 
 /** The eight plot read tools. */

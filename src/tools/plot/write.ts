@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import {
+  type PlotContext,
   saveAct,
   saveBeat,
   saveChapter,
@@ -40,10 +42,10 @@ function describeRow(ctx: ToolContext, kind: EntityKind, id: number): string {
 function previewSave(
   key: string,
   kind: EntityKind,
-  idKey: string,
   input: Record<string, unknown>,
   ctx: ToolContext,
 ): ToolPreview {
+  const idKey = `${kind}Id`;
   const id = input[idKey] as number | undefined;
   const target = id === undefined ? `a new ${kind}` : describeRow(ctx, kind, id);
   const fields = Object.keys(input).filter((k) => k !== "action" && k !== idKey && input[k] !== undefined);
@@ -52,57 +54,69 @@ function previewSave(
   return { text: lines.join("\n"), details: { action: input.action, kind, id: id ?? null, fields } };
 }
 
+/**
+ * A save_* tool for one kind of row: the service does the work, the preview names the row
+ * (`<kind>Id` in the input) and the fields the call sets.
+ */
+function saveTool<S extends z.ZodObject>(spec: {
+  key: string;
+  description: string;
+  input: S;
+  kind: EntityKind;
+  save: (pc: PlotContext, input: unknown) => unknown;
+}) {
+  return defineTool({
+    key: spec.key,
+    group: "plot",
+    description: spec.description,
+    input: spec.input,
+    effect: "write",
+    preview: (input, ctx) => previewSave(spec.key, spec.kind, input, ctx),
+    execute: (input, ctx) => jsonResult(spec.save(plotFor(ctx), input)),
+  });
+}
+
 const NO_DELETE = "Agents cannot delete; archive instead (the user can delete from the CLI/UI).";
 
-export const saveStoryActTool = defineTool({
+export const saveStoryActTool = saveTool({
   key: "save_story_act",
-  group: "plot",
   description: `Create, update or archive an act (volume). create needs name (slug) and title; update/archive need actId; order: {before|after: actId} or {position}. ${NO_DELETE}`,
   input: SaveActInput,
-  effect: "write",
-  preview: (input, ctx) => previewSave("save_story_act", "act", "actId", input, ctx),
-  execute: (input, ctx) => jsonResult(saveAct(plotFor(ctx), input)),
+  kind: "act",
+  save: saveAct,
 });
 
-export const saveStoryChapterTool = defineTool({
+export const saveStoryChapterTool = saveTool({
   key: "save_story_chapter",
-  group: "plot",
   description: `Create, update or archive a chapter, including its eleven brief fields (goal, pov, tone, pacing, readerKnows, protagonistKnows, mustHide, hintOnly, opening, ending, doNotWrite; null clears one). create needs name (slug) and title; order places it in the story-wide chapter order. ${NO_DELETE}`,
   input: SaveChapterInput,
-  effect: "write",
-  preview: (input, ctx) => previewSave("save_story_chapter", "chapter", "chapterId", input, ctx),
-  execute: (input, ctx) => jsonResult(saveChapter(plotFor(ctx), input)),
+  kind: "chapter",
+  save: saveChapter,
 });
 
-export const saveStoryThreadTool = defineTool({
+export const saveStoryThreadTool = saveTool({
   key: "save_story_thread",
-  group: "plot",
   description: `Create, update or archive a thread (a causal, conflict or growth line). create needs name (slug) and title; order places it within its phase. ${NO_DELETE}`,
   input: SaveThreadInput,
-  effect: "write",
-  preview: (input, ctx) => previewSave("save_story_thread", "thread", "threadId", input, ctx),
-  execute: (input, ctx) => jsonResult(saveThread(plotFor(ctx), input)),
+  kind: "thread",
+  save: saveThread,
 });
 
-export const saveStorySceneTool = defineTool({
+export const saveStorySceneTool = saveTool({
   key: "save_story_scene",
-  group: "plot",
   description: `Create, update or archive a scene. create needs threadId and title. chapterId places it in a chapter (null takes it out); chapterOrder/threadOrder move it ({before|after: sceneId} or {position}). worldAnchor: startTime/endTime as calendar strings (or startInstant/endInstant in seconds), subjectIds, locationSubjectId. refs replace the whole list (targets: a project path, thread://<id|name>, scene://<id>). Archiving takes the scene's payoffs out of its promises. ${NO_DELETE}`,
   input: SaveSceneInput,
-  effect: "write",
-  preview: (input, ctx) => previewSave("save_story_scene", "scene", "sceneId", input, ctx),
-  execute: (input, ctx) => jsonResult(saveScene(plotFor(ctx), input)),
+  kind: "scene",
+  save: saveScene,
 });
 
-export const saveStoryPromiseTool = defineTool({
+export const saveStoryPromiseTool = saveTool({
   key: "save_story_promise",
-  group: "plot",
   description:
     "Create or update a reader promise, or move it through its lifecycle: fulfill (by hand; never reopened automatically), abandon, reopen. create needs name (slug) and title. Agents cannot delete promises; abandon instead.",
   input: SavePromiseInput,
-  effect: "write",
-  preview: (input, ctx) => previewSave("save_story_promise", "promise", "promiseId", input, ctx),
-  execute: (input, ctx) => jsonResult(savePromise(plotFor(ctx), input)),
+  kind: "promise",
+  save: savePromise,
 });
 
 export const savePromiseBeatTool = defineTool({
@@ -124,15 +138,13 @@ export const savePromiseBeatTool = defineTool({
   execute: (input, ctx) => jsonResult(saveBeat(plotFor(ctx), input)),
 });
 
-export const saveStoryDecisionTool = defineTool({
+export const saveStoryDecisionTool = saveTool({
   key: "save_story_decision",
-  group: "plot",
   description:
     "Create or update a decision record, or move it through its lifecycle: sign_off (needs conclusion, reason, risk; chosenOption or rejectedAlternatives), void (needs voidReason), supersede (needs supersededById of a decided decision), reopen. create needs name (slug), title and question. serves/dependsOn: promise://<id>, decision://<id>, thread://<id>, scene://<id> or a project path. Agents cannot delete decisions; void instead.",
   input: SaveDecisionInput,
-  effect: "write",
-  preview: (input, ctx) => previewSave("save_story_decision", "decision", "decisionId", input, ctx),
-  execute: (input, ctx) => jsonResult(saveDecision(plotFor(ctx), input)),
+  kind: "decision",
+  save: saveDecision,
 });
 
 /** The seven plot write tools. */
