@@ -4,8 +4,8 @@ import { NbError } from "../../core/errors.js";
 import { serveMcpHttp } from "../../mcp/http.js";
 import { createMcpServer } from "../../mcp/server.js";
 import { SESSION_BOUND_GROUPS } from "../../mcp/tools.js";
-import { MODES, type Mode } from "../../tools/types.js";
 import { openCliContext } from "../context.js";
+import { parseMode } from "../input.js";
 import { reportCliError } from "../output.js";
 
 interface McpOptions {
@@ -41,15 +41,14 @@ Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and 
     )
     .action(async (o: McpOptions) => {
       try {
-        if (!MODES.includes(o.mode as Mode))
-          throw new NbError("invalid_input", `--mode must be one of ${MODES.join(", ")}`);
+        const mode = parseMode(o.mode);
         const port = Number(o.port);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new NbError("invalid_input", "--port must be 0..65535");
         const ctx = openCliContext(o);
         ctx.catalog.get(o.profile);
         const log = (line: string) => process.stderr.write(`${line}\n`);
-        const opts = { ...ctx, profileKey: o.profile, mode: o.mode as Mode, log };
+        const opts = { ...ctx, profileKey: o.profile, mode, log };
         if (o.http) {
           const h = await serveMcpHttp({ ...opts, port, token: process.env.NBOOK_MCP_TOKEN });
           process.stdout.write(
