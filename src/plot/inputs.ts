@@ -1,8 +1,10 @@
 import { z } from "zod";
 import {
+  ANCHOR_KIND,
   BEAT_KIND,
   BriefInput,
   CARRIER_STATUS,
+  FilledText,
   Id,
   IMPORTANCE,
   LIMITS,
@@ -218,18 +220,8 @@ export const SaveBeatInput = withActionRules(
 );
 export type SaveBeatInput = z.infer<typeof SaveBeatInput>;
 
-const OptionInput = z
-  .object({
-    option: z.string().trim().min(1).max(LIMITS.text),
-    note: z.string().max(LIMITS.note).nullable().optional(),
-  })
-  .strict();
-const RejectedInput = z
-  .object({
-    option: z.string().trim().min(1).max(LIMITS.text),
-    whyRejected: z.string().max(LIMITS.note).nullable().optional(),
-  })
-  .strict();
+const OptionInput = z.object({ option: FilledText, note: Note.optional() }).strict();
+const RejectedInput = z.object({ option: FilledText, whyRejected: Note.optional() }).strict();
 const DecisionRef = z
   .string()
   .trim()
@@ -238,7 +230,7 @@ const DecisionRef = z
   .describe("promise://<id>, decision://<id>, thread://<id|name>, scene://<id>, or a project-relative path");
 const AnchorInput = z
   .object({
-    kind: z.enum(["story", "act", "chapter", "thread", "scene", "promise", "content"]),
+    kind: z.enum(ANCHOR_KIND),
     id: Id.optional(),
     path: z.string().trim().min(1).max(LIMITS.path).optional(),
   })
@@ -253,19 +245,19 @@ export const SaveDecisionInput = withActionRules(
       decisionId: Id.optional(),
       name: Slug.optional(),
       title: Title.optional(),
-      question: z.string().trim().min(1).max(LIMITS.text).optional(),
+      question: FilledText.optional(),
       options: z.array(OptionInput).max(LIMITS.options).optional(),
       deadlineChapterId: Id.nullable().optional(),
       serves: z.array(DecisionRef).max(LIMITS.refs).optional(),
       dependsOn: z.array(DecisionRef).max(LIMITS.refs).optional(),
       anchor: AnchorInput.optional().describe("what the decision is about; default story"),
       note: Note.optional(),
-      conclusion: z.string().trim().min(1).max(LIMITS.text).optional(),
-      reason: z.string().trim().min(1).max(LIMITS.text).optional(),
-      risk: z.string().trim().min(1).max(LIMITS.text).optional(),
-      chosenOption: z.string().trim().min(1).max(LIMITS.text).optional(),
+      conclusion: FilledText.optional(),
+      reason: FilledText.optional(),
+      risk: FilledText.optional(),
+      chosenOption: FilledText.optional(),
       rejectedAlternatives: z.array(RejectedInput).max(LIMITS.options).optional(),
-      voidReason: z.string().trim().min(1).max(LIMITS.text).optional(),
+      voidReason: FilledText.optional(),
       supersededById: Id.optional(),
     })
     .strict(),

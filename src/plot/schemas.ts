@@ -72,6 +72,8 @@ export const Title = z.string().trim().min(1, "must not be blank").max(LIMITS.ti
 export const Text = z.string().max(LIMITS.text);
 export const NullableText = Text.nullable();
 export const Note = z.string().max(LIMITS.note).nullable();
+/** A text that must say something (trimmed, not blank), up to the text limit. */
+export const FilledText = z.string().trim().min(1).max(LIMITS.text);
 export const WritingTip = z.string().max(LIMITS.writingTip).nullable();
 export const Tags = z.array(z.string().trim().min(1, "must not be blank").max(LIMITS.tag)).max(LIMITS.tags);
 export const SubjectId = z.string().trim().min(1, "must not be blank").max(200);
@@ -103,39 +105,21 @@ export const Paging = {
 
 /** The 11 brief fields; each a text or null (null clears, omitted leaves unchanged). */
 export const BriefInput = z
-  .object(
-    Object.fromEntries(
-      BRIEF_KEYS.map((k) => [k, z.string().trim().min(1).max(LIMITS.text).nullable().optional()]),
-    ),
-  )
+  .object(Object.fromEntries(BRIEF_KEYS.map((k) => [k, FilledText.nullable().optional()])))
   .strict() as z.ZodType<Partial<Record<BriefKey, string | null>>>;
+
+/** A world time as a project-calendar string; null clears it. */
+const CalendarTime = z.string().trim().min(1).max(200).nullable().optional();
+/** A world time as a World Engine instant in seconds; null clears it. */
+const Instant = z.number().int().nullable().optional();
 
 /** A scene's place in world time: calendar strings or raw instants, plus the subjects involved. */
 export const WorldAnchorInput = z
   .object({
-    startTime: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .nullable()
-      .optional()
-      .describe("start as a project-calendar string"),
-    endTime: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .nullable()
-      .optional()
-      .describe("end as a project-calendar string"),
-    startInstant: z
-      .number()
-      .int()
-      .nullable()
-      .optional()
-      .describe("start as a World Engine instant (seconds)"),
-    endInstant: z.number().int().nullable().optional().describe("end as a World Engine instant (seconds)"),
+    startTime: CalendarTime.describe("start as a project-calendar string"),
+    endTime: CalendarTime.describe("end as a project-calendar string"),
+    startInstant: Instant.describe("start as a World Engine instant (seconds)"),
+    endInstant: Instant.describe("end as a World Engine instant (seconds)"),
     subjectIds: z
       .array(SubjectId)
       .max(LIMITS.subjects)
