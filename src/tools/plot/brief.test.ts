@@ -34,23 +34,16 @@ async function book(
     title: "Later",
     patches: [{ subjectId: "hero", path: "/hp", op: "replace", value: 10 }],
   });
-  const thread = (
-    await f.ok("save_story_thread", { action: "create", name: "main", title: "Main line", isMain: true })
-  ).id as number;
-  const chapter = (
-    await f.ok("save_story_chapter", { action: "create", name: "ch-1", title: "The Keep", brief })
-  ).id as number;
-  const scene = (
-    await f.ok("save_story_scene", {
-      action: "create",
-      threadId: thread,
-      chapterId: chapter,
-      title: "Arrival at the keep",
-      purpose: "show the cost of the journey",
-      worldAnchor: { startInstant: 50, endInstant: 300, subjectIds: ["hero"], locationSubjectId: "castle" },
-      refs: [{ relation: "defines", target: "lorebook/keep.md", note: "layout" }],
-    })
-  ).id as number;
+  const thread = await f.create("save_story_thread", { name: "main", title: "Main line", isMain: true });
+  const chapter = await f.create("save_story_chapter", { name: "ch-1", title: "The Keep", brief });
+  const scene = await f.create("save_story_scene", {
+    threadId: thread,
+    chapterId: chapter,
+    title: "Arrival at the keep",
+    purpose: "show the cost of the journey",
+    worldAnchor: { startInstant: 50, endInstant: 300, subjectIds: ["hero"], locationSubjectId: "castle" },
+    refs: [{ relation: "defines", target: "lorebook/keep.md", note: "layout" }],
+  });
   return { thread, chapter, scene };
 }
 
@@ -88,7 +81,7 @@ describe("get_chapter_writer_brief", () => {
 
   it("follows the status precedence: needs_plot, needs_world_anchor, needs_world_context, needs_chapter_brief, ready", async () => {
     const { chapter, thread, scene } = await book("en", {});
-    const empty = (await f.ok("save_story_chapter", { action: "create", name: "empty", title: "Empty" })).id;
+    const empty = await f.create("save_story_chapter", { name: "empty", title: "Empty" });
     const e = await brief(empty);
     expect(e.d.status).toBe("needs_plot");
     expect(e.d.warnings[0]).toMatch(/No scenes/);
@@ -129,16 +122,13 @@ describe("get_chapter_writer_brief", () => {
 
   it("ignores archived scenes everywhere: status, scenes, tasks, reading and decisions", async () => {
     const { chapter, thread } = await book();
-    const gone = (
-      await f.ok("save_story_scene", {
-        action: "create",
-        threadId: thread,
-        chapterId: chapter,
-        title: "Cut scene",
-        refs: [{ relation: "uses", target: "lorebook/cut.md" }],
-      })
-    ).id;
-    const p = (await f.ok("save_story_promise", { action: "create", name: "sword", title: "The sword" })).id;
+    const gone = await f.create("save_story_scene", {
+      threadId: thread,
+      chapterId: chapter,
+      title: "Cut scene",
+      refs: [{ relation: "uses", target: "lorebook/cut.md" }],
+    });
+    const p = await f.create("save_story_promise", { name: "sword", title: "The sword" });
     await f.ok("save_promise_beat", { action: "set", promiseId: p, sceneId: gone, kind: "plant" });
     await f.ok("save_story_decision", {
       action: "create",
@@ -159,31 +149,22 @@ describe("get_chapter_writer_brief", () => {
 
   it("lists promise tasks by scene with payoff expectations only on payoffs, skipping abandoned promises", async () => {
     const { chapter, thread, scene } = await book();
-    const second = (
-      await f.ok("save_story_scene", {
-        action: "create",
-        threadId: thread,
-        chapterId: chapter,
-        title: "Duel",
-      })
-    ).id;
-    const ring = (
-      await f.ok("save_story_promise", {
-        action: "create",
-        name: "ring",
-        title: "The ring",
-        payoffExpectation: "shock",
-      })
-    ).id;
-    const oath = (
-      await f.ok("save_story_promise", {
-        action: "create",
-        name: "oath",
-        title: "The oath",
-        payoffExpectation: "relief",
-      })
-    ).id;
-    const dead = (await f.ok("save_story_promise", { action: "create", name: "dead", title: "Dead end" })).id;
+    const second = await f.create("save_story_scene", {
+      threadId: thread,
+      chapterId: chapter,
+      title: "Duel",
+    });
+    const ring = await f.create("save_story_promise", {
+      name: "ring",
+      title: "The ring",
+      payoffExpectation: "shock",
+    });
+    const oath = await f.create("save_story_promise", {
+      name: "oath",
+      title: "The oath",
+      payoffExpectation: "relief",
+    });
+    const dead = await f.create("save_story_promise", { name: "dead", title: "Dead end" });
     await f.ok("save_promise_beat", {
       action: "set",
       promiseId: ring,
@@ -214,24 +195,18 @@ describe("get_chapter_writer_brief", () => {
     const { chapter, thread, scene } = await book();
     const chapters = [];
     for (let i = 2; i <= 6; i++) {
-      chapters.push(
-        (await f.ok("save_story_chapter", { action: "create", name: `ch-${i}`, title: `C${i}` }))
-          .id as number,
-      );
+      chapters.push(await f.create("save_story_chapter", { name: `ch-${i}`, title: `C${i}` }));
     }
-    const p = (await f.ok("save_story_promise", { action: "create", name: "p", title: "P" })).id;
+    const p = await f.create("save_story_promise", { name: "p", title: "P" });
     await f.ok("save_promise_beat", { action: "set", promiseId: p, sceneId: scene, kind: "plant" });
     const mk = async (name: string, extra: Record<string, unknown>) =>
-      (
-        await f.ok("save_story_decision", {
-          action: "create",
-          name,
-          title: name,
-          question: `${name}?`,
-          options: [{ option: "a" }, { option: "b", note: "n" }],
-          ...extra,
-        })
-      ).id;
+      await f.create("save_story_decision", {
+        name,
+        title: name,
+        question: `${name}?`,
+        options: [{ option: "a" }, { option: "b", note: "n" }],
+        ...extra,
+      });
     const touched = [
       await mk("on-chapter", { anchor: { kind: "chapter", id: chapter } }),
       await mk("on-scene", { anchor: { kind: "scene", id: scene } }),
@@ -263,14 +238,11 @@ describe("get_chapter_writer_brief", () => {
 
   it("writes the brief in Chinese for a Chinese project", async () => {
     const { chapter, scene } = await book("zh", {});
-    const p = (
-      await f.ok("save_story_promise", {
-        action: "create",
-        name: "ring",
-        title: "戒指",
-        payoffExpectation: "震惊",
-      })
-    ).id;
+    const p = await f.create("save_story_promise", {
+      name: "ring",
+      title: "戒指",
+      payoffExpectation: "震惊",
+    });
     await f.ok("save_promise_beat", { action: "set", promiseId: p, sceneId: scene, kind: "payoff" });
     const { md, d } = await brief(chapter);
     expect(d.status).toBe("needs_chapter_brief");
@@ -309,7 +281,7 @@ describe("get_scene_world_context", () => {
     const ctx = await f.ok("get_scene_world_context", { sceneId: scene });
     expect(ctx.unresolvedSubjectIds).toEqual(["ghost"]);
     expect(ctx.slices).toEqual([]);
-    const bare = (await f.ok("save_story_scene", { action: "create", threadId: thread, title: "Bare" })).id;
+    const bare = await f.create("save_story_scene", { threadId: thread, title: "Bare" });
     const r = await f.call("get_scene_world_context", { sceneId: bare });
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error.message).toMatch(/no time range/);

@@ -9,21 +9,16 @@ beforeEach(() => {
 afterEach(() => f.cleanup());
 
 const create = async (name: string, extra: Record<string, unknown> = {}) =>
-  (
-    await f.ok("save_story_decision", {
-      action: "create",
-      name,
-      title: name,
-      question: "Who betrays whom?",
-      options: [{ option: "Liya" }, { option: "Kai", note: "darker" }],
-      ...extra,
-    })
-  ).id as number;
-const fail = async (input: Record<string, unknown>) => {
-  const r = await f.call("save_story_decision", input);
-  if (r.ok) throw new Error("expected a failure");
-  return r.error;
-};
+  await f.create("save_story_decision", {
+    name,
+    title: name,
+    question: "Who betrays whom?",
+    options: [{ option: "Liya" }, { option: "Kai", note: "darker" }],
+    ...extra,
+  });
+const fail = (input: Record<string, unknown>) => f.fail("save_story_decision", input);
+/** The smallest valid create; tests add the one field they check. */
+const draft = { action: "create", name: "d", title: "D", question: "q" };
 
 describe("decisions", () => {
   it("sign_off needs conclusion, reason and risk; builds rejected alternatives from the chosen option", async () => {
@@ -53,74 +48,35 @@ describe("decisions", () => {
   });
 
   it("refuses duplicate options after trimming, and decided-only fields on create", async () => {
-    const dup = await fail({
-      action: "create",
-      name: "d",
-      title: "D",
-      question: "q",
-      options: [{ option: "A" }, { option: " A " }],
-    });
+    const dup = await fail({ ...draft, options: [{ option: "A" }, { option: " A " }] });
     expect(dup.fields?.[0].pointer).toBe("/options/1/option");
-    const early = await fail({ action: "create", name: "d", title: "D", question: "q", risk: "x" });
+    const early = await fail({ ...draft, risk: "x" });
     expect(early.fields).toContainEqual({ pointer: "/risk", message: "not accepted by action create" });
   });
 
   it("checks anchors: content paths must stay inside the project, ids must exist", async () => {
     for (const path of ["../../etc", "/abs", "C:\\x", "promise://3", "a/../../b"]) {
-      const e = await fail({
-        action: "create",
-        name: "d",
-        title: "D",
-        question: "q",
-        anchor: { kind: "content", path },
-      });
+      const e = await fail({ ...draft, anchor: { kind: "content", path } });
       expect(e.code, path).toBe("invalid_input");
     }
-    const missing = await fail({
-      action: "create",
-      name: "d",
-      title: "D",
-      question: "q",
-      anchor: { kind: "chapter", id: 9 },
-    });
+    const missing = await fail({ ...draft, anchor: { kind: "chapter", id: 9 } });
     expect(missing.code).toBe("not_found");
     const ok = await f.ok("save_story_decision", {
-      action: "create",
-      name: "d",
-      title: "D",
-      question: "q",
+      ...draft,
       anchor: { kind: "content", path: "./lorebook/liya.md" },
     });
     expect(ok.anchor).toEqual({ kind: "content", id: null, path: "lorebook/liya.md" });
   });
 
   it("validates serves/dependsOn: unknown schemes and missing targets are named", async () => {
-    const banana = await fail({
-      action: "create",
-      name: "d",
-      title: "D",
-      question: "q",
-      serves: ["banana://1"],
-    });
+    const banana = await fail({ ...draft, serves: ["banana://1"] });
     expect(banana.code).toBe("invalid_input");
     expect(banana.fields?.[0].pointer).toBe("/serves/0");
-    const missing = await fail({
-      action: "create",
-      name: "d",
-      title: "D",
-      question: "q",
-      dependsOn: ["lorebook/a.md", "promise://99"],
-    });
+    const missing = await fail({ ...draft, dependsOn: ["lorebook/a.md", "promise://99"] });
     expect(missing.code).toBe("not_found");
     expect(missing.fields?.[0].pointer).toBe("/dependsOn/1");
     const p = await f.ok("save_story_promise", { action: "create", name: "p", title: "P" });
-    const d = await f.ok("save_story_decision", {
-      action: "create",
-      name: "d",
-      title: "D",
-      question: "q",
-      serves: [`promise://${p.id}`, "lorebook/a.md"],
-    });
+    const d = await f.ok("save_story_decision", { ...draft, serves: [`promise://${p.id}`, "lorebook/a.md"] });
     expect(d.serves).toEqual([`promise://${p.id}`, "lorebook/a.md"]);
   });
 

@@ -6,17 +6,15 @@ let thread: number;
 let chapter: number;
 beforeEach(async () => {
   f = plotFixture();
-  thread = (await f.ok("save_story_thread", { action: "create", name: "main", title: "Main" })).id;
-  chapter = (await f.ok("save_story_chapter", { action: "create", name: "ch-1", title: "One" })).id;
+  thread = await f.create("save_story_thread", { name: "main", title: "Main" });
+  chapter = await f.create("save_story_chapter", { name: "ch-1", title: "One" });
 });
 afterEach(() => f.cleanup());
 
 const scene = async (title: string, status = "draft") =>
-  (await f.ok("save_story_scene", { action: "create", threadId: thread, chapterId: chapter, title, status }))
-    .id as number;
+  await f.create("save_story_scene", { threadId: thread, chapterId: chapter, title, status });
 const promise = async (name: string, extra: Record<string, unknown> = {}) =>
-  (await f.ok("save_story_promise", { action: "create", name, title: name.toUpperCase(), ...extra }))
-    .id as number;
+  await f.create("save_story_promise", { name, title: name.toUpperCase(), ...extra });
 const beat = (promiseId: number, sceneId: number, kind: string, extra: Record<string, unknown> = {}) =>
   f.ok("save_promise_beat", { action: "set", promiseId, sceneId, kind, ...extra });
 

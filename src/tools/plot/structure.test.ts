@@ -8,22 +8,17 @@ beforeEach(() => {
 afterEach(() => f.cleanup());
 
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
-const err = async (key: string, input: unknown) => {
-  const r = await f.call(key, input);
-  if (r.ok) throw new Error(`${key} should have failed`);
-  return r.error;
-};
 
 describe("validation on the agent path", () => {
   it("refuses names that are not slugs, over-long titles, too many tags and too many subjects", async () => {
-    const slug = await err("save_story_chapter", { action: "create", name: "Chapter 1", title: "One" });
+    const slug = await f.fail("save_story_chapter", { action: "create", name: "Chapter 1", title: "One" });
     expect(slug.code).toBe("invalid_input");
     expect(slug.fields?.[0].pointer).toBe("/name");
-    const zh = await err("save_story_thread", { action: "create", name: "第一章", title: "x" });
+    const zh = await f.fail("save_story_thread", { action: "create", name: "第一章", title: "x" });
     expect(zh.fields?.[0].pointer).toBe("/name");
-    const long = await err("save_story_act", { action: "create", name: "a", title: "x".repeat(121) });
+    const long = await f.fail("save_story_act", { action: "create", name: "a", title: "x".repeat(121) });
     expect(long.fields?.[0].pointer).toBe("/title");
-    const tags = await err("save_story_thread", {
+    const tags = await f.fail("save_story_thread", {
       action: "create",
       name: "t",
       title: "T",
@@ -31,7 +26,7 @@ describe("validation on the agent path", () => {
     });
     expect(tags.fields?.[0].pointer).toBe("/tags");
     const t = await f.ok("save_story_thread", { action: "create", name: "t", title: "T" });
-    const subjects = await err("save_story_scene", {
+    const subjects = await f.fail("save_story_scene", {
       action: "create",
       threadId: t.id,
       title: "S",
@@ -42,19 +37,19 @@ describe("validation on the agent path", () => {
   });
 
   it("checks required and refused fields per action, and duplicate names", async () => {
-    expect((await err("save_story_act", { action: "update", title: "x" })).fields).toContainEqual({
+    expect((await f.fail("save_story_act", { action: "update", title: "x" })).fields).toContainEqual({
       pointer: "/actId",
       message: "required for action update",
     });
-    expect((await err("save_story_scene", { title: "x" })).fields?.[0].pointer).toBe("/action");
-    expect((await err("save_story_chapter", { action: "create", title: "x" })).fields?.[0].pointer).toBe(
+    expect((await f.fail("save_story_scene", { title: "x" })).fields?.[0].pointer).toBe("/action");
+    expect((await f.fail("save_story_chapter", { action: "create", title: "x" })).fields?.[0].pointer).toBe(
       "/name",
     );
     await f.ok("save_story_promise", { action: "create", name: "p", title: "P" });
-    expect((await err("save_story_promise", { action: "create", name: "p", title: "P2" })).code).toBe(
+    expect((await f.fail("save_story_promise", { action: "create", name: "p", title: "P2" })).code).toBe(
       "conflict",
     );
-    expect((await err("save_story_chapter", { action: "update", chapterId: 77, title: "x" })).code).toBe(
+    expect((await f.fail("save_story_chapter", { action: "update", chapterId: 77, title: "x" })).code).toBe(
       "not_found",
     );
   });
@@ -80,8 +75,7 @@ describe("validation on the agent path", () => {
 describe("ordering", () => {
   it("keeps chapter order contiguous with before/after/position", async () => {
     const mk = async (name: string, order?: unknown) =>
-      (await f.ok("save_story_chapter", { action: "create", name, title: name, ...(order ? { order } : {}) }))
-        .id as number;
+      await f.create("save_story_chapter", { name, title: name, ...(order ? { order } : {}) });
     const a = await mk("a");
     const b = await mk("b");
     const c = await mk("c", { position: 0 });
@@ -91,9 +85,13 @@ describe("ordering", () => {
     const rows = (await f.ok("get_story_chapter", {})).rows;
     expect(ids(rows)).toEqual([a, d, c, b]);
     expect(rows.map((r: { sortOrder: number }) => r.sortOrder)).toEqual([0, 1, 2, 3]);
-    const bad = await err("save_story_chapter", { action: "update", chapterId: a, order: { before: 999 } });
+    const bad = await f.fail("save_story_chapter", {
+      action: "update",
+      chapterId: a,
+      order: { before: 999 },
+    });
     expect(bad.fields?.[0].pointer).toBe("/order/before");
-    const two = await err("save_story_chapter", {
+    const two = await f.fail("save_story_chapter", {
       action: "update",
       chapterId: a,
       order: { before: b, position: 1 },
@@ -102,13 +100,12 @@ describe("ordering", () => {
   });
 
   it("orders scenes in chapters and threads, renumbering the place a scene leaves", async () => {
-    const t1 = (await f.ok("save_story_thread", { action: "create", name: "t1", title: "T1" })).id;
-    const t2 = (await f.ok("save_story_thread", { action: "create", name: "t2", title: "T2" })).id;
-    const ch = (await f.ok("save_story_chapter", { action: "create", name: "c", title: "C" })).id;
-    const ch2 = (await f.ok("save_story_chapter", { action: "create", name: "c2", title: "C2" })).id;
+    const t1 = await f.create("save_story_thread", { name: "t1", title: "T1" });
+    const t2 = await f.create("save_story_thread", { name: "t2", title: "T2" });
+    const ch = await f.create("save_story_chapter", { name: "c", title: "C" });
+    const ch2 = await f.create("save_story_chapter", { name: "c2", title: "C2" });
     const s = async (title: string, extra: Record<string, unknown> = {}) =>
-      (await f.ok("save_story_scene", { action: "create", threadId: t1, chapterId: ch, title, ...extra }))
-        .id as number;
+      await f.create("save_story_scene", { threadId: t1, chapterId: ch, title, ...extra });
     const a = await s("a");
     const b = await s("b");
     const c = await s("c", { chapterOrder: { before: a } });
@@ -129,43 +126,26 @@ describe("ordering", () => {
 
 describe("list modes", () => {
   it("every read tool lists when the id is omitted, with filters and paging", async () => {
-    const act = (await f.ok("save_story_act", { action: "create", name: "act-1", title: "Act" })).id;
-    const t1 = (
-      await f.ok("save_story_thread", {
-        action: "create",
-        name: "t1",
-        title: "T1",
-        tags: ["war"],
-        isMain: true,
-      })
-    ).id;
-    const t2 = (
-      await f.ok("save_story_thread", { action: "create", name: "t2", title: "T2", status: "active" })
-    ).id;
-    const t3 = (await f.ok("save_story_thread", { action: "create", name: "t3", title: "T3" })).id;
+    const act = await f.create("save_story_act", { name: "act-1", title: "Act" });
+    const t1 = await f.create("save_story_thread", { name: "t1", title: "T1", tags: ["war"], isMain: true });
+    const t2 = await f.create("save_story_thread", { name: "t2", title: "T2", status: "active" });
+    const t3 = await f.create("save_story_thread", { name: "t3", title: "T3" });
     await f.ok("save_story_thread", { action: "archive", threadId: t3 });
-    const c1 = (await f.ok("save_story_chapter", { action: "create", name: "c1", title: "C1", actId: act }))
-      .id;
-    const c2 = (await f.ok("save_story_chapter", { action: "create", name: "c2", title: "C2" })).id;
-    const s1 = (
-      await f.ok("save_story_scene", {
-        action: "create",
-        threadId: t1,
-        chapterId: c1,
-        title: "S1",
-        worldAnchor: { startInstant: 10, endInstant: 20, subjectIds: ["x"] },
-      })
-    ).id;
-    const s2 = (
-      await f.ok("save_story_scene", {
-        action: "create",
-        threadId: t2,
-        chapterId: c2,
-        title: "S2",
-        status: "written",
-      })
-    ).id;
-    const s3 = (await f.ok("save_story_scene", { action: "create", threadId: t1, title: "S3" })).id;
+    const c1 = await f.create("save_story_chapter", { name: "c1", title: "C1", actId: act });
+    const c2 = await f.create("save_story_chapter", { name: "c2", title: "C2" });
+    const s1 = await f.create("save_story_scene", {
+      threadId: t1,
+      chapterId: c1,
+      title: "S1",
+      worldAnchor: { startInstant: 10, endInstant: 20, subjectIds: ["x"] },
+    });
+    const s2 = await f.create("save_story_scene", {
+      threadId: t2,
+      chapterId: c2,
+      title: "S2",
+      status: "written",
+    });
+    const s3 = await f.create("save_story_scene", { threadId: t1, title: "S3" });
 
     const threads = await f.ok("get_story_thread", {});
     expect(ids(threads.rows)).toEqual([t1, t2]);
@@ -205,25 +185,18 @@ describe("list modes", () => {
 
     const text = await f.call("get_story_thread", { limit: 1 });
     expect(text.ok && text.text).toContain('cursor "1"');
-    expect((await err("get_story_thread", { cursor: "abc" })).fields?.[0].pointer).toBe("/cursor");
+    expect((await f.fail("get_story_thread", { cursor: "abc" })).fields?.[0].pointer).toBe("/cursor");
   });
 
   it("get_story_tree is compact by default and adds texts with detail", async () => {
-    const act = (
-      await f.ok("save_story_act", { action: "create", name: "a", title: "A", summary: "act summary" })
-    ).id;
-    const ch = (
-      await f.ok("save_story_chapter", {
-        action: "create",
-        name: "c",
-        title: "C",
-        actId: act,
-        brief: { goal: "win" },
-      })
-    ).id;
-    const t = (
-      await f.ok("save_story_thread", { action: "create", name: "t", title: "T", summary: "thread summary" })
-    ).id;
+    const act = await f.create("save_story_act", { name: "a", title: "A", summary: "act summary" });
+    const ch = await f.create("save_story_chapter", {
+      name: "c",
+      title: "C",
+      actId: act,
+      brief: { goal: "win" },
+    });
+    const t = await f.create("save_story_thread", { name: "t", title: "T", summary: "thread summary" });
     await f.ok("save_story_scene", { action: "create", threadId: t, chapterId: ch, title: "S" });
     await f.ok("save_story_scene", {
       action: "create",

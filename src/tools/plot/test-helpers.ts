@@ -41,12 +41,23 @@ export function plotFixture(language: "en" | "zh" = "en") {
     if (!r.ok) throw new Error(`${key} failed: ${r.error.code} ${r.error.message}`);
     return r.details as T;
   };
+  /** Create a row with a save_* tool (action "create") and return its id. */
+  const create = async (key: string, input: Record<string, unknown>): Promise<number> =>
+    (await ok(key, { action: "create", ...input })).id;
+  /** Call a tool that must fail and return its error. */
+  const fail = async (key: string, input: unknown) => {
+    const r = await call(key, input);
+    if (r.ok) throw new Error(`${key} should have failed`);
+    return r.error;
+  };
   return {
     workspace,
     project,
     registry,
     call,
     ok,
+    create,
+    fail,
     cleanup() {
       workspace.close();
       rmSync(dir, { recursive: true, force: true });
