@@ -85,7 +85,8 @@ export const suite: BenchSuite = {
           settings: { stepLimit: STEPS + 1 },
         });
         // The model call as the loop sees it: from turn_start until the loop acts on the answer (the first
-        // tool_call_start, or turn_end for a text answer). That includes the AI SDK's streamText work.
+        // tool_call_start, or turn_end for a text answer). That includes the provider call (doStream and
+        // reading its stream) and planning the tool calls; executing them counts as loop time.
         let turnStart = 0;
         let modelMs = 0;
         harness.bus.on((e) => {

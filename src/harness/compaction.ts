@@ -49,9 +49,9 @@ export function chooseCut(visible: readonly Entry[], keepTokens: number): number
 function transcript(entries: readonly Entry[]): string {
   const lines: string[] = [];
   for (const m of toMessages(entries)) {
-    if (m.role === "user")
-      lines.push(`USER: ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`);
-    else if (m.role === "assistant" && typeof m.content !== "string") {
+    if (m.role === "user") {
+      lines.push(`USER: ${m.content.map((p) => (p.type === "text" ? p.text : "")).join("")}`);
+    } else if (m.role === "assistant") {
       for (const p of m.content) {
         if (p.type === "text") lines.push(`ASSISTANT: ${p.text}`);
         else if (p.type === "tool-call")

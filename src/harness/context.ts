@@ -1,15 +1,14 @@
-import type { AssistantModelMessage, ModelMessage, ToolModelMessage } from "ai";
+import type {
+  LanguageModelV3Message,
+  LanguageModelV3TextPart,
+  LanguageModelV3ToolCallPart,
+  LanguageModelV3ToolResultPart,
+} from "@ai-sdk/provider";
 import type { Mode } from "../tools/types.js";
 import type { TaskItem } from "./events.js";
 import { modeReminder } from "./modes.js";
 import type { Entry } from "./store/schema.js";
 import { formatTasks } from "./tasks.js";
-
-/** What the model sees for one call: the system prompt and the message history. */
-export interface ModelContext {
-  system: string;
-  messages: ModelMessage[];
-}
 
 /** What the history alone says about the session state at the leaf. */
 export interface PathState {
@@ -58,37 +57,62 @@ export function buildSystem(profilePrompt: string, mode: Mode, state: PathState)
   return parts.join("\n\n");
 }
 
-/** Turn the visible entries into AI SDK messages; the store guarantees every call has a result before the next step. */
-export function toMessages(entries: readonly Entry[]): ModelMessage[] {
-  const out: ModelMessage[] = [];
+/** What one entry contributes to the prompt: a message, a tool result (grouped into a tool message), or nothing. */
+type EntryMessage = LanguageModelV3Message | LanguageModelV3ToolResultPart | null;
+
+// Entries never change, so each is converted once and reused by every later step (and run) that shows it.
+const converted = new WeakMap<Entry, EntryMessage>();
+
+function toEntryMessage(e: Entry): EntryMessage {
+  if (e.kind === "user") {
+    const text = e.data.intent === "steer" ? STEER_PREFIX + e.data.text : e.data.text;
+    return { role: "user", content: [{ type: "text", text }] };
+  }
+  if (e.kind === "assistant") {
+    const content: (LanguageModelV3TextPart | LanguageModelV3ToolCallPart)[] = [];
+    if (e.data.text) content.push({ type: "text", text: e.data.text });
+    for (const c of e.data.toolCalls) {
+      content.push({ type: "tool-call", toolCallId: c.id, toolName: c.key, input: c.input ?? {} });
+    }
+    return content.length ? { role: "assistant", content } : null;
+  }
+  if (e.kind === "tool_result") {
+    return {
+      type: "tool-result",
+      toolCallId: e.data.callId,
+      toolName: e.data.key,
+      output: e.data.ok
+        ? { type: "text", value: e.data.text }
+        : {
+            type: "error-text",
+            value: `Error [${e.data.error?.code ?? "internal"}]: ${e.data.error?.message ?? e.data.text}`,
+          },
+    };
+  }
+  return null;
+}
+
+/**
+ * Turn the visible entries into provider prompt messages; consecutive tool results share one tool
+ * message. The store guarantees every call has a result before the next step.
+ */
+export function toMessages(entries: readonly Entry[]): LanguageModelV3Message[] {
+  const out: LanguageModelV3Message[] = [];
+  let results: LanguageModelV3ToolResultPart[] | null = null;
   for (const e of entries) {
-    if (e.kind === "user") {
-      out.push({
-        role: "user",
-        content: e.data.intent === "steer" ? STEER_PREFIX + e.data.text : e.data.text,
-      });
-    } else if (e.kind === "assistant") {
-      const content: AssistantModelMessage["content"] = [];
-      if (e.data.text) content.push({ type: "text", text: e.data.text });
-      for (const c of e.data.toolCalls) {
-        content.push({ type: "tool-call", toolCallId: c.id, toolName: c.key, input: c.input ?? {} });
-      }
-      if (content.length) out.push({ role: "assistant", content });
-    } else if (e.kind === "tool_result") {
-      const part: ToolModelMessage["content"][number] = {
-        type: "tool-result",
-        toolCallId: e.data.callId,
-        toolName: e.data.key,
-        output: e.data.ok
-          ? { type: "text", value: e.data.text }
-          : {
-              type: "error-text",
-              value: `Error [${e.data.error?.code ?? "internal"}]: ${e.data.error?.message ?? e.data.text}`,
-            },
-      };
-      const last = out[out.length - 1];
-      if (last?.role === "tool") last.content.push(part);
-      else out.push({ role: "tool", content: [part] });
+    let m = converted.get(e);
+    if (m === undefined) {
+      m = toEntryMessage(e);
+      converted.set(e, m);
+    }
+    if (m === null) continue;
+    if ("role" in m) {
+      out.push(m);
+      results = null;
+    } else if (results) results.push(m);
+    else {
+      results = [m];
+      out.push({ role: "tool", content: results });
     }
   }
   return out;

@@ -160,7 +160,7 @@ export async function runOnce(
   const session = store.session(sessionId);
   const profile = deps.catalog.get(session.profileKey);
   const allow = deps.catalog.allowlist(profile.key);
-  const offered = offeredTools(deps.registry, allow, profile);
+  const offered = offeredTools(deps.registry, profile);
   const resolved: ResolvedModel = deps.resolveModel(modelRef ?? session.model ?? undefined, profile.key);
   const path: Entry[] = store.activePath(sessionId);
   const push = (...entries: Entry[]) => {
@@ -203,6 +203,7 @@ export async function runOnce(
 
   try {
     const pctxBase = promptContext(deps, session, session.mode, [...allow.keys()]);
+    const env = stepEnv(deps, sessionId, profile, runId, signal);
     for (;;) {
       if (signal.aborted) return end("aborted");
       if (steps >= settings.stepLimit) {
@@ -282,11 +283,7 @@ export async function runOnce(
         return end("completed");
       }
 
-      const outcome = await runStepCalls(turn.toolCalls, {
-        ...stepEnv(deps, sessionId, profile, runId, signal),
-        mode,
-        tasks: state.tasks,
-      });
+      const outcome = await runStepCalls(turn.toolCalls, { ...env, mode, tasks: state.tasks });
       const entries: EntryInput[] = [assistant, ...resultEntries(outcome.results)];
       if (outcome.tasks) entries.push({ kind: "task_list", data: { tasks: outcome.tasks } });
       if (outcome.pause) entries.push(requestEntry(outcome.pause));

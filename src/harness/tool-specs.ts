@@ -1,11 +1,12 @@
-import { jsonSchema, type ToolSet, tool } from "ai";
+import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import { z } from "zod";
-import type { Profile, ResolvedAllowlist } from "../profiles/types.js";
+import { resolveAllowlist } from "../profiles/define.js";
+import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** The tools offered to the model, and their size (for context estimates). */
 export interface OfferedTools {
-  tools: ToolSet;
+  tools: LanguageModelV3FunctionTool[];
   chars: number;
 }
 
@@ -25,23 +26,42 @@ function reportResultSchema(
   return { ...base, properties: { ...(base.properties as object), data } };
 }
 
-/**
- * Exactly the profile's allowlisted tools, as AI SDK tools without `execute`: the loop executes
- * every call itself through dispatch, so the mode gate and the allowlist always apply.
- */
-export function offeredTools(
-  registry: ToolRegistry,
-  allow: ResolvedAllowlist,
-  profile: Profile,
-): OfferedTools {
-  const tools: ToolSet = {};
+// Registries only gain tools and profiles are immutable (a reload makes new objects), so the tools a
+// profile offers are built once per registry and profile instead of on every run.
+const built = new WeakMap<ToolRegistry, WeakMap<Profile, OfferedTools>>();
+
+function build(registry: ToolRegistry, profile: Profile): OfferedTools {
+  const tools: LanguageModelV3FunctionTool[] = [];
   let chars = 0;
-  for (const [key, binding] of allow) {
+  for (const [key, binding] of resolveAllowlist(profile)) {
     const spec = registry.spec(key, binding);
     const schema =
       key === "report_result" ? reportResultSchema(spec.inputSchema, profile.output) : spec.inputSchema;
-    tools[key] = tool({ description: spec.description, inputSchema: jsonSchema(schema) });
+    tools.push({
+      type: "function",
+      name: key,
+      description: spec.description,
+      inputSchema: schema as JSONSchema7,
+    });
     chars += key.length + spec.description.length + JSON.stringify(schema).length;
   }
   return { tools, chars };
+}
+
+/**
+ * Exactly the profile's allowlisted tools, as provider function tools without an executor: the loop
+ * executes every call itself through dispatch, so the mode gate and the allowlist always apply.
+ */
+export function offeredTools(registry: ToolRegistry, profile: Profile): OfferedTools {
+  let byProfile = built.get(registry);
+  if (!byProfile) {
+    byProfile = new WeakMap();
+    built.set(registry, byProfile);
+  }
+  let offered = byProfile.get(profile);
+  if (!offered) {
+    offered = build(registry, profile);
+    byProfile.set(profile, offered);
+  }
+  return offered;
 }

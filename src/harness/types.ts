@@ -1,4 +1,4 @@
-import type { LanguageModel } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ErrorInfo } from "../core/errors.js";
 import type { Mode } from "../tools/types.js";
 import type { PendingView, RunStatus } from "./events.js";
@@ -42,7 +42,7 @@ export interface Resolution {
 /** A model ready for the loop, with the window size compaction needs. */
 export interface ResolvedModel {
   ref: string;
-  model: LanguageModel;
+  model: LanguageModelV3;
   /** Context window in tokens. */
   contextWindow: number;
 }
