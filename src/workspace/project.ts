@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type ProjectMeta, readProjectMeta } from "./project-meta.js";
 import type { Workspace } from "./workspace.js";
@@ -16,6 +16,7 @@ export class Project {
   readonly realRoot: string;
   readonly workspace: Workspace;
   private readonly resources = new Map<string, unknown>();
+  private metaCache: { stamp: string; meta: ProjectMeta } | null = null;
 
   constructor(workspace: Workspace, name: string) {
     this.workspace = workspace;
@@ -24,9 +25,13 @@ export class Project {
     this.realRoot = realpathSync(this.root);
   }
 
-  /** project.yaml, validated. */
+  /** project.yaml, validated; re-read only when the file changes. */
   meta(): ProjectMeta {
-    return readProjectMeta(join(this.root, "project.yaml"));
+    const file = join(this.root, "project.yaml");
+    const st = statSync(file);
+    const stamp = `${st.mtimeMs}:${st.size}`;
+    if (this.metaCache?.stamp !== stamp) this.metaCache = { stamp, meta: readProjectMeta(file) };
+    return this.metaCache.meta;
   }
 
   /** Path of one of the project's databases under `.nbook/`. */

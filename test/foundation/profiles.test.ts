@@ -96,3 +96,11 @@ describe("profile catalog", () => {
     expect(d.OutputSchema).toMatchObject({ type: "object" });
   });
 });
+
+describe("project metadata", () => {
+  it("picks up edits to project.yaml", () => {
+    expect(bed.project.meta().title).toBe("novel");
+    writeFileSync(join(bed.project.root, "project.yaml"), "title: Renamed Novel\nlanguage: zh\n");
+    expect(bed.project.meta()).toMatchObject({ title: "Renamed Novel", language: "zh" });
+  });
+});
