@@ -14,8 +14,10 @@ import {
   saveScene,
   saveThread,
 } from "../../src/plot/index.js";
-import type { PlotWorld } from "../../src/plot/world-link.js";
+import { type PlotWorld, WorldLink } from "../../src/plot/world-link.js";
 import { Workspace } from "../../src/workspace/workspace.js";
+import type { WorldApi } from "../../src/world/api.js";
+import { loadCalendar } from "../../src/world/calendar/index.js";
 import { openWorld } from "../../src/world/world.js";
 import { type BenchSuite, medianMs } from "../lib.js";
 
@@ -29,8 +31,20 @@ const SLICE_STEP = 3600;
 const PROMISES = 200;
 const BEATS = 2000;
 const DECISIONS = 100;
+/** Subjects asked about at every scene end of the chapter in the cast benchmark. */
+const CAST = 5;
 
-/** The same world, asked one scene at a time (one identity, slice and state round trip per scene). */
+/** The world facade without its batch reads: one call per subject and per (subject, instant). */
+function unbatched(api: WorldApi): WorldApi {
+  const subject: WorldApi["subject"] = {
+    ...api.subject,
+    infos: (ids) => ids.map((id) => api.subject.info(id)),
+    statesAt: (pairs) => pairs.map((p) => api.subject.get(p.id, { at: p.at })),
+  };
+  return new Proxy(api, { get: (target, key) => (key === "subject" ? subject : Reflect.get(target, key)) });
+}
+
+/** A naive link: scenes asked one at a time, one world call per subject and per (subject, scene end). */
 function perSceneWorld(world: PlotWorld): PlotWorld {
   return {
     parseTime: (t) => world.parseTime(t),
@@ -41,6 +55,24 @@ function perSceneWorld(world: PlotWorld): PlotWorld {
       return out;
     },
   };
+}
+
+/** Medians of two functions timed alternately, so both see the same load on a shared machine. */
+async function pairedMedians(
+  a: () => unknown,
+  b: () => unknown,
+  iterations: number,
+): Promise<[number, number]> {
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < 10 + iterations; i++) {
+    for (const [k, fn] of [a, b].entries()) {
+      const t0 = process.hrtime.bigint();
+      await fn();
+      if (i >= 10) times[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return [median(times[0]), median(times[1])];
 }
 
 function buildWorld(ws: Workspace): void {
@@ -128,25 +160,33 @@ function buildBook(pc: PlotContext): void {
 
 export const suite: BenchSuite = {
   name: "plot",
-  description: `${CHAPTERS} chapters, ${CHAPTERS * SCENES_PER_CHAPTER} anchored scenes (5 subjects each) over ${PATCHES} world patches; ${PROMISES} promises, ${BEATS} beats, ${DECISIONS} decisions`,
+  description: `${CHAPTERS} chapters, ${CHAPTERS * SCENES_PER_CHAPTER} anchored scenes (5 subjects each) over ${PATCHES} world patches; ${PROMISES} promises, ${BEATS} beats, ${DECISIONS} decisions; a cast of ${CAST} asked at every scene end of a chapter`,
   async run(report) {
     const dir = mkdtempSync(join(tmpdir(), "nb-bench-plot-"));
     try {
       const ws = Workspace.init(dir);
       ws.createProject("book", { title: "Bench" });
       buildWorld(ws);
-      const pc = plotContext(ws.project("book"), "user");
+      const project = ws.project("book");
+      const pc = plotContext(project, "user");
       buildBook(pc);
       const chapterId = CHAPTERS / 2;
-      const naive: PlotContext = { ...pc, world: perSceneWorld(pc.world!) };
+      const naiveLink = new WorldLink(
+        () => unbatched(openWorld(project)),
+        () => loadCalendar(project),
+      );
+      const naive: PlotContext = { ...pc, world: perSceneWorld(naiveLink) };
       const brief = getChapterWriterBrief(pc, chapterId);
       if (brief.scenes.length !== SCENES_PER_CHAPTER || brief.status !== "ready") {
         throw new Error(
           `benchmark book is not what it should be: ${brief.scenes.length} scenes, ${brief.status}`,
         );
       }
-      const fast = await medianMs(() => getChapterWriterBrief(pc, chapterId), { iterations: 40 });
-      const slow = await medianMs(() => getChapterWriterBrief(naive, chapterId), { iterations: 40 });
+      const [fast, slow] = await pairedMedians(
+        () => getChapterWriterBrief(pc, chapterId),
+        () => getChapterWriterBrief(naive, chapterId),
+        40,
+      );
       report({
         name: "writer_brief_one_chapter",
         unit: "ms",
@@ -154,6 +194,22 @@ export const suite: BenchSuite = {
         baseline: slow,
         ratio: slow / fast,
         target: "< 30 ms",
+      });
+      // A recurring cast (the same subjects in every scene) is where one walk per subject pays.
+      const world = openWorld(project);
+      const cast = Array.from({ length: CAST }, (_, i) => `c${i}`);
+      const pairs = brief.scenes.flatMap((s) => cast.map((id) => ({ id, at: s.worldAnchor.endInstant! })));
+      const [batch, single] = await pairedMedians(
+        () => world.subject.statesAt(pairs),
+        () => pairs.map((p) => world.subject.get(p.id, { at: p.at })),
+        100,
+      );
+      report({
+        name: "cast_states_one_chapter",
+        unit: "ms",
+        value: batch,
+        baseline: single,
+        ratio: single / batch,
       });
       report({
         name: "story_tree_compact",

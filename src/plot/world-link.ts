@@ -1,4 +1,4 @@
-import type { Instant, SubjectInfo, WorldApi } from "../world/api.js";
+import type { Instant, WorldApi } from "../world/api.js";
 
 /** The two calendar operations the plot needs (the project calendar satisfies this). */
 export interface PlotCalendar {
@@ -50,13 +50,16 @@ export interface PlotWorld {
   /** Instant → calendar string, or null when the project has no usable calendar. */
   formatTime(instant: Instant): string | null;
   /**
-   * World context of many scenes in one go: one identity lookup per distinct subject, one slice
-   * listing over the union of the scenes' windows, one state query per distinct end instant.
+   * World context of many scenes in one go, in three world calls however many scenes: one identity
+   * lookup of the distinct subjects, one slice listing over the union of the scenes' windows and one
+   * batched state read of every (subject, scene end) pair.
    */
   sceneContexts(queries: SceneWorldQuery[]): Map<number, SceneWorldContext>;
 }
 
 const SLICE_CAP = 1000;
+
+const stateKey = (id: string, at: Instant) => `${at} ${id}`;
 
 /** PlotWorld over a project's World Engine facade and calendar. */
 export class WorldLink implements PlotWorld {
@@ -90,10 +93,10 @@ export class WorldLink implements PlotWorld {
     if (withSubjects.length === 0) return out;
     const api = this.api();
 
-    const identity = new Map<string, SubjectInfo | null>();
-    for (const q of withSubjects)
-      for (const s of q.subjectIds) if (!identity.has(s)) identity.set(s, api.subject.info(s));
-    const resolved = [...identity].filter(([, info]) => info !== null).map(([id]) => id);
+    const ids = [...new Set(withSubjects.flatMap((q) => q.subjectIds))];
+    const infos = api.subject.infos(ids);
+    const identity = new Map(ids.map((id, i) => [id, infos[i]]));
+    const resolved = ids.filter((id) => identity.get(id));
 
     // One slice listing over the union window, split per scene below.
     const live = withSubjects.filter((q) => q.subjectIds.some((s) => identity.get(s)));
@@ -112,19 +115,16 @@ export class WorldLink implements PlotWorld {
     }
     const truncated = slices.length >= SLICE_CAP;
 
-    // One state query per distinct end instant, for the subjects of the scenes ending there.
+    // One batched state read of every distinct (subject, scene end) pair.
     const byEnd = new Map<Instant, Set<string>>();
     for (const q of live) {
       const set = byEnd.get(q.end) ?? new Set<string>();
       for (const s of q.subjectIds) if (identity.get(s)) set.add(s);
       byEnd.set(q.end, set);
     }
-    const states = new Map<Instant, Map<string, Record<string, unknown>>>();
-    for (const [at, set] of byEnd) {
-      const ids = [...set];
-      const values = api.subject.gets(ids, { at });
-      states.set(at, new Map(ids.map((id, i) => [id, values[i] ?? {}])));
-    }
+    const pairs = [...byEnd].flatMap(([at, set]) => [...set].map((id) => ({ id, at })));
+    const values = pairs.length ? api.subject.statesAt(pairs) : [];
+    const states = new Map(pairs.map((p, i) => [stateKey(p.id, p.at), values[i] ?? {}]));
 
     for (const q of withSubjects) {
       const mine = new Set(q.subjectIds.filter((s) => identity.get(s)));
@@ -146,10 +146,14 @@ export class WorldLink implements PlotWorld {
           patchCount: count,
         });
       }
-      const at = states.get(q.end)!;
       ctx.subjectStates = [...mine].map((id) => {
         const info = identity.get(id)!;
-        return { subjectId: id, type: info.type, name: info.name, attrs: at.get(id) ?? {} };
+        return {
+          subjectId: id,
+          type: info.type,
+          name: info.name,
+          attrs: states.get(stateKey(id, q.end)) ?? {},
+        };
       });
     }
     return out;

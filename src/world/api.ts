@@ -93,6 +93,10 @@ export const getOptionsSchema = z
   .strict();
 export type GetOptions = z.infer<typeof getOptionsSchema>;
 
+/** One question of `subject.statesAt`: a subject's state at an instant. */
+export const stateQuerySchema = z.object({ id: z.string(), at: instantSchema }).strict();
+export type StateQuery = z.infer<typeof stateQuerySchema>;
+
 export const findRefsOptionsSchema = z
   .object({ at: instantSchema.optional(), sourceType: z.string().optional() })
   .strict();
@@ -266,9 +270,17 @@ export interface WorldApi {
      */
     get(id: string, opts?: GetOptions): Record<string, unknown> | null;
     gets(ids: string[], opts?: GetOptions): Array<Record<string, unknown> | null>;
+    /**
+     * States of many (subject, instant) pairs in one call, in the order asked: each equals
+     * `get(id, { at })` (null for an unknown subject), but each subject's checkpoints and patches
+     * are walked once, in time order, for all its instants. Results are fresh, mutable objects.
+     */
+    statesAt(pairs: StateQuery[]): Array<Record<string, unknown> | null>;
     /** Subjects sorted by type then id; an undeclared type is `invalid_input` when the schema declares types. */
     list(type?: string): SubjectInfo[];
     info(id: string): SubjectInfo | null;
+    /** `info` of each id, in the order asked (null for an unknown subject). */
+    infos(ids: string[]): Array<SubjectInfo | null>;
     /** Who points at `id` (values equal to `subject://<id>`) at `at` (default: latest). */
     findRefs(id: string, opts?: FindRefsOptions): RefInfo[];
     /** Every patch of the subject, in time order; `path` keeps those overlapping it. */

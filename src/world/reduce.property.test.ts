@@ -126,6 +126,37 @@ function tolerate(fn: () => unknown): void {
   }
 }
 
+/** Play random writes, edits and deletes on `w`; refused ones (bad input, conflicts) are skipped. */
+function play(w: ReturnType<typeof tempWorld>["world"], actions: Action[]): void {
+  for (const a of actions) {
+    const slices = w.slice.list();
+    if (a.kind === "write")
+      tolerate(() => w.slice.write({ time: a.time, merge: a.merge, patches: a.patches }));
+    else if (slices.length) {
+      const s = w.slice.get(slices[a.pick % slices.length].id);
+      if (a.kind === "delete") {
+        tolerate(() => w.slice.delete(s.id));
+        continue;
+      }
+      const target = s.patches[a.pick % s.patches.length];
+      const edits: PatchEdit[] =
+        a.edit === "value"
+          ? [
+              {
+                patchId: target.patchId,
+                set: { value: target.op === "increment" ? a.n - 4 : a.patch.value },
+              },
+            ]
+          : a.edit === "remove"
+            ? [{ patchId: target.patchId, remove: true }]
+            : a.edit === "add"
+              ? [{ add: a.patch }]
+              : [];
+      tolerate(() => w.slice.editPatches(s.id, edits, a.edit === "move" ? { time: a.time } : {}));
+    }
+  }
+}
+
 describe("incremental reduce", () => {
   let t: ReturnType<typeof tempWorld> | null = null;
   afterEach(() => t?.cleanup());
@@ -142,33 +173,7 @@ describe("incremental reduce", () => {
           t?.cleanup();
           t = tempWorld(SCHEMA, {}, 3);
           const w = t.world;
-          for (const a of actions) {
-            const slices = w.slice.list();
-            if (a.kind === "write")
-              tolerate(() => w.slice.write({ time: a.time, merge: a.merge, patches: a.patches }));
-            else if (slices.length) {
-              const s = w.slice.get(slices[a.pick % slices.length].id);
-              if (a.kind === "delete") {
-                tolerate(() => w.slice.delete(s.id));
-                continue;
-              }
-              const target = s.patches[a.pick % s.patches.length];
-              const edits: PatchEdit[] =
-                a.edit === "value"
-                  ? [
-                      {
-                        patchId: target.patchId,
-                        set: { value: target.op === "increment" ? a.n - 4 : a.patch.value },
-                      },
-                    ]
-                  : a.edit === "remove"
-                    ? [{ patchId: target.patchId, remove: true }]
-                    : a.edit === "add"
-                      ? [{ add: a.patch }]
-                      : [];
-              tolerate(() => w.slice.editPatches(s.id, edits, a.edit === "move" ? { time: a.time } : {}));
-            }
-          }
+          play(w, actions);
           const storedFailures = w.issues
             .list()
             .filter((i) => i.label !== "E2")
@@ -215,6 +220,38 @@ describe("incremental reduce", () => {
         },
       ),
       { numRuns: 30 },
+    );
+  }, 120_000);
+
+  it("statesAt answers like get and the naive fold for (subject, instant) pairs in any order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(actionArb, { minLength: 10, maxLength: 80 }),
+        fc.array(fc.record({ id: fc.constantFrom(...IDS, "nobody"), at: fc.integer({ min: -6, max: 31 }) }), {
+          maxLength: 40,
+        }),
+        (actions, pairs) => {
+          t?.cleanup();
+          t = tempWorld(SCHEMA, {}, 3);
+          const w = t.world;
+          play(w, actions);
+          const states = w.subject.statesAt(pairs);
+          expect(states).toEqual(pairs.map((p) => w.subject.get(p.id, { at: p.at })));
+          const known = new Set(w.subject.list().map((s) => s.id));
+          pairs.forEach((p, i) => {
+            if (known.has(p.id)) expect(states[i]).toEqual(naive(w, p.id, p.at).state);
+            else expect(states[i]).toBeNull();
+          });
+          // Each answer is its own object, even for a repeated or unchanged (subject, instant).
+          states.forEach((s, i) => {
+            if (s) s.probe = i;
+          });
+          states.forEach((s, i) => {
+            if (s) expect(s.probe).toBe(i);
+          });
+        },
+      ),
+      { numRuns: 40 },
     );
   }, 120_000);
 });

@@ -1,8 +1,7 @@
 import type { PatchOp } from "./api.js";
 import type { PatchRow, Statements } from "./db.js";
 import { collectAppended, collectEntries, type Entry, entryKey, walkDeclaredRefs } from "./entries.js";
-import type { JsonObject } from "./json.js";
-import { REF_PREFIX, refTarget } from "./json.js";
+import { cloneJson, type JsonObject, REF_PREFIX, refTarget } from "./json.js";
 import { applyPatch, type OpFailure, type OpSemantics } from "./ops.js";
 import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
 import { isTextContainer, resolvePath, type WorldSchema } from "./schema.js";
@@ -59,6 +58,46 @@ export class Reducer {
     for (const row of this.st.patchesBetween.all(subjectId, cp ? cp.instant : BEFORE_TIME, at))
       applyRow(state, row, sem);
     return state;
+  }
+
+  /**
+   * States of a subject at each of `ats` (ascending), walking its history once: an instant
+   * continues from the previous one unless a checkpoint lies between them, which is a nearer start.
+   */
+  statesAt(subjectId: string, type: string, ats: readonly number[]): JsonObject[] {
+    const latest = this.st.latest.get(subjectId);
+    if (!latest) return ats.map(() => ({}));
+    const last = latest.last_instant;
+    const sem = semanticsFor(this.schema(), type);
+    const out: JsonObject[] = [];
+    let state: JsonObject = {};
+    // The instant `state` stands at; null until the walk starts.
+    let pos: number | null = null;
+    // True once `state` has been handed out: it is copied before it changes or is handed out again.
+    let shared = false;
+    for (const at of ats) {
+      if (last === null || at >= last) {
+        out.push(JSON.parse(latest.state));
+        continue;
+      }
+      const cp = this.st.checkpointAtOrBefore.get(subjectId, at);
+      if (pos === null || (cp && cp.instant > pos)) {
+        state = cp ? JSON.parse(cp.state) : {};
+        pos = cp ? cp.instant : BEFORE_TIME;
+        shared = false;
+      }
+      for (const row of this.st.patchesBetween.all(subjectId, pos, at)) {
+        if (shared) {
+          state = cloneJson(state);
+          shared = false;
+        }
+        applyRow(state, row, sem);
+      }
+      pos = at;
+      out.push(shared ? cloneJson(state) : state);
+      shared = true;
+    }
+    return out;
   }
 
   /** Recompute everything derived for one subject from instant `from` on. */

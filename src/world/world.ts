@@ -25,11 +25,13 @@ import {
   type SliceListOptions,
   type SliceMetaEdit,
   type SliceWriteInput,
+  type StateQuery,
   type SubjectInfo,
   searchOptionsSchema,
   sliceListSchema,
   sliceMetaSchema,
   sliceWriteSchema,
+  stateQuerySchema,
   type TransactionResult,
   type WorldApi,
   type WriteRecord,
@@ -129,6 +131,32 @@ export class World implements WorldApi {
       parseOrThrow(z.array(z.string()), ids, "subject ids");
       return ids.map((id) => this.getOne(id, opts));
     },
+    statesAt: (pairs: StateQuery[]): Array<Record<string, unknown> | null> => {
+      const qs = parseOrThrow(z.array(stateQuerySchema), pairs, "state queries");
+      this.loadSchema();
+      const bySubject = new Map<string, number[]>();
+      qs.forEach((q, i) => {
+        const idx = bySubject.get(q.id);
+        if (idx) idx.push(i);
+        else bySubject.set(q.id, [i]);
+      });
+      const out: Array<JsonObject | null> = qs.map(() => null);
+      for (const [id, idx] of bySubject) {
+        const s = this.st.subject.get(id);
+        if (!s) continue;
+        // In time order, so the reducer walks the subject's history forward once.
+        idx.sort((a, b) => qs[a].at - qs[b].at);
+        const states = this.reducer.statesAt(
+          id,
+          s.type,
+          idx.map((i) => qs[i].at),
+        );
+        idx.forEach((i, k) => {
+          out[i] = states[k];
+        });
+      }
+      return out;
+    },
     list: (type?: string): SubjectInfo[] => {
       const schema = this.loadSchema();
       if (type === undefined) return this.st.subjectsAll.all();
@@ -142,6 +170,10 @@ export class World implements WorldApi {
       return this.st.subjectsByType.all(type);
     },
     info: (id: string): SubjectInfo | null => this.st.subject.get(id) ?? null,
+    infos: (ids: string[]): Array<SubjectInfo | null> => {
+      parseOrThrow(z.array(z.string()), ids, "subject ids");
+      return ids.map((id) => this.st.subject.get(id) ?? null);
+    },
     findRefs: (id: string, opts?: FindRefsOptions): RefInfo[] => {
       const o = parseOrThrow(findRefsOptionsSchema, opts ?? {}, "findRefs options");
       this.loadSchema();
