@@ -1,8 +1,9 @@
-import type {
-  LanguageModelV3,
-  LanguageModelV3FunctionTool,
-  LanguageModelV3Message,
-  LanguageModelV3StreamPart,
+import {
+  getErrorMessage,
+  type LanguageModelV3,
+  type LanguageModelV3FunctionTool,
+  type LanguageModelV3Message,
+  type LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
 import { withRetries } from "./retry.js";
@@ -17,9 +18,18 @@ export interface ModelTurn {
   aborted: boolean;
 }
 
-/** Provider errors carry URLs, bodies and keys in odd places: keep only a short message for the model and the log. */
+/**
+ * Provider errors carry URLs, bodies and keys in odd places: keep only a short message for the model
+ * and the log. An error part of a stream may be a plain object (an OpenAI-style `{message, type}`).
+ */
 function providerError(e: unknown): ErrorInfo {
-  const info = toErrorInfo(e);
+  const plain = e && typeof e === "object" && !(e instanceof Error) ? (e as { message?: unknown }) : null;
+  const info = plain
+    ? {
+        code: "internal" as const,
+        message: typeof plain.message === "string" ? plain.message : getErrorMessage(e),
+      }
+    : toErrorInfo(e);
   const message = info.message.split("\n")[0].slice(0, 500);
   return {
     code: info.code === "internal" ? "io_error" : info.code,

@@ -22,6 +22,16 @@ const CREDENTIAL_HEADERS = new Set([
   "x-goog-api-key",
 ]);
 
+/** True when a URL carries `user:password@` (the value itself never appears in an error). */
+function hasUserInfo(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== "" || u.password !== "";
+  } catch {
+    return false;
+  }
+}
+
 /** The provider kinds NeuroBook can talk to. */
 export const PROVIDER_KINDS = ["openai-compatible", "openai", "anthropic", "scripted"] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
@@ -53,6 +63,13 @@ export const ProviderConfigSchema = z
           message: "credentials belong in the environment: use apiKeyEnv",
         });
       }
+    }
+    if (p.baseURL && hasUserInfo(p.baseURL)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["baseURL"],
+        message: "credentials belong in the environment: use apiKeyEnv, not user:password@ in the URL",
+      });
     }
     if (p.kind === "openai-compatible" && !p.baseURL) {
       ctx.addIssue({ code: "custom", path: ["baseURL"], message: "required for kind openai-compatible" });

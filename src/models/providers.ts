@@ -4,6 +4,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { NbError } from "../core/errors.js";
 import type { ProviderConfig, ProviderKind } from "./config.js";
+import { withKeyRedacted } from "./redact.js";
 import { scriptedModelFromFile } from "./scripted/model.js";
 
 /** Environment variables the models layer reads (API keys only). */
@@ -24,7 +25,8 @@ export function apiKeyEnvOf(p: ProviderConfig): string | undefined {
 
 /**
  * Build the AI SDK language model for `modelId` on a configured provider. The API key is read
- * from `env` here and handed to the SDK only; it is never returned, stored or printed.
+ * from `env` here and handed to the SDK only; it is never returned, stored or printed, and it is
+ * masked in any error the provider raises.
  */
 export function createProviderModel(
   providerId: string,
@@ -41,6 +43,16 @@ export function createProviderModel(
       { details: { provider: providerId, missingEnv: keyEnv } },
     );
   }
+  const model = providerModel(providerId, p, modelId, apiKey);
+  return apiKey ? withKeyRedacted(model, apiKey) : model;
+}
+
+function providerModel(
+  providerId: string,
+  p: ProviderConfig,
+  modelId: string,
+  apiKey: string | undefined,
+): LanguageModelV3 {
   switch (p.kind) {
     case "openai-compatible":
       return createOpenAICompatible({
