@@ -39,8 +39,17 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** End quietly when the reader of stdout goes away (`nbook tool --list | head`), instead of a stack trace. */
+function exitOnClosedStdout(): void {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code !== "EPIPE") throw e;
+    process.exit();
+  });
+}
+
 /** Run the CLI with process arguments. */
 export async function main(argv = process.argv): Promise<void> {
+  exitOnClosedStdout();
   try {
     await buildProgram().parseAsync(argv);
   } catch (e) {

@@ -1,18 +1,28 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 function tempPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
-/** Write a file atomically: a temp file in the same folder, then rename. Creates parent folders. */
+const PERMISSION_BITS = 0o7777;
+
+/**
+ * Write a file atomically: a temp file in the same folder, then rename. Creates parent folders;
+ * a replaced file keeps its permissions (an executable script stays executable).
+ */
 export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
   await mkdir(dirname(target), { recursive: true });
+  const mode = await stat(target).then(
+    (st) => st.mode & PERMISSION_BITS,
+    () => null,
+  );
   const tmp = tempPathFor(target);
   try {
     await writeFile(tmp, data, { flush: true });
+    if (mode !== null) await chmod(tmp, mode);
     await rename(tmp, target);
   } catch (e) {
     await rm(tmp, { force: true });
@@ -23,9 +33,11 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
 /** Synchronous twin of writeFileAtomic, for CLI setup code. */
 export function writeFileAtomicSync(target: string, data: string | Uint8Array): void {
   mkdirSync(dirname(target), { recursive: true });
+  const existing = statSync(target, { throwIfNoEntry: false });
   const tmp = tempPathFor(target);
   try {
     writeFileSync(tmp, data, { flush: true });
+    if (existing) chmodSync(tmp, existing.mode & PERMISSION_BITS);
     renameSync(tmp, target);
   } catch (e) {
     rmSync(tmp, { force: true });

@@ -1,5 +1,7 @@
+import { join } from "node:path";
 import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { isInside, realPathOf, resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ToolRegistry } from "./registry.js";
@@ -64,8 +66,31 @@ export function isPlanExempt(targets: string[] | null): boolean {
   });
 }
 
+/**
+ * The exemption as it applies on disk: lexically under `.agent/plan/` and, once symlinks are
+ * resolved, really inside the current project's `.agent/plan/` folder.
+ */
+function planExemptOnDisk(targets: string[] | null, dctx: DispatchContext): boolean {
+  const project = dctx.project;
+  if (!project || !targets || !isPlanExempt(targets)) return false;
+  const planRoot = join(project.realRoot, ".agent", "plan");
+  try {
+    return targets.every((t) => {
+      const real = realPathOf(resolveFileAddress(dctx.workspace, project, t).abs, t);
+      return real !== planRoot && isInside(real, planRoot);
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** An error result whose message is capped like any model-facing text. */
+function errorResult(info: ErrorInfo): DispatchResult {
+  return { ok: false, error: { ...info, message: capModelText(info.message).text } };
+}
+
 function fail(code: ErrorInfo["code"], message: string, extra: Partial<ErrorInfo> = {}): DispatchResult {
-  return { ok: false, error: { code, message, ...extra } };
+  return errorResult({ code, message, ...extra });
 }
 
 /** Host paths that must never reach a model in error text. */
@@ -118,10 +143,13 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
       tool.gate !== "never" &&
       isReadOnlyMode(dctx.mode) &&
       !ctx.approved &&
-      !(dctx.mode === "plan" && isPlanExempt(tool.writeTargets ? tool.writeTargets(parsed.data) : null));
+      !(
+        dctx.mode === "plan" &&
+        planExemptOnDisk(tool.writeTargets ? tool.writeTargets(parsed.data) : null, dctx)
+      );
     return { tool, input: parsed.data, effect, ctx, needsApproval: gated };
   } catch (e) {
-    return { ok: false, error: toErrorInfo(e, hiddenPaths(dctx)) };
+    return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
   }
 }
 
@@ -140,7 +168,7 @@ export async function approvalResult(planned: PlannedCall, dctx: DispatchContext
     );
   } catch (e) {
     // A write that cannot even be previewed would fail anyway: report why.
-    return { ok: false, error: toErrorInfo(e, hiddenPaths(dctx)) };
+    return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
   }
 }
 
@@ -155,7 +183,7 @@ export async function runPlanned(planned: PlannedCall, dctx: DispatchContext): P
     if (capped.truncated) out.truncated = true;
     return out;
   } catch (e) {
-    return { ok: false, error: toErrorInfo(e, hiddenPaths(dctx)) };
+    return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
   }
 }
 

@@ -98,8 +98,11 @@ export function resolveFileAddress(
   };
 }
 
-/** Resolve the nearest existing ancestor through symlinks and check the result stays inside `realRoot`. */
-function assertRealPathInside(abs: string, realRoot: string, input: string): void {
+/**
+ * The real path of `abs`: its nearest existing ancestor resolved through symlinks, with the missing
+ * segments re-appended. A broken symbolic link on the way is `path_escape` (`input` names it).
+ */
+export function realPathOf(abs: string, input: string): string {
   let existing = abs;
   const missing: string[] = [];
   for (;;) {
@@ -120,8 +123,16 @@ function assertRealPathInside(abs: string, realRoot: string, input: string): voi
     if (parent === existing) break;
     existing = parent;
   }
-  const real = join(realpathSync(existing), ...missing);
-  if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+  return join(realpathSync(existing), ...missing);
+}
+
+/** True when `real` is `realRoot` or inside it. */
+export function isInside(real: string, realRoot: string): boolean {
+  return real === realRoot || real.startsWith(realRoot + sep);
+}
+
+function assertRealPathInside(abs: string, realRoot: string, input: string): void {
+  if (!isInside(realPathOf(abs, input), realRoot)) {
     throw escapeError(`Path resolves outside the project through a symbolic link: ${input}`);
   }
 }

@@ -53,13 +53,19 @@ export class Workspace {
     return new Workspace(root);
   }
 
-  /** Open an existing workspace; `not_found` when `dir` has no `.nbook/`. */
+  /** Open an existing workspace; `not_found` when `dir` has no `.nbook/` or is a project folder. */
   static open(dir: string): Workspace {
     const root = resolve(dir);
     if (!isDir(join(root, ".nbook"))) {
       throw new NbError(
         "not_found",
         `Not a NeuroBook workspace (no .nbook/ folder): ${dir}. Run \`nbook init <dir>\`.`,
+      );
+    }
+    if (existsSync(join(root, "project.yaml"))) {
+      throw new NbError(
+        "not_found",
+        `${dir} is a project folder, not a workspace: its workspace is the folder that holds it.`,
       );
     }
     return new Workspace(root);

@@ -125,6 +125,48 @@ describe("nbook CLI", () => {
     expect(nbook(["profile", "show", "nobody"], { cwd: ws }).status).toBe(2);
   });
 
+  it("answers terminal mistakes as usage errors (exit 2) that say what to do", () => {
+    const missing = nbook(["tool", "read", "--project", "demo", "--json", "--input", "@nowhere.json"], {
+      cwd: ws,
+    });
+    expect(missing.status).toBe(2);
+    expect(JSON.parse(missing.stdout).error.message).toContain("cannot read nowhere.json");
+    const unknown = nbook(["tool", "teleport", "--project", "demo"], { cwd: ws });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("nbook tool --list");
+    const projectAsWorkspace = nbook(["project", "create", "inner", "--workspace", join(ws, "demo")]);
+    expect(projectAsWorkspace.status).toBe(2);
+    expect(projectAsWorkspace.stderr).toContain("is a project folder, not a workspace");
+    expect(() => readFileSync(join(ws, "demo", "inner", "project.yaml"))).toThrow();
+  });
+
+  it("lists tools outside any workspace and ends quietly when its reader goes away", () => {
+    const lost = mkdtempSync(join(tmpdir(), "nbook-lost-"));
+    const list = nbook(["tool", "--list"], { cwd: lost });
+    expect(list.status).toBe(0);
+    expect(list.stdout).toContain("apply_patch");
+    // `true` exits without reading, so every write of the listing meets a closed pipe.
+    const piped = spawnSync("bash", ["-c", `set -o pipefail; "${BIN}" tool --list | true`], {
+      cwd: lost,
+      encoding: "utf8",
+    });
+    expect(piped.status).toBe(0);
+    expect(piped.stderr).not.toContain("EPIPE");
+    rmSync(lost, { recursive: true, force: true });
+  });
+
+  it("reports a profile file that failed to load, naming the file", () => {
+    const file = join(ws, ".nbook", "agent", "profiles", "bad.yaml");
+    writeFileSync(file, "key: bad\nname: Bad\ntools: [read, teleport]\nprompt: x\n");
+    const r = nbook(["profile", "list"], { cwd: ws });
+    rmSync(file);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(
+      "not loaded: .nbook/agent/profiles/bad.yaml: profile bad: unknown tool teleport",
+    );
+    expect(r.stdout).not.toMatch(/^bad /m);
+  });
+
   it("finds the workspace by --workspace, NBOOK_WORKSPACE or the nearest ancestor, and explains when there is none", () => {
     const deep = join(ws, "demo", "lorebook", "characters");
     expect(nbook(["project", "list"], { cwd: deep }).stdout).toContain("demo");

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -139,6 +139,26 @@ describe("dispatch: mode gate", () => {
     expect(!inDiscuss.ok && inDiscuss.error.code).toBe("approval_required");
   });
 
+  it("plan mode judges the exemption on the real path, so a symlink under .agent/plan/ opens nothing else", async () => {
+    symlinkSync(join(bed.project.root, "lorebook"), join(bed.project.root, ".agent", "plan", "canon"));
+    symlinkSync(
+      join(bed.project.root, "lorebook", "mira.md"),
+      join(bed.project.root, ".agent", "plan", "mira.md"),
+    );
+    for (const path of [".agent/plan/canon/mira.md", ".agent/plan/canon/new.md", ".agent/plan/mira.md"]) {
+      const r = await bed.call("write", { path, content: "Mira is eighteen.\n" }, { mode: "plan" });
+      expect(!r.ok && r.error.code).toBe("approval_required");
+    }
+    const edit = await bed.call(
+      "edit",
+      { path: ".agent/plan/canon/mira.md", edits: [{ oldText: "seventeen", newText: "eighteen" }] },
+      { mode: "plan" },
+    );
+    expect(!edit.ok && edit.error.code).toBe("approval_required");
+    expect(file()).toBe("Mira is seventeen.\n");
+    expect(existsSync(join(bed.project.root, "lorebook", "new.md"))).toBe(false);
+  });
+
   it("judges plan targets lexically and fails closed", () => {
     expect(isPlanExempt([".agent/plan/a.md", "./.agent/plan/sub/b.MD"])).toBe(true);
     expect(isPlanExempt(null)).toBe(false);
@@ -185,6 +205,46 @@ describe("dispatch: results", () => {
     expect(r.text.split("\n").length).toBeLessThanOrEqual(2001);
     expect(r.text).toContain("[Output truncated");
     expect(r.details).toEqual({ n: 5000 });
+  });
+
+  it("caps model text at 50 KiB too", async () => {
+    const wide = defineTool({
+      key: "wide_lines",
+      group: "files",
+      description: "test tool",
+      input: z.object({}).strict(),
+      effect: "read",
+      execute: () => ({ text: Array.from({ length: 200 }, () => "w".repeat(1023)).join("\n") }),
+    });
+    const r = await dispatch(
+      { key: "wide_lines", input: {} },
+      {
+        registry: new ToolRegistry([wide]),
+        workspace: bed.ws,
+        project: bed.project,
+        mode: "normal",
+        profileKey: null,
+        allow: "all",
+      },
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.truncated).toBe(true);
+    const body = r.text.slice(0, r.text.lastIndexOf("\n[Output truncated"));
+    expect(Buffer.byteLength(body, "utf8")).toBeLessThanOrEqual(50 * 1024);
+    expect(body.split("\n")).toHaveLength(50);
+    expect(r.text).toContain("showing 50 of 200 lines");
+  });
+
+  it("caps error messages like any model-facing text, keeping every field error", async () => {
+    const edits = Array.from({ length: 5000 }, (_, i) => ({ oldText: `absent ${i}`, newText: "x" }));
+    const r = await bed.call("edit", { path: "lorebook/mira.md", edits });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.code).toBe("invalid_input");
+    expect(Buffer.byteLength(r.error.message, "utf8")).toBeLessThan(51 * 1024);
+    expect(r.error.message).toContain("[Output truncated");
+    expect(r.error.fields).toHaveLength(5000);
   });
 
   it("turns thrown errors into values without host paths or stack traces", async () => {

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTestBed, type TestBed } from "../helpers.js";
@@ -69,6 +70,66 @@ describe("read", () => {
     writeFileSync(abs("short.md"), "a\nb\n");
     const past = await bed.call("read", { path: "short.md", offset: 5 });
     expect(!past.ok && past.error.message).toContain("beyond the end");
+  });
+});
+
+describe("special files", () => {
+  it("refuses a FIFO instead of blocking on it, for read, write, edit and apply_patch", async () => {
+    execFileSync("mkfifo", [abs("pipe.md")]);
+    const calls: [string, unknown][] = [
+      ["read", { path: "pipe.md" }],
+      ["write", { path: "pipe.md", content: "x" }],
+      ["edit", { path: "pipe.md", edits: [{ oldText: "a", newText: "b" }] }],
+      ["apply_patch", { patch: "*** Begin Patch\n*** Update File: pipe.md\n@@\n-a\n+b\n*** End Patch" }],
+    ];
+    for (const [key, input] of calls) {
+      const r = await bed.call(key, input);
+      expect(r.ok).toBe(false);
+      if (!r.ok)
+        expect(r.error).toMatchObject({ code: "unsupported", message: "pipe.md is not a regular file" });
+    }
+    expect(statSync(abs("pipe.md")).isFIFO()).toBe(true);
+  });
+
+  it("answers a binary or missing file with the same code whichever tool touches it", async () => {
+    writeFileSync(abs("pic.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+    const update = (path: string) => ({
+      patch: `*** Begin Patch\n*** Update File: ${path}\n@@\n-a\n+b\n*** End Patch`,
+    });
+    const edit = (path: string) => ({ path, edits: [{ oldText: "a", newText: "b" }] });
+    const codes = async (path: string) =>
+      Promise.all(
+        (
+          [
+            ["read", { path }],
+            ["edit", edit(path)],
+            ["apply_patch", update(path)],
+          ] as const
+        ).map(async ([key, input]) => {
+          const r = await bed.call(key, input);
+          return r.ok ? "ok" : r.error.code;
+        }),
+      );
+    expect(await codes("pic.png")).toEqual(["unsupported", "unsupported", "unsupported"]);
+    expect(await codes("gone.md")).toEqual(["not_found", "not_found", "not_found"]);
+    const del = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Delete File: gone.md\n*** End Patch",
+    });
+    expect(!del.ok && del.error.code).toBe("not_found");
+  });
+
+  it("keeps an executable file executable through write, edit and apply_patch", async () => {
+    writeFileSync(abs("build.sh"), "#!/bin/sh\necho one\n");
+    chmodSync(abs("build.sh"), 0o750);
+    await bed.call("write", { path: "build.sh", content: "#!/bin/sh\necho two\n" });
+    expect(statSync(abs("build.sh")).mode & 0o777).toBe(0o750);
+    await bed.call("edit", { path: "build.sh", edits: [{ oldText: "two", newText: "three" }] });
+    expect(statSync(abs("build.sh")).mode & 0o777).toBe(0o750);
+    await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: build.sh\n@@\n-echo three\n+echo four\n*** End Patch",
+    });
+    expect(statSync(abs("build.sh")).mode & 0o777).toBe(0o750);
+    expect(readFileSync(abs("build.sh"), "utf8")).toBe("#!/bin/sh\necho four\n");
   });
 });
 

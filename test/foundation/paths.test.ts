@@ -1,5 +1,13 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resolveFileAddress } from "../../src/workspace/paths.js";
@@ -16,6 +24,17 @@ beforeEach(() => {
   writeFileSync(join(outside, "secret.txt"), "top secret\n");
 });
 afterEach(() => bed.cleanup());
+
+/** Where a path really lands: its nearest existing ancestor through symlinks, plus the rest. */
+function realOf(p: string): string {
+  let cur = p;
+  const rest: string[] = [];
+  while (!existsSync(cur)) {
+    rest.unshift(basename(cur));
+    cur = dirname(cur);
+  }
+  return join(realpathSync(cur), ...rest);
+}
 
 function expectEscape(r: Awaited<ReturnType<TestBed["call"]>>) {
   expect(r.ok).toBe(false);
@@ -141,19 +160,26 @@ describe("file authorization", () => {
     }
   });
 
-  it("property: random relative paths never resolve outside the project root", () => {
+  it("property: random paths, through symlinks too, never resolve outside the project root", () => {
+    const root = bed.project.root;
+    symlinkSync(outside, join(root, "lorebook", "out"));
+    symlinkSync(join(root, "lorebook"), join(root, "inlink"));
+    symlinkSync(join(outside, "missing"), join(root, "dangling"));
     const seg = fc.oneof(
       fc.constantFrom("..", ".", "", "lorebook", "a", "workspace", "other", "novel", "~", "..."),
+      fc.constantFrom("out", "inlink", "dangling", "secret.txt"),
       fc.stringMatching(/^[a-z.\\/~]{1,6}$/),
     );
+    const roots = [bed.project.realRoot, bed.ws.project("other").realRoot];
     fc.assert(
       fc.property(fc.array(seg, { minLength: 1, maxLength: 8 }), (segs) => {
         const path = segs.join("/");
         try {
           const r = resolveFileAddress(bed.ws, bed.project, path, { allowRoot: true });
-          const root = r.project.realRoot;
           expect(r.abs === r.project.root || r.abs.startsWith(`${r.project.root}/`)).toBe(true);
-          expect([bed.project.realRoot, bed.ws.project("other").realRoot]).toContain(root);
+          expect(roots).toContain(r.project.realRoot);
+          const real = realOf(r.abs);
+          expect(real === r.project.realRoot || real.startsWith(`${r.project.realRoot}/`)).toBe(true);
         } catch (e) {
           expect(["path_escape", "invalid_input"]).toContain((e as { code?: string }).code);
         }

@@ -38,6 +38,25 @@ describe("profile catalog", () => {
     expect(bed.catalog.get("writer").creation).toBe("public");
   });
 
+  it("gives each built-in the allowlist of the profile table: the writer's world access read-only, no plot writes", () => {
+    const keys = (k: string) => [...bed.catalog.allowlist(k).keys()];
+    expect(bed.catalog.allowlist("writer").get("execute_world")).toEqual({ access: "readonly" });
+    expect(bed.catalog.allowlist("leader.default").get("execute_world")).toEqual({ access: "readwrite" });
+    expect(bed.catalog.allowlist("world.engine").get("execute_world")).toEqual({ access: "readwrite" });
+    expect(keys("writer").filter((k) => k.startsWith("save_"))).toEqual([]);
+    expect(keys("writer")).toEqual(
+      expect.arrayContaining(["read", "write", "edit", "bash", "report_result"]),
+    );
+    expect(keys("leader.default")).not.toContain("report_result");
+    expect(keys("retrieval").sort()).toEqual(["bash", "read", "report_result"]);
+    expect(keys("inline.editor").sort()).toEqual(["edit", "read", "report_result", "write"]);
+    expect(keys("director")).not.toContain("execute_world");
+    expect(keys("director")).not.toContain("write");
+    for (const k of ["memory.curator", "summarizer", "simulator.actor"])
+      expect(keys(k)).toEqual(["report_result"]);
+    expect(keys("adhoc").sort()).toEqual(["read", "report_result"]);
+  });
+
   it("layers built-in < user < project by key", () => {
     mkdirSync(projectDir(), { recursive: true });
     writeFileSync(

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { NbError } from "../../core/errors.js";
+import { NbError, toErrorInfo } from "../../core/errors.js";
+import { createToolRegistry } from "../../tools/builtin.js";
 import { openCliContext } from "../context.js";
 import { parseJsonOption, parseMode } from "../input.js";
 import { printJson, reportCliError } from "../output.js";
@@ -20,7 +21,15 @@ interface ToolOptions {
 /** `--input`: inline JSON, or `@file` for a JSON file; no input is an empty object. */
 function readInput(raw: string | undefined): unknown {
   if (raw === undefined) return {};
-  return parseJsonOption("--input", raw.startsWith("@") ? readFileSync(raw.slice(1), "utf8") : raw);
+  if (!raw.startsWith("@")) return parseJsonOption("--input", raw);
+  const file = raw.slice(1);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new NbError("invalid_input", `--input ${raw}: cannot read ${file} (${toErrorInfo(e).message})`);
+  }
+  return parseJsonOption(`--input ${raw}`, text);
 }
 
 /** `nbook tool <key> --input …`: run one tool through the same dispatch every door uses. */
@@ -40,12 +49,14 @@ export function registerTool(program: Command): void {
     .action(async (key: string | undefined, o: ToolOptions) => {
       try {
         if (o.list) {
-          const ctx = openCliContext(o);
-          const rows = ctx.registry.list().map((t) => ({
-            key: t.key,
-            group: t.group,
-            effect: typeof t.effect === "function" ? "per call" : t.effect,
-          }));
+          // Listing needs no workspace: the tools are the same everywhere.
+          const rows = createToolRegistry()
+            .list()
+            .map((t) => ({
+              key: t.key,
+              group: t.group,
+              effect: typeof t.effect === "function" ? "per call" : t.effect,
+            }));
           if (o.json) printJson(rows);
           else
             for (const r of rows)
@@ -56,6 +67,9 @@ export function registerTool(program: Command): void {
         const mode = parseMode(o.mode);
         const input = readInput(o.input);
         const ctx = openCliContext(o);
+        if (!ctx.registry.has(key)) {
+          throw new NbError("not_found", `Unknown tool: ${key}. List the tools with \`nbook tool --list\`.`);
+        }
         await runCliToolCall(
           ctx,
           { key, input },

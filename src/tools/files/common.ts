@@ -20,12 +20,14 @@ export function authorize(ctx: ToolContext, path: string, op: "read" | "write" |
   return r;
 }
 
-/** Read a text file as UTF-8, or null when it does not exist. Refuses folders and binary files. */
+/** Read a text file as UTF-8, or null when it does not exist. Refuses folders, special and binary files. */
 export async function readTextOrNull(r: ResolvedPath): Promise<string | null> {
   let buf: Buffer;
   try {
     const st = await stat(r.abs);
     if (st.isDirectory()) throw new NbError("invalid_input", `${r.display} is a folder, not a file`);
+    // A FIFO or device would block the read or never end.
+    if (!st.isFile()) throw new NbError("unsupported", `${r.display} is not a regular file`);
     buf = await readFile(r.abs);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;

@@ -1,6 +1,6 @@
 import { readFile, rm, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../../../core/atomic-write.js";
-import { NbError } from "../../../core/errors.js";
+import { type ErrorCode, NbError } from "../../../core/errors.js";
 import { detectLineEnding, fromLf, looksBinary, toLf } from "../../../core/text.js";
 import { editsToUnifiedDiff, type LineEdit } from "./diff.js";
 import type { Chunk, PatchOp } from "./parse.js";
@@ -21,8 +21,9 @@ export interface FileChange {
   diff?: string;
 }
 
-function fail(message: string): NbError {
-  return new NbError("invalid_input", message, { fields: [{ pointer: "/patch", message }] });
+/** A patch failure pointing at `/patch`; the code matches what read and edit answer for the same file. */
+function fail(message: string, code: ErrorCode = "invalid_input"): NbError {
+  return new NbError(code, message, { fields: [{ pointer: "/patch", message }] });
 }
 
 type Matcher = (a: string, b: string) => boolean;
@@ -103,8 +104,9 @@ async function readCurrent(t: PatchTarget): Promise<string | null | "dir"> {
   const st = await stat(t.abs).catch(() => null);
   if (!st) return null;
   if (st.isDirectory()) return "dir";
+  if (!st.isFile()) throw fail(`${t.display} is not a regular file`, "unsupported");
   const buf = await readFile(t.abs);
-  if (looksBinary(buf)) throw fail(`${t.display} is a binary file`);
+  if (looksBinary(buf)) throw fail(`${t.display} is a binary file`, "unsupported");
   return buf.toString("utf8");
 }
 
@@ -142,11 +144,11 @@ export async function planPatch(
       view.set(src.abs, op.content);
     } else if (op.kind === "delete") {
       if (cur === "dir") throw fail(`Cannot delete ${src.display}: it is a folder`);
-      if (cur === null) throw fail(`Cannot delete ${src.display}: the file does not exist`);
+      if (cur === null) throw fail(`Cannot delete ${src.display}: the file does not exist`, "not_found");
       view.set(src.abs, null);
     } else {
       if (cur === "dir") throw fail(`Cannot update ${src.display}: it is a folder`);
-      if (cur === null) throw fail(`Cannot update ${src.display}: the file does not exist`);
+      if (cur === null) throw fail(`Cannot update ${src.display}: the file does not exist`, "not_found");
       const eol = detectLineEnding(cur);
       let next = cur;
       if (op.chunks.length) {
