@@ -100,6 +100,22 @@ describe("nbook world", () => {
     expect(bad.stderr).toContain("does not match the calendar format");
   });
 
+  it("issues name their calendar time, in text and in JSON", () => {
+    const broken = script(
+      "break.js",
+      `const base = world.slice.write({ time: world.time.parse("1024-04-01 00:00:00 AD"), patches: [
+         { subjectId: "hero", path: "/gold", op: "replace", value: 10 }] });
+       world.slice.write({ time: world.time.parse("1024-05-01 00:00:00 AD"), patches: [
+         { subjectId: "hero", path: "/gold", op: "increment", value: 5 }] });
+       return world.slice.delete(base.sliceId).issues.map(i => i.label).join(",");`,
+    );
+    expect(nbook(["world", "exec", broken, "--project", "demo"]).stdout).toMatch(/^E1\n/);
+    const text = nbook(["world", "issues", "--project", "demo"]).stdout;
+    expect(text).toMatch(/^E1 error {2}hero\/gold at 1024-05-01 00:00:00 AD \(slice \S+\): /);
+    const json = JSON.parse(nbook(["world", "issues", "--project", "demo", "--json"]).stdout);
+    expect(json).toMatchObject([{ label: "E1", attr: "/gold", time: "1024-05-01 00:00:00 AD" }]);
+  });
+
   it("schema lists the types and the calendar", () => {
     const r = nbook(["world", "schema", "--project", "demo", "--json"]);
     const out = JSON.parse(r.stdout);

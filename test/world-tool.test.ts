@@ -45,6 +45,37 @@ describe("execute_world", () => {
     expect(j.text).toBe(`${JSON.stringify({ inv: ["sword"], now: 1000 }, null, 2)}\n\nconsole:\nlooking`);
   });
 
+  it("says when a script returns nothing; the API has only its grouped names", async () => {
+    const none = await ok(bed.call("execute_world", { code: "world.subject.list();" }));
+    expect(none.text).toBe("Done (the script returned nothing).");
+    const names = await ok(
+      bed.call("execute_world", {
+        code: "return [typeof world.writeSlice, typeof world.getMany, typeof world.slice.write, Object.keys(world).sort()]",
+      }),
+    );
+    expect(names.details).toMatchObject({
+      data: [
+        "undefined",
+        "undefined",
+        "function",
+        ["issues", "schema", "search", "slice", "subject", "time"],
+      ],
+    });
+  });
+
+  it("refuses a result over 10 KiB with the limit in the message, and keeps nothing it wrote", async () => {
+    const r = await bed.call("execute_world", {
+      code: `world.slice.write({ time: 1500, patches: [{ subjectId: "hero", path: "/hp", op: "replace", value: 1 }] });
+             return "x".repeat(20000);`,
+    });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.code).toBe("limit_exceeded");
+      expect(r.error.message).toContain("the limit is 10240 (10 KiB)");
+    }
+    expect(world().slice.list({ from: 1500, to: 1500 })).toEqual([]);
+  });
+
   it("exposes time, subjects, history, slices, search and schema synchronously", async () => {
     const r = await ok(
       bed.call("execute_world", {

@@ -105,12 +105,18 @@ export type FindRefsOptions = z.infer<typeof findRefsOptionsSchema>;
 export const historyOptionsSchema = z.object({ path: z.string().optional() }).strict();
 export type HistoryOptions = z.infer<typeof historyOptionsSchema>;
 
+/** Most ids, types or attributes one filter may name (each becomes an SQL parameter). */
+export const MAX_FILTER_ITEMS = 1000;
+
+/** Longest search query, in characters. */
+export const MAX_QUERY_CHARS = 2000;
+
 export const sliceListSchema = z
   .object({
     from: instantSchema.optional(),
     to: instantSchema.optional(),
     limit: z.number().int().min(1).max(1000).optional(),
-    subjectIds: z.array(subjectIdSchema).min(1).optional(),
+    subjectIds: z.array(subjectIdSchema).min(1).max(MAX_FILTER_ITEMS).optional(),
     subjectMode: z.enum(["any", "all"]).optional(),
     withPatches: z.boolean().optional(),
   })
@@ -120,8 +126,8 @@ export type SliceListOptions = z.infer<typeof sliceListSchema>;
 export const searchOptionsSchema = z
   .object({
     k: z.number().int().min(1).max(200).optional(),
-    types: z.array(z.string().min(1)).min(1).optional(),
-    attrs: z.array(z.string().min(1)).min(1).optional(),
+    types: z.array(z.string().min(1)).min(1).max(MAX_FILTER_ITEMS).optional(),
+    attrs: z.array(z.string().min(1)).min(1).max(MAX_FILTER_ITEMS).optional(),
     at: instantSchema.optional(),
   })
   .strict();

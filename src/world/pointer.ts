@@ -1,12 +1,13 @@
 import { parsePointer, toPointer } from "../core/json-pointer.js";
 
-/** Why `path` is not an acceptable patch path (non-empty, `/`-rooted, no empty segment, valid `~` escapes), or null. */
+/** Why `path` is not an acceptable patch path (non-empty, `/`-rooted, no empty segment, valid `~` escapes, no `__proto__`), or null. */
 export function pointerProblem(path: string): string | null {
   if (path.length === 0) return "path must not be empty";
   if (path.trim() !== path) return "path must not start or end with whitespace";
   if (!path.startsWith("/")) return 'path must be a JSON Pointer starting with "/"';
   if (path.includes("//") || path.endsWith("/")) return "path must not contain an empty segment";
   if (/~(?![01])/.test(path)) return 'path may use "~" only as "~0" or "~1"';
+  if (/\/__proto__(?:\/|$)/.test(path)) return 'path must not use the segment "__proto__"';
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -82,6 +82,35 @@ describe("schema.yaml", () => {
     }
   });
 
+  it("a change first seen inside a transaction that rolls back is still re-derived", () => {
+    const t = tempWorld("types:\n  c:\n    attrs:\n      hp: int\n");
+    try {
+      const w = t.world;
+      w.slice.write({
+        time: 1,
+        patches: [
+          { subjectId: "x", type: "c", path: "/boss", op: "replace", value: "subject://nobody" },
+          { subjectId: "x", path: "/bio", op: "replace", value: "a quiet archivist" },
+        ],
+      });
+      expect(w.search.text("archivist")).toEqual([]);
+      t.setSchema("types:\n  c:\n    attrs:\n      hp: int\n      boss: ref:c\n      bio: text\n");
+      expect(w.transaction(() => w.issues.list().map((i) => i.label), { dryRun: true }).value).toEqual([
+        "E2",
+      ]);
+      expect(() =>
+        w.transaction(() => {
+          w.subject.get("x");
+          throw new Error("script failed");
+        }),
+      ).toThrow("script failed");
+      expect(w.issues.list().map((i) => i.label)).toEqual(["E2"]);
+      expect(w.search.text("archivist").map((h) => h.attr)).toEqual(["/bio"]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it("the default schema of a new project loads, for both languages", () => {
     for (const language of ["en", "zh"] as const) {
       const s = parseSchema(defaultSchemaYaml({ title: "T", summary: "", language }));
@@ -108,6 +137,7 @@ describe("openWorld", () => {
     const project = ws.createProject("novel");
     const world = openWorld(project);
     expect(openWorld(project)).toBe(world);
+    expect(existsSync(join(project.root, ".nbook", "world.sqlite"))).toBe(true);
     world.slice.write({
       time: 0,
       patches: [{ subjectId: "aya", type: "character", name: "Aya", path: "/age", op: "replace", value: 17 }],

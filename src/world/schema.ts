@@ -85,8 +85,16 @@ const rawSchema = z
   })
   .strict();
 
+/**
+ * A map without a prototype, so a type, attribute or field named `constructor`, `toString` or
+ * `__proto__` is only ever one the schema declares.
+ */
+function dict<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** The empty, permissive schema used when schema.yaml is missing. */
-export const PERMISSIVE_SCHEMA: WorldSchema = { source: "none", types: {}, fingerprint: "none" };
+export const PERMISSIVE_SCHEMA: WorldSchema = { source: "none", types: dict(), fingerprint: "none" };
 
 /** Load `world-engine/schema.yaml`; missing file = permissive; malformed file = `config_error` naming the line. */
 export function loadSchemaFile(file: string): WorldSchema {
@@ -124,9 +132,9 @@ export function parseSchema(text: string, fileLabel = "world-engine/schema.yaml"
     types: Record<string, { description?: string; attrs: Record<string, RawAttr> }>;
   };
   const typeNames = new Set(Object.keys(parsed.types));
-  const types: Record<string, TypeSpec> = {};
+  const types = dict<TypeSpec>();
   for (const [tname, t] of Object.entries(parsed.types)) {
-    const attrs: Record<string, AttrSpec> = {};
+    const attrs = dict<AttrSpec>();
     for (const [aname, raw] of Object.entries(t.attrs)) {
       const where = ["types", tname, "attrs", aname];
       attrs[aname] = buildSpec(raw, where, typeNames, (p, m) =>
@@ -175,7 +183,7 @@ function buildSpec(
   }
   if (isContainer) spec.of = buildSpec(raw.of as RawAttr, [...where, "of"], typeNames, fail);
   if (spec.type === "object") {
-    spec.fields = {};
+    spec.fields = dict();
     for (const [f, fr] of Object.entries(raw.fields as Record<string, RawAttr>)) {
       spec.fields[f] = buildSpec(fr, [...where, "fields", f], typeNames, fail);
     }

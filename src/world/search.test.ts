@@ -168,6 +168,52 @@ describe("search with embeddings", () => {
     }
   });
 
+  const inputs = async () =>
+    ((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { inputs: number }).inputs;
+
+  it("finds an entry by meaning when it shares no keyword with the query", async () => {
+    const t = tempWorld(undefined, { embedding: { baseURL: `http://127.0.0.1:${port}/v1`, model: "stub" } });
+    try {
+      t.world.slice.write({
+        time: 1,
+        patches: [
+          {
+            subjectId: "hero",
+            type: "character",
+            path: "/events",
+            op: "append",
+            value: "a quiet day in town",
+          },
+          { subjectId: "hero", path: "/events", op: "append", value: "the sea voyage began" },
+        ],
+      });
+      expect(t.world.search.text("ocean", { k: 1 }).map((h) => h.text)).toEqual(["the sea voyage began"]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("keeps the vectors a rolled-back transaction computed: each text is embedded once", async () => {
+    const t = tempWorld(undefined, { embedding: { baseURL: `http://127.0.0.1:${port}/v1`, model: "stub" } });
+    try {
+      t.world.slice.write({
+        time: 1,
+        patches: [
+          { subjectId: "hero", type: "character", path: "/events", op: "append", value: "the sea voyage" },
+          { subjectId: "hero", path: "/events", op: "append", value: "the harbor fire" },
+        ],
+      });
+      const dry = t.world.transaction(() => t.world.search.text("sea", { k: 1 }), { dryRun: true });
+      expect(dry.value.map((h) => h.text)).toEqual(["the sea voyage"]);
+      // 2 entry texts + 1 query.
+      expect(await inputs()).toBe(3);
+      expect(t.world.search.text("fire", { k: 1 }).map((h) => h.text)).toEqual(["the harbor fire"]);
+      expect(await inputs()).toBe(4);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it("a failing embedding service is an io_error, not a crash", async () => {
     const t = tempWorld(undefined, {
       embedding: { baseURL: "http://127.0.0.1:1/v1", model: "stub", timeoutMs: 2000 },

@@ -14,6 +14,9 @@ interface HitRow {
   rank: number;
 }
 
+/** Most entries without a vector that one search embeds (and stores), beyond its keyword hits. */
+export const NEW_VECTORS_PER_SEARCH = 256;
+
 const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
 
 /**
@@ -64,8 +67,14 @@ function scopeFilter(
   return { where, args };
 }
 
-/** Keyword search over live text entries, with optional embedding re-ranking. */
+/**
+ * Keyword search over live text entries, with optional embedding re-ranking. Vectors are stored
+ * once per distinct text; those computed inside a transaction that later rolls back (a read-only
+ * script, a dry run) are kept aside and stored by `settle()`.
+ */
 export class TextSearch {
+  private readonly unsettled = new Map<string, { vector: Buffer; model: string }>();
+
   constructor(
     private readonly db: Database.Database,
     private readonly schema: () => WorldSchema,
@@ -83,6 +92,23 @@ export class TextSearch {
       ? this.rerank(client, query, rows, k, opts.at, types, tops)
       : rows.map((r) => toHit(r, -r.rank));
     return hits.slice(0, k);
+  }
+
+  /**
+   * Store the vectors computed inside transactions, once no transaction is open. Best effort: a
+   * busy database keeps them for the next call (a vector is only a cache of the embedding service).
+   */
+  settle(): void {
+    if (!this.unsettled.size || this.db.inTransaction) return;
+    const put = this.db.prepare("UPDATE text_bodies SET vector = ?, model = ? WHERE body = ?");
+    try {
+      this.db.transaction(() => {
+        for (const [body, v] of this.unsettled) put.run(v.vector, v.model, body);
+      })();
+      this.unsettled.clear();
+    } catch {
+      // Kept for the next settle.
+    }
   }
 
   /** Validate `types`/`attrs` against the schema; returns SQL filters. */
@@ -169,7 +195,10 @@ export class TextSearch {
     return scored.sort((a, b) => b.score - a.score).slice(0, k);
   }
 
-  /** Live entries that already have a vector for the configured model (semantic matches beyond keywords). */
+  /**
+   * Semantic candidates beyond the keyword hits: live entries that have a vector for the
+   * configured model, plus up to NEW_VECTORS_PER_SEARCH that have none yet (embedded now, once).
+   */
   private vectorCandidates(
     client: EmbeddingClient,
     at?: number,
@@ -177,11 +206,14 @@ export class TextSearch {
     tops?: string[],
   ): HitRow[] {
     const scope = scopeFilter(at, types, tops);
-    const where = ["b.model = ?", ...scope.where];
-    const args: unknown[] = [client.model, ...scope.args];
-    const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, 0.0 AS rank
-      FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id WHERE ${where.join(" AND ")}`;
-    return this.db.prepare<unknown[], HitRow>(sql).all(...args);
+    const select = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, 0.0 AS rank
+      FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id
+      WHERE ${scope.where.join(" AND ")} AND`;
+    const have = this.db.prepare<unknown[], HitRow>(`${select} b.model = ?`).all(...scope.args, client.model);
+    const missing = this.db
+      .prepare<unknown[], HitRow>(`${select} (b.model IS NULL OR b.model != ?) ORDER BY b.id LIMIT ?`)
+      .all(...scope.args, client.model, NEW_VECTORS_PER_SEARCH);
+    return [...have, ...missing];
   }
 
   private ensureVectors(client: EmbeddingClient, bodies: Array<{ id: number; body: string }>): void {
@@ -194,11 +226,9 @@ export class TextSearch {
     const vectors = client.embed(missing.map((m) => m.body));
     const put = this.db.prepare("UPDATE text_bodies SET vector = ?, model = ? WHERE id = ?");
     missing.forEach((m, i) => {
-      put.run(
-        Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength),
-        client.model,
-        m.id,
-      );
+      const vector = Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength);
+      put.run(vector, client.model, m.id);
+      if (this.db.inTransaction) this.unsettled.set(m.body, { vector, model: client.model });
     });
   }
 

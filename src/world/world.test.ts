@@ -228,6 +228,8 @@ describe("types are enforced on every write", () => {
     ["list of ref", "/refsList", ["subject://hero"]],
     ["free attribute object", "/free", { a: 1 }],
     ["NaN", "/power", Number.NaN],
+    ["object field named like a builtin", "/stats", { constructor: { a: 1 } }],
+    ["free attribute named like a builtin", "/toString", { a: 1 }],
   ];
   it.each(bad)("rejects a bad %s value", (_what, path, value) => {
     const e = errorOf(() =>
@@ -291,7 +293,19 @@ describe("types are enforced on every write", () => {
   });
 
   it("rejects malformed paths", () => {
-    for (const path of ["", "hp", "/", "//x", "/a~2", " /hp", "/stats/luck", "/name/x", "/skills/first"]) {
+    for (const path of [
+      "",
+      "hp",
+      "/",
+      "//x",
+      "/a~2",
+      " /hp",
+      "/stats/luck",
+      "/name/x",
+      "/skills/first",
+      "/__proto__/x",
+      "/notes/__proto__",
+    ]) {
       const e = errorOf(() =>
         w.slice.write({ time: 2, patches: [{ subjectId: "hero", path, op: "replace", value: 1 }] }),
       );
@@ -379,6 +393,25 @@ describe("slices and subjects", () => {
     expect(w.subject.list()).toEqual([]);
   });
 
+  it("merging still holds a slice to 100 patches", () => {
+    const keys = (from: number, n: number): PatchInput[] =>
+      Array.from({ length: n }, (_, i) => ({
+        subjectId: "box",
+        ...(from + i === 0 ? { type: "item" } : {}),
+        path: `/k${from + i}`,
+        op: "replace" as const,
+        value: from + i,
+      }));
+    const a = w.slice.write({ time: 1, patches: keys(0, 60) });
+    const e = errorOf(() => w.slice.write({ time: 1, merge: true, patches: keys(60, 41) }));
+    expect(e.code).toBe("invalid_input");
+    expect(e.message).toContain("at most 100 patches (this one would have 101)");
+    expect(w.slice.get(a.sliceId).patchCount).toBe(60);
+    w.slice.write({ time: 1, merge: true, patches: keys(60, 40) });
+    expect(w.slice.get(a.sliceId).patchCount).toBe(100);
+    expect(w.subject.get("box")?.k99).toBe(99);
+  });
+
   it("deleting the only slice keeps the identity (12)", () => {
     const a = w.slice.write({ time: 1, patches: hero([{ path: "/name", op: "replace", value: "A" }]) });
     w.slice.delete(a.sliceId);
@@ -447,6 +480,38 @@ describe("slices and subjects", () => {
     expect(w.subject.get("hero", { at: 7 })?.gold).toBe(2);
   });
 
+  it("editPatches refuses to move a slice where its patches no longer apply, storing nothing", () => {
+    w.slice.write({ time: 1, patches: hero([{ path: "/gold", op: "replace", value: 10 }]) });
+    const inc = w.slice.write({
+      time: 5,
+      patches: [{ subjectId: "hero", path: "/gold", op: "increment", value: 1 }],
+    });
+    const e = errorOf(() => w.slice.editPatches(inc.sliceId, [], { time: 0 }));
+    expect(e.code).toBe("invalid_input");
+    expect(e.fields?.[0].pointer).toBe("/meta/time");
+    expect(e.message).toMatch(/patch \S+ \(increment \/gold\) fails: E1 .*no numeric base/);
+    expect(e.details).toMatchObject({ label: "E1", patchId: inc.patchIds[0] });
+    expect(w.slice.get(inc.sliceId).instant).toBe(5);
+    expect(w.subject.get("hero")?.gold).toBe(11);
+    expect(w.issues.list()).toEqual([]);
+  });
+
+  it("a patch already broken by an earlier edit does not stop its slice from moving", () => {
+    w.slice.write({ time: 1, patches: hero([{ path: "/name", op: "replace", value: "A" }]) });
+    const base = w.slice.write({
+      time: 2,
+      patches: [{ subjectId: "hero", path: "/gold", op: "replace", value: 10 }],
+    });
+    const inc = w.slice.write({
+      time: 5,
+      patches: [{ subjectId: "hero", path: "/gold", op: "increment", value: 1 }],
+    });
+    w.slice.delete(base.sliceId);
+    expect(w.issues.list({ sliceId: inc.sliceId })).toHaveLength(1);
+    w.slice.editPatches(inc.sliceId, [], { time: 6 });
+    expect(w.slice.get(inc.sliceId)).toMatchObject({ instant: 6, issues: [{ label: "E1" }] });
+  });
+
   it("slice.list filters by subject (any/all) and pages the latest N (14)", () => {
     w.slice.write({
       time: 0,
@@ -478,7 +543,23 @@ describe("slices and subjects", () => {
     expect(errorOf(() => w.slice.get("nope")).code).toBe("not_found");
   });
 
-  it("inserts an initialiser before an append to a declared but missing list (15, 16)", () => {
+  it("rejects an append onto a value that is not a list, with no initialiser (16)", () => {
+    t.setSchema("types:\n  character:\n    attrs:\n      name: string\n");
+    w.slice.write({ time: 1, patches: hero([{ path: "/tags", op: "replace", value: "x" }]) });
+    t.setSchema(
+      "types:\n  character:\n    attrs:\n      name: string\n      tags: { type: list, of: string }\n",
+    );
+    const e = errorOf(() =>
+      w.slice.write({ time: 2, patches: [{ subjectId: "hero", path: "/tags", op: "append", value: "y" }] }),
+    );
+    expect(e.code).toBe("invalid_input");
+    expect(e.fields?.[0].pointer).toBe("/patches/0");
+    expect(e.message).toMatch(/E1 .*base is not an array \(string\)/);
+    expect(w.slice.list().map((s) => s.patchCount)).toEqual([1]);
+    expect(w.subject.get("hero")?.tags).toBe("x");
+  });
+
+  it("inserts an initialiser before an append to a declared but missing list (15)", () => {
     t.setSchema("types:\n  character:\n    attrs:\n      name: string\n");
     w.slice.write({ time: 1, patches: hero([{ path: "/name", op: "replace", value: "A" }]) });
     t.setSchema(
@@ -569,7 +650,7 @@ describe("issues", () => {
     expect(atLatest.issues).toEqual([]);
   });
 
-  it("a ref that stops resolving after a schema change is E2, attributed to the slice that wrote it (19, 20)", () => {
+  it("a ref that stops resolving after a schema change is E2, attributed to the slice that wrote it (19)", () => {
     const a = w.slice.write({
       time: 1,
       patches: hero([
@@ -735,6 +816,52 @@ describe("transactions", () => {
     expect(again.subject.get("hero")?.events).toEqual(["the long night"]);
     expect(again.search.text("long night").map((h) => h.attr)).toEqual(["/events/0"]);
     again.close();
+  });
+});
+
+describe("storage", () => {
+  it("the access paths use indexes: patches by slice and by subject, issues by slice, refs by target", () => {
+    const plan = (sql: string) =>
+      (w.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join("; ");
+    expect(plan("SELECT * FROM patches WHERE slice_id = 's' ORDER BY seq")).toContain("INDEX patches_slice");
+    expect(
+      plan("SELECT * FROM patches WHERE subject_id = 'a' AND instant > 1 ORDER BY instant, seq"),
+    ).toContain("INDEX patches_subject");
+    expect(plan("SELECT * FROM issues WHERE slice_id = 's'")).toContain("INDEX issues_slice");
+    expect(plan("SELECT * FROM refs WHERE target = 'a' AND to_instant IS NULL")).toContain(
+      "INDEX refs_target",
+    );
+    expect(plan("SELECT * FROM slices WHERE instant = 5")).toMatch(/INDEX sqlite_autoindex_slices/);
+  });
+
+  it("bounds the lists a filter may name", () => {
+    const ids = Array.from({ length: 1001 }, (_, i) => `s${i}`);
+    expect(errorOf(() => w.slice.list({ subjectIds: ids })).fields?.[0].pointer).toBe("/subjectIds");
+    expect(errorOf(() => w.search.text("storm", { types: ids })).code).toBe("invalid_input");
+    expect(errorOf(() => w.search.text("x".repeat(2001))).code).toBe("invalid_input");
+    expect(errorOf(() => w.slice.list({ subjectMode: "all" })).fields?.[0].pointer).toBe("/subjectMode");
+  });
+
+  it("keeps every path segment an own key: no __proto__, no inherited names", () => {
+    const p = tempWorld(null);
+    try {
+      const e = errorOf(() =>
+        p.world.slice.write({
+          time: 1,
+          patches: [{ subjectId: "x", type: "thing", path: "/__proto__", op: "replace", value: 1 }],
+        }),
+      );
+      expect(e.message).toContain('segment "__proto__"');
+      p.world.slice.write({
+        time: 1,
+        patches: [{ subjectId: "c", type: "constructor", path: "/toString", op: "replace", value: "ok" }],
+      });
+      expect(p.world.subject.get("c")).toEqual({ toString: "ok" });
+    } finally {
+      p.cleanup();
+    }
   });
 });
 

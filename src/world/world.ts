@@ -14,6 +14,7 @@ import {
   type HistoryOptions,
   historyOptionsSchema,
   type Issue,
+  MAX_QUERY_CHARS,
   type PatchEdit,
   patchEditSchema,
   type RefInfo,
@@ -77,6 +78,8 @@ export class World implements WorldApi {
   private readonly searcher: TextSearch;
   private current: WorldSchema | null = null;
   private schemaStamp = "";
+  /** True until the derived data is known to match `current` outside any transaction that could roll it back. */
+  private schemaUnsettled = false;
   private readonly recorders: WriteRecord[][] = [];
   /** Latest states, frozen, filled outside transactions; dropped when a subject is recomputed or another connection commits. */
   private readonly latest = new Map<string, JsonObject>();
@@ -95,19 +98,18 @@ export class World implements WorldApi {
 
   /** The schema in force, reloaded when the file changed; derived data is rebuilt when it means something new. */
   loadSchema(): WorldSchema {
-    let stamp = "missing";
-    try {
-      const s = statSync(this.opts.schemaPath);
-      stamp = `${s.mtimeMs}:${s.size}`;
-    } catch {
-      // A missing file is the permissive schema.
+    const stamp = fileStamp(this.opts.schemaPath);
+    if (!this.current || stamp !== this.schemaStamp) {
+      this.current = loadSchemaFile(this.opts.schemaPath);
+      this.schemaStamp = stamp;
+      this.schemaUnsettled = true;
     }
-    if (this.current && stamp === this.schemaStamp) return this.current;
-    const schema = loadSchemaFile(this.opts.schemaPath);
-    this.current = schema;
-    this.schemaStamp = stamp;
-    if (this.st.getMeta.get("schema")?.value !== schema.fingerprint) this.rebuild();
-    return schema;
+    if (this.schemaUnsettled) {
+      if (this.st.getMeta.get("schema")?.value !== this.current.fingerprint) this.rebuild();
+      // A rebuild inside an enclosing transaction (a script, a dry run) is undone if that rolls back.
+      this.schemaUnsettled = this.db.inTransaction;
+    }
+    return this.current;
   }
 
   /** Recompute every derived table from the patch log (after a schema change). */
@@ -250,7 +252,7 @@ export class World implements WorldApi {
 
   readonly search = {
     text: (query: string, opts?: SearchOptions): SearchHit[] => {
-      parseOrThrow(z.string(), query, "query");
+      parseOrThrow(z.string().max(MAX_QUERY_CHARS), query, "query");
       const o = parseOrThrow(searchOptionsSchema, opts ?? {}, "search options");
       this.loadSchema();
       return this.searcher.search(query, o);
@@ -293,6 +295,7 @@ export class World implements WorldApi {
       if (e !== DRY_RUN) throw e;
     } finally {
       this.recorders.pop();
+      this.searcher.settle();
     }
     return { value, writes };
   }
@@ -377,7 +380,11 @@ export class World implements WorldApi {
         fields: [{ pointer: "/from", message: "after to" }],
       });
     }
-    if (o.subjectMode && !o.subjectIds) throw new NbError("invalid_input", "/subjectMode: needs subjectIds");
+    if (o.subjectMode && !o.subjectIds) {
+      throw new NbError("invalid_input", "/subjectMode: needs subjectIds", {
+        fields: [{ pointer: "/subjectMode", message: "needs subjectIds" }],
+      });
+    }
     const where: string[] = [];
     const args: unknown[] = [];
     if (o.from !== undefined) {
@@ -389,8 +396,11 @@ export class World implements WorldApi {
       args.push(o.to);
     }
     if (o.subjectIds) {
-      if (new Set(o.subjectIds).size !== o.subjectIds.length)
-        throw new NbError("invalid_input", "/subjectIds: duplicate ids");
+      if (new Set(o.subjectIds).size !== o.subjectIds.length) {
+        throw new NbError("invalid_input", "/subjectIds: duplicate ids", {
+          fields: [{ pointer: "/subjectIds", message: "duplicate ids" }],
+        });
+      }
       const unknown = o.subjectIds.filter((id) => !this.st.subject.get(id));
       if (unknown.length) throw new NbError("not_found", `unknown subject(s): ${unknown.join(", ")}`);
       const marks = o.subjectIds.map(() => "?").join(",");
@@ -440,10 +450,19 @@ export class World implements WorldApi {
   }
 }
 
+/** Identity of a file's current content (inode, size, mtime), or "missing". */
+function fileStamp(file: string): string {
+  try {
+    const s = statSync(file, { bigint: true });
+    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+  } catch {
+    return "missing";
+  }
+}
+
+/** A copy of `o` with `f` applied to each value (own data properties only, `__proto__` keys included). */
 function mapValues(o: JsonObject, f: (v: unknown) => unknown): JsonObject {
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(o)) out[k] = f(v);
-  return out;
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
 }
 
 /** The project's World Engine (one per open project, closed with it). */

@@ -209,6 +209,9 @@ export class SliceWriter {
     }
     const affected = uniqueSubjects([...oldRows.map((r) => ({ subjectId: r.subject_id })), ...list]);
     const before = this.issueKeys(affected);
+    const moved = newInstant !== slice.instant;
+    // A moved slice re-places every patch: those that applied where the slice was must apply where it goes.
+    const checked = list.filter((d) => d.changed || (moved && !st.issuesOfPatch.get(d.id)));
     st.updateSlice.run(
       newInstant,
       meta.title ?? slice.title,
@@ -220,19 +223,21 @@ export class SliceWriter {
     for (const [k, d] of list.entries()) this.insertDraft(sliceId, newInstant, k, d);
     const from = Math.min(slice.instant, newInstant);
     for (const sid of affected) this.ctx.reducer.recompute(sid, this.typeOf(sid), from);
-    for (const d of list) {
-      if (!d.changed) continue;
+    for (const d of checked) {
       const failed = st.issuesOfPatch.get(d.id);
       if (failed) {
         const label = failed.label as keyof typeof ISSUE_CATALOG;
-        throw invalid(editPointer(d), `${label} ${ISSUE_CATALOG[label].title}: ${failed.message}`, {
-          label,
-          code: ISSUE_CATALOG[label].code,
-        });
+        const problem = `${label} ${ISSUE_CATALOG[label].title}: ${failed.message}`;
+        throw d.changed
+          ? invalid(editPointer(d), problem, { label, code: ISSUE_CATALOG[label].code })
+          : invalid("/meta/time", `at ${newInstant}, patch ${d.id} (${d.op} ${d.path}) fails: ${problem}`, {
+              label,
+              code: ISSUE_CATALOG[label].code,
+              patchId: d.id,
+            });
       }
     }
     this.recheckReferrers(created.keys());
-    const moved = newInstant !== slice.instant;
     const advisories = [
       ...this.advisories(sliceId, newInstant, moved ? list : list.filter((d) => d.changed), sliceId),
       ...this.advisories(

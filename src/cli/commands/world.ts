@@ -175,7 +175,7 @@ export function registerWorld(program: Command): void {
     .action((o: WorldOptions & { subject?: string; slice?: string }) =>
       withWorld(o, ({ world: w, time }) => {
         const issues = w.issues.list({ subjectId: o.subject, sliceId: o.slice });
-        if (o.json) return printJson(issues);
+        if (o.json) return printJson(issues.map((i) => withTime(i, time)));
         for (const i of issues) out(issueText(i, time));
         if (!issues.length) out("(no issues)");
       }),
