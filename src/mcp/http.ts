@@ -54,6 +54,8 @@ export async function serveMcpHttp(
       return reply(res, 404, "Not found: use /mcp");
     const sid = req.headers["mcp-session-id"];
     const existing = typeof sid === "string" ? sessions.get(sid) : undefined;
+    // MCP: a session id the server does not know (ended, or never issued) is answered with 404.
+    if (sid !== undefined && !existing) return reply(res, 404, "Session not found: initialize a new one");
     if (req.method === "POST") {
       let body: unknown;
       try {
@@ -76,9 +78,9 @@ export async function serveMcpHttp(
       await createMcpServer(opts).connect(transport);
       return transport.handleRequest(req, res, body);
     }
-    if ((req.method === "GET" || req.method === "DELETE") && existing)
-      return existing.handleRequest(req, res);
-    return reply(res, 400, "Unknown or missing mcp-session-id");
+    if (req.method === "GET" || req.method === "DELETE")
+      return existing ? existing.handleRequest(req, res) : reply(res, 400, "Missing mcp-session-id");
+    return reply(res, 405, "Method not allowed: use POST, GET or DELETE");
   };
 
   const http: HttpServer = createServer((req, res) => {
@@ -87,14 +89,23 @@ export async function serveMcpHttp(
       if (!res.headersSent) reply(res, 500, "Internal error");
     });
   });
-  await new Promise<void>((resolve) => http.listen(opts.port ?? 0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(opts.port ?? 0, "127.0.0.1", () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     token,
     async close() {
       for (const t of sessions.values()) await t.close();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Kept-alive client connections would otherwise hold the server open until they time out.
+      http.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -1,8 +1,10 @@
+import type { Dirent } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { NbError } from "../core/errors.js";
 import { resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
+import { SCHEMA_FILE } from "../world/default-schema.js";
 
 const ROOTS = ["lorebook", "manuscript"] as const;
 const SCHEMA_PATH = "world/schema";
@@ -20,7 +22,7 @@ export function resourceUri(project: string, path: string): string {
 }
 
 async function walk(root: string, rel: string, out: string[]): Promise<void> {
-  let entries: import("node:fs").Dirent[];
+  let entries: Dirent[];
   try {
     entries = await readdir(join(root, rel), { withFileTypes: true });
   } catch {
@@ -46,28 +48,43 @@ export async function listResources(project: Project): Promise<ResourceInfo[]> {
   return out;
 }
 
-/** Read one resource; only lorebook/manuscript Markdown and the world schema, through the file authorisation path. */
+/** Split `nbook://<project>/<path>` into its decoded parts; `invalid_input` when it is not one. */
+function parseUri(uri: string): { name: string; path: string } {
+  const m = /^nbook:\/\/([^/]+)\/(.+)$/.exec(uri);
+  if (!m) throw new NbError("invalid_input", `Not a NeuroBook resource URI: ${uri}`);
+  try {
+    return { name: decodeURIComponent(m[1]), path: m[2].split("/").map(decodeURIComponent).join("/") };
+  } catch {
+    throw new NbError("invalid_input", `Badly percent-encoded resource URI: ${uri}`);
+  }
+}
+
+async function readSchema(project: Project): Promise<string> {
+  const r = resolveFileAddress(project.workspace, project, SCHEMA_FILE);
+  try {
+    return await readFile(r.abs, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    return `# No ${SCHEMA_FILE}: the schema is empty and permissive.\n`;
+  }
+}
+
+/**
+ * Read one resource: only this project's lorebook/manuscript Markdown and its world schema, through
+ * the file authorisation path (no `..`, no symlink out, no `workspace/<other>/…`).
+ */
 export async function readResource(
   project: Project,
   uri: string,
 ): Promise<{ uri: string; mimeType: string; text: string }> {
-  const m = /^nbook:\/\/([^/]+)\/(.+)$/.exec(uri);
-  if (!m) throw new NbError("invalid_input", `Not a NeuroBook resource URI: ${uri}`);
-  const name = decodeURIComponent(m[1]);
-  const path = m[2].split("/").map(decodeURIComponent).join("/");
+  const { name, path } = parseUri(uri);
   if (name !== project.name)
     throw new NbError("not_found", `This server serves project ${project.name}, not ${name}`);
-  if (path === SCHEMA_PATH) {
-    const r = resolveFileAddress(project.workspace, project, "world-engine/schema.yaml");
-    const text = await readFile(r.abs, "utf8").catch(
-      () => "# No world-engine/schema.yaml: the schema is empty and permissive.\n",
-    );
-    return { uri, mimeType: "application/yaml", text };
-  }
+  if (path === SCHEMA_PATH) return { uri, mimeType: "application/yaml", text: await readSchema(project) };
   const r = resolveFileAddress(project.workspace, project, path);
-  if (!ROOTS.some((root) => r.rel.startsWith(`${root}/`)) || !r.rel.endsWith(".md")) {
+  const listed = r.project.name === project.name && ROOTS.some((root) => r.rel.startsWith(`${root}/`));
+  if (!listed || !r.rel.toLowerCase().endsWith(".md"))
     throw new NbError("not_found", `No such resource: ${uri}`);
-  }
   const st = await stat(r.abs).catch(() => null);
   if (!st?.isFile()) throw new NbError("not_found", `No such resource: ${uri}`);
   return { uri, mimeType: "text/markdown", text: await readFile(r.abs, "utf8") };

@@ -12,8 +12,9 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { DispatchResult, Mode } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { toProtocolError } from "./errors.js";
 import { listResources, readResource } from "./resources.js";
-import { mcpTools, toMcpResult } from "./tools.js";
+import { isSessionBound, mcpTools, toMcpResult } from "./tools.js";
 
 /** Where and as whom an MCP server runs its calls. */
 export interface McpServerOptions {
@@ -55,7 +56,8 @@ async function askApproval(
 export function createMcpServer(opts: McpServerOptions): Server {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const tools = mcpTools(opts.registry, opts.catalog, opts.profileKey);
-  const offered = new Set(tools.map((t) => t.name));
+  const hidden = [opts.workspace.root, opts.workspace.realRoot];
+  if (opts.project) hidden.push(opts.project.root, opts.project.realRoot);
   const server = new Server(
     { name: "neurobook", version: VERSION },
     {
@@ -63,34 +65,34 @@ export function createMcpServer(opts: McpServerOptions): Server {
       instructions: `NeuroBook project ${opts.project?.name ?? "(none)"} as profile ${opts.profileKey}, ${opts.mode} mode. Paths are relative to the project; other projects are workspace/<project>/<path>.`,
     },
   );
+  const allow = opts.catalog.allowlist(opts.profileKey);
   const base: Omit<DispatchContext, "approved"> = {
     registry: opts.registry,
     workspace: opts.workspace,
     project: opts.project,
     mode: opts.mode,
     profileKey: opts.profileKey,
-    allow: opts.catalog.allowlist(opts.profileKey),
+    allow,
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const key = req.params.name;
-    if (!offered.has(key)) {
-      const known = opts.registry.has(key);
+    const tool = opts.registry.get(key);
+    // Everything else, allowlisted or not, gets dispatch's own answer (not_found, not_allowed, …).
+    if (tool && isSessionBound(tool) && allow.has(key)) {
       return toMcpResult({
         ok: false,
         error: {
-          code: known ? "not_allowed" : "not_found",
-          message: known
-            ? `Tool ${key} is not offered to profile ${opts.profileKey} over MCP`
-            : `Unknown tool: ${key}`,
+          code: "not_allowed",
+          message: `Tool ${key} needs a NeuroBook agent session and is not offered over MCP`,
         },
       });
     }
     const call = { key, input: req.params.arguments ?? {} };
     let r = await dispatch(call, { ...base, signal: extra.signal });
-    if (!r.ok && r.error.code === "approval_required" && server.getClientCapabilities()?.elicitation) {
+    if (!r.ok && r.error.code === "approval_required" && server.getClientCapabilities()?.elicitation?.form) {
       try {
         if (await askApproval(server, key, r))
           r = await dispatch(call, { ...base, approved: true, signal: extra.signal });
@@ -103,7 +105,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
             },
           };
       } catch (e) {
-        log(`elicitation failed: ${toErrorInfo(e).message}`);
+        log(`elicitation failed: ${toErrorInfo(e, hidden).message}`);
       }
     }
     return toMcpResult(r);
@@ -114,8 +116,12 @@ export function createMcpServer(opts: McpServerOptions): Server {
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
-    if (!opts.project) throw new NbError("not_found", "This server has no current project");
-    return { contents: [await readResource(opts.project, req.params.uri)] };
+    try {
+      if (!opts.project) throw new NbError("not_found", "This server has no current project");
+      return { contents: [await readResource(opts.project, req.params.uri)] };
+    } catch (e) {
+      throw toProtocolError(e, hidden);
+    }
   });
 
   return server;

@@ -1,6 +1,6 @@
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { DispatchResult, ToolGroup } from "../tools/types.js";
+import type { AnyTool, DispatchResult, ToolBinding, ToolGroup } from "../tools/types.js";
 
 /**
  * Tool groups that need a NeuroBook agent session (a task list, a run to end, a user to ask,
@@ -14,12 +14,34 @@ export const SESSION_BOUND_GROUPS: readonly ToolGroup[] = [
   "jobs",
 ];
 
+/** True for a tool that only works inside a NeuroBook agent session. */
+export function isSessionBound(tool: AnyTool): boolean {
+  return SESSION_BOUND_GROUPS.includes(tool.group);
+}
+
+/** The keys of the registry's session-bound tools, in registry order. */
+export function sessionBoundKeys(registry: ToolRegistry): string[] {
+  return registry
+    .list()
+    .filter(isSessionBound)
+    .map((t) => t.key);
+}
+
 /** The MCP-facing description of one tool. */
 export interface McpToolInfo {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean };
+}
+
+/**
+ * True when every call of the tool under this binding only reads: a read-effect tool, or one the
+ * allowlist binds with `access: "readonly"` (the writer's execute_world). A per-call effect
+ * (execute_sql, a read-write execute_world) may write, so it is not advertised as read-only.
+ */
+function readsOnly(tool: AnyTool, binding: ToolBinding): boolean {
+  return tool.effect === "read" || binding.access === "readonly";
 }
 
 /** The tools a profile offers over MCP: its allowlist minus the session-bound ones, in allowlist order. */
@@ -27,10 +49,9 @@ export function mcpTools(registry: ToolRegistry, catalog: ProfileCatalog, profil
   const out: McpToolInfo[] = [];
   for (const [key, binding] of catalog.allowlist(profileKey)) {
     const tool = registry.get(key);
-    if (!tool || SESSION_BOUND_GROUPS.includes(tool.group)) continue;
+    if (!tool || isSessionBound(tool)) continue;
     const spec = registry.spec(key, binding);
-    // A per-call effect (execute_sql, execute_world) may write, so it is not advertised as read-only.
-    const readOnly = tool.effect === "read";
+    const readOnly = readsOnly(tool, binding);
     out.push({
       name: key,
       description: spec.description,
