@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -109,6 +109,21 @@ describe("schema.yaml", () => {
     } finally {
       t.cleanup();
     }
+  });
+
+  it("loads the schema example in docs/world-engine.md", () => {
+    const md = readFileSync(new URL("../../docs/world-engine.md", import.meta.url), "utf8");
+    const blocks = [...md.matchAll(/```yaml\n(types:\n[\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toHaveLength(1);
+    const s = parseSchema(blocks[0]);
+    expect(Object.keys(s.types)).toEqual(["character", "location"]);
+    expect(Object.fromEntries(defaultsFor(s, "character"))).toEqual({
+      hp: 100,
+      inventory: [],
+      skills: [],
+      stats: { str: 10 },
+      events: [],
+    });
   });
 
   it("the default schema of a new project loads, for both languages", () => {
