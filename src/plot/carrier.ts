@@ -1,4 +1,3 @@
-import { NbError } from "../core/errors.js";
 import { parseOrThrow } from "../core/validate.js";
 import type { PlotContext } from "./context.js";
 import { SaveActInput, SaveChapterInput } from "./inputs.js";
@@ -132,11 +131,4 @@ export function saveChapter(pc: PlotContext, raw: unknown): ChapterDto {
     if (input.order || input.action === "create") placeInList(db, CHAPTER_ORDER, id, input.order, "/order");
     return chapterDto(mustGet<ChapterRow>(db, "chapter", id));
   })();
-}
-
-/** Throw unless the chapter exists; returns its row. */
-export function getChapterRow(pc: PlotContext, id: number): ChapterRow {
-  if (!Number.isInteger(id) || id <= 0)
-    throw new NbError("invalid_input", "chapter id must be a positive integer");
-  return mustGet<ChapterRow>(pc.db, "chapter", id, "/chapterId");
 }

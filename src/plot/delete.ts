@@ -9,11 +9,14 @@ import {
   threadsOfPhase,
 } from "./order.js";
 import { promisesWithBeatsOn, reopenPayofflessPromises } from "./promise-rules.js";
-import { ENTITY, mustGet } from "./store.js";
+import { ENTITY, mustGet, nowIso } from "./store.js";
 
 /** What the user can hard-delete. Agents cannot: their tools stop at archive/abandon/void. */
 export const DELETABLE = ["act", "chapter", "thread", "scene", "promise", "decision"] as const;
 export type DeletableKind = (typeof DELETABLE)[number];
+
+/** The ids of a JSON array parameter, for `IN (…)`. */
+const IN_LIST = "SELECT value FROM json_each(?)";
 
 const count = (db: PlotDb, sql: string, ...params: unknown[]) =>
   (db.prepare(sql).get(...params) as { n: number }).n;
@@ -59,15 +62,14 @@ export function describeDelete(
   }
   if (kind === "thread") add(scenes.length, "scene(s) of the thread are deleted");
   if (scenes.length) {
-    const inScenes = "SELECT value FROM json_each(?)";
     add(
-      count(db, `SELECT count(*) AS n FROM story_promise_beat WHERE scene_id IN (${inScenes})`, sceneList),
+      count(db, `SELECT count(*) AS n FROM story_promise_beat WHERE scene_id IN (${IN_LIST})`, sceneList),
       "promise beat(s) are deleted",
     );
     add(
       count(
         db,
-        `SELECT count(*) AS n FROM story_scene_ref WHERE target_scene_id IN (${inScenes}) AND scene_id NOT IN (${inScenes})`,
+        `SELECT count(*) AS n FROM story_scene_ref WHERE target_scene_id IN (${IN_LIST}) AND scene_id NOT IN (${IN_LIST})`,
         sceneList,
         sceneList,
       ),
@@ -87,27 +89,32 @@ export function describeDelete(
   if (kind === "decision") {
     add(
       count(db, "SELECT count(*) AS n FROM story_decision WHERE superseded_by_id = ?", id),
-      "decision(s) lose their superseded-by link",
+      "decision(s) it superseded return to decided (or open, if never signed off)",
     );
   }
-  if (kind !== "decision" && kind !== "act" && kind !== "chapter") {
-    const col = { thread: "target_thread_id", scene: "target_scene_id", promise: "target_promise_id" }[kind];
-    add(
-      count(db, `SELECT count(*) AS n FROM story_decision_link WHERE ${col} = ?`, id),
-      "decision serves/dependsOn entr(ies) are removed",
-    );
-  } else if (kind === "decision") {
-    add(
-      count(db, "SELECT count(*) AS n FROM story_decision_link WHERE target_decision_id = ?", id),
-      "decision serves/dependsOn entr(ies) are removed",
-    );
-  }
-  if (kind !== "decision") {
-    add(
-      count(db, `SELECT count(*) AS n FROM story_decision WHERE anchor_${kind}_id = ?`, id),
-      "decision anchor(s) fall back to the story",
-    );
-  }
+  // Decision links and anchors: on the row itself, and on every scene that goes with it.
+  const linkColumn: Partial<Record<DeletableKind, string>> = {
+    thread: "target_thread_id",
+    promise: "target_promise_id",
+    decision: "target_decision_id",
+  };
+  const onScenes = (table: string, column: string) =>
+    scenes.length
+      ? count(db, `SELECT count(*) AS n FROM ${table} WHERE ${column} IN (${IN_LIST})`, sceneList)
+      : 0;
+  const column = linkColumn[kind];
+  add(
+    onScenes("story_decision_link", "target_scene_id") +
+      (column ? count(db, `SELECT count(*) AS n FROM story_decision_link WHERE ${column} = ?`, id) : 0),
+    "decision serves/dependsOn entr(ies) are removed",
+  );
+  add(
+    onScenes("story_decision", "anchor_scene_id") +
+      (kind === "decision" || kind === "scene"
+        ? 0
+        : count(db, `SELECT count(*) AS n FROM story_decision WHERE anchor_${kind}_id = ?`, id)),
+    "decision anchor(s) fall back to the story",
+  );
   return { target: `${kind} ${id} "${row.title}"`, effects };
 }
 
@@ -143,6 +150,12 @@ export function hardDelete(
       db.prepare(
         "UPDATE story_scene SET chapter_id = NULL, chapter_sort_order = NULL WHERE chapter_id = ?",
       ).run(id);
+    // A decision superseded by this one has no replacement any more: it is what it was before.
+    if (kind === "decision")
+      db.prepare(
+        `UPDATE story_decision SET status = CASE WHEN conclusion IS NULL THEN 'open' ELSE 'decided' END,
+           superseded_by_id = NULL, updated_at = ? WHERE superseded_by_id = ?`,
+      ).run(nowIso(), id);
     db.prepare(`DELETE FROM ${ENTITY[kind].table} WHERE id = ?`).run(id);
 
     if (kind === "act") renumberList(db, ACT_ORDER);

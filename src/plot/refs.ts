@@ -46,7 +46,7 @@ export function resolveRef(
   const rest = m[2];
   if (scheme === "content" || !allowed.includes(scheme)) {
     throw bad(
-      `unsupported reference "${raw}": use ${allowed.map((k) => (k === "content" ? "a path" : `${k}://<id>`)).join(", ")}`,
+      `unsupported reference "${raw}": use ${allowed.map((k) => (k === "content" ? "a path" : k === "thread" ? "thread://<id|name>" : `${k}://<id>`)).join(", ")}`,
     );
   }
   let id: number;

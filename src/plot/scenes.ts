@@ -141,15 +141,18 @@ export function getSceneDto(pc: PlotContext, id: number): SceneDto {
   );
 }
 
+/**
+ * One end of a world anchor from its calendar string or instant (the input allows at most one of
+ * them non-null): the instant, null to clear, or undefined when neither is given.
+ */
 function toInstant(
   pc: PlotContext,
   text: string | null | undefined,
   instant: number | null | undefined,
   key: string,
-) {
-  if (text === undefined && instant === undefined) return undefined;
-  if (text === null || instant === null) return null;
-  if (instant !== undefined) return instant;
+): number | null | undefined {
+  if (instant != null) return instant;
+  if (text === undefined || text === null) return text === null || instant === null ? null : undefined;
   if (!pc.world) {
     throw new NbError(
       "unsupported",
@@ -160,7 +163,7 @@ function toInstant(
     );
   }
   try {
-    return pc.world.parseTime(text!);
+    return pc.world.parseTime(text);
   } catch (e) {
     if (e instanceof NbError && e.code === "config_error") throw e;
     const msg = e instanceof Error ? e.message : String(e);

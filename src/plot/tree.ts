@@ -17,7 +17,7 @@ interface Counted {
 /**
  * The story's two trees: acts → chapters and phases → threads. Compact by default (titles,
  * statuses, live scene counts); `detail` adds summaries, briefs and scenes. Archived acts,
- * chapters, threads and scenes are left out unless asked for.
+ * chapters, threads and scenes are left out unless asked for; so are the chapters of an archived act.
  */
 export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
   const { db } = pc;
@@ -34,7 +34,8 @@ export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
   const chapters = db
     .prepare(
       `SELECT c.*, (SELECT count(*) FROM story_scene x WHERE x.chapter_id = c.id AND ${arch("x")}) AS scene_count
-       FROM story_chapter c WHERE ${arch("c")} ORDER BY sort_order, id`,
+       FROM story_chapter c LEFT JOIN story_act a ON a.id = c.act_id
+       WHERE ${arch("c")} AND (a.id IS NULL OR ${arch("a")}) ORDER BY c.sort_order, c.id`,
     )
     .all() as (ChapterRow & { scene_count: number })[];
   const phases = db
@@ -59,7 +60,10 @@ export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
     scene_count: number;
   })[];
 
-  const scenesByThread = new Map<number, unknown[]>();
+  const scenesByThread = new Map<
+    number,
+    { id: number; title: string; status: string; chapterId: number | null }[]
+  >();
   if (opts.detail) {
     const rows = db
       .prepare(
@@ -91,7 +95,6 @@ export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
     ...(opts.detail ? { summary: t.summary, sceneList: scenesByThread.get(t.id) ?? [] } : {}),
   });
 
-  const actIds = new Set(acts.map((a) => a.id));
   const phaseIds = new Set(phases.map((p) => p.id));
   const counts = db
     .prepare(
@@ -111,7 +114,7 @@ export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
       ...(opts.detail ? { summary: a.summary } : {}),
       chapters: chapters.filter((c) => c.act_id === a.id).map(chapterNode),
     })),
-    ungroupedChapters: chapters.filter((c) => c.act_id === null || !actIds.has(c.act_id)).map(chapterNode),
+    ungroupedChapters: chapters.filter((c) => c.act_id === null).map(chapterNode),
     phases: phases.map((p) => ({
       id: p.id,
       name: p.name,

@@ -93,4 +93,29 @@ describe("WorldLink.sceneContexts", () => {
     expect(callsFor(2)).toEqual(batch);
     expect(callsFor(14)).toEqual(batch);
   });
+
+  it("asks the world nothing for scenes without subjects, and only who they are for unknown ones", () => {
+    const { api, calls } = recorded(t.world);
+    const link = new WorldLink(
+      () => api,
+      () => null,
+    );
+    const empty = link.sceneContexts([{ sceneId: 1, start: 0, end: 100, subjectIds: [] }]);
+    expect(empty.get(1)).toEqual({
+      slices: [],
+      subjectStates: [],
+      unresolvedSubjectIds: [],
+      slicesTruncated: false,
+    });
+    expect(calls).toEqual([]);
+    const ghosts = link.sceneContexts([
+      { sceneId: 2, start: 0, end: 100, subjectIds: ["ghost", "future-ally"] },
+    ]);
+    expect(ghosts.get(2)).toMatchObject({
+      slices: [],
+      subjectStates: [],
+      unresolvedSubjectIds: ["ghost", "future-ally"],
+    });
+    expect(calls).toEqual(["subject.infos"]);
+  });
 });

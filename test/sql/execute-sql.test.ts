@@ -141,6 +141,16 @@ describe("execute_sql: input", () => {
     expect(extra.fields?.map((f) => f.pointer)).toEqual(["/path"]);
   });
 
+  it("is in leader.default's allowlist, not the writer's", async () => {
+    expect(
+      ok(await bed.call("execute_sql", { sql: "SELECT 1 AS one" }, { profile: "leader.default" })).details
+        .rows,
+    ).toEqual([{ one: 1 }]);
+    expect(err(await bed.call("execute_sql", { sql: "SELECT 1" }, { profile: "writer" })).code).toBe(
+      "not_allowed",
+    );
+  });
+
   it("needs a project", async () => {
     const e = err(await bed.call("execute_sql", { sql: "SELECT 1" }, { project: null }));
     expect(e.code).toBe("invalid_input");

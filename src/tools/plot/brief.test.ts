@@ -145,6 +145,8 @@ describe("get_chapter_writer_brief", () => {
     expect(md).not.toContain("lorebook/cut.md");
     expect(d.promiseTasks).toEqual([]);
     expect(d.openDecisions).toEqual([]);
+    expect(md).not.toContain("## Promise tasks");
+    expect(md).not.toContain("## Open decisions");
   });
 
   it("lists promise tasks by scene with payoff expectations only on payoffs, skipping abandoned promises", async () => {

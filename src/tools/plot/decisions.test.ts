@@ -38,6 +38,33 @@ describe("decisions", () => {
     expect(d.rejectedAlternatives).toEqual([{ option: "Kai", whyRejected: null }]);
   });
 
+  it("without chosenOption rejects every option; a later update of a decided decision keeps the list", async () => {
+    const id = await create("d-new-plan");
+    const d = await f.ok("save_story_decision", {
+      action: "sign_off",
+      decisionId: id,
+      conclusion: "a third way",
+      reason: "r",
+      risk: "k",
+    });
+    expect(d.rejectedAlternatives).toEqual([
+      { option: "Liya", whyRejected: null },
+      { option: "Kai", whyRejected: null },
+    ]);
+    const updated = await f.ok("save_story_decision", {
+      action: "update",
+      decisionId: id,
+      options: [{ option: "Liya" }, { option: "Kai" }, { option: "Mara" }],
+      risk: "readers may feel cheated",
+    });
+    expect(updated.risk).toBe("readers may feel cheated");
+    expect(updated.rejectedAlternatives).toEqual(d.rejectedAlternatives);
+    const open = await create("d-open");
+    const early = await fail({ action: "update", decisionId: open, conclusion: "x" });
+    expect(early.code).toBe("conflict");
+    expect(early.fields?.[0].pointer).toBe("/conclusion");
+  });
+
   it("refuses a chosen option outside the options, and chosenOption with rejectedAlternatives, writing nothing", async () => {
     const id = await create("d-x");
     const base = { action: "sign_off", decisionId: id, conclusion: "c", reason: "r", risk: "k" };

@@ -92,6 +92,21 @@ describe("promise rules", () => {
     expect((await f.ok("get_story_promise", { promiseId: dropped })).status).toBe("abandoned");
   });
 
+  it("reopen clears the fulfilment; a hand fulfil turns a payoff fulfilment into a manual one", async () => {
+    const p = await promise("ring");
+    const s = await scene("S");
+    await beat(p, s, "payoff");
+    const reopened = await f.ok("save_story_promise", { action: "reopen", promiseId: p });
+    expect(reopened).toMatchObject({ status: "open", fulfilledVia: null, fulfilledBy: null });
+    expect((await f.fail("save_story_promise", { action: "reopen", promiseId: p })).code).toBe("conflict");
+    await beat(p, s, "payoff");
+    const manual = await f.ok("save_story_promise", { action: "fulfill", promiseId: p });
+    expect(manual).toMatchObject({ status: "fulfilled", fulfilledVia: "manual", fulfilledBy: "user" });
+    expect((await f.fail("save_story_promise", { action: "fulfill", promiseId: p })).code).toBe("conflict");
+    await f.ok("save_story_scene", { action: "archive", sceneId: s });
+    expect((await f.ok("get_story_promise", { promiseId: p })).status).toBe("fulfilled");
+  });
+
   it("derives stage and stats from live beats; archived scenes count only as archived", async () => {
     const p = await promise("ring", { importance: "high" });
     await beat(p, await scene("Plant", "active"), "plant");

@@ -216,3 +216,86 @@ describe("list modes", () => {
     expect(detail.ungroupedThreads[0].sceneList.map((s: { title: string }) => s.title)).toEqual(["S"]);
   });
 });
+
+describe("archive", () => {
+  it("takes nothing but the id, and an archived act takes its chapters out of the tree", async () => {
+    const act = await f.create("save_story_act", { name: "vol-1", title: "Volume 1" });
+    const inside = await f.create("save_story_chapter", { name: "c1", title: "C1", actId: act });
+    const loose = await f.create("save_story_chapter", { name: "c2", title: "C2" });
+    const t = await f.create("save_story_thread", { name: "t", title: "T" });
+    const clash = await f.fail("save_story_thread", { action: "archive", threadId: t, status: "active" });
+    expect(clash.fields).toEqual([{ pointer: "/status", message: "not accepted by action archive" }]);
+    expect((await f.ok("save_story_act", { action: "archive", actId: act })).status).toBe("archived");
+    const tree = await f.ok("get_story_tree", {});
+    expect(tree.acts).toEqual([]);
+    expect(ids(tree.ungroupedChapters)).toEqual([loose]);
+    expect(tree.totals.chapters).toBe(1);
+    const all = await f.ok("get_story_tree", { includeArchived: true });
+    expect(ids(all.acts[0].chapters)).toEqual([inside]);
+    await f.ok("save_story_chapter", { action: "archive", chapterId: loose });
+    expect((await f.ok("get_story_tree", {})).ungroupedChapters).toEqual([]);
+    expect(ids((await f.ok("get_story_chapter", { status: "archived" })).rows)).toEqual([loose]);
+    await f.ok("save_story_chapter", { action: "update", chapterId: loose, status: "active" });
+    expect(ids((await f.ok("get_story_tree", {})).ungroupedChapters)).toEqual([loose]);
+  });
+});
+
+describe("scene refs and anchors", () => {
+  it("stores refs in canonical form and refuses unknown schemes, escapes, missing targets and duplicates", async () => {
+    const t = await f.create("save_story_thread", { name: "north-road", title: "North road" });
+    const other = await f.create("save_story_scene", { threadId: t, title: "Other" });
+    const refs = [
+      { relation: "continues", target: "thread://north-road" },
+      { relation: "follows", target: `scene://${other}`, visibility: "reader" },
+      { relation: "defines", target: "./lorebook/keep.md", note: "layout" },
+    ];
+    const s = await f.ok("save_story_scene", { action: "create", threadId: t, title: "S", refs });
+    expect(s.refs.map((r: { target: string }) => r.target)).toEqual([
+      `thread://${t}`,
+      `scene://${other}`,
+      "lorebook/keep.md",
+    ]);
+    expect(s.refs[1]).toMatchObject({ targetKind: "scene", visibility: "reader" });
+    const refused = async (target: string) =>
+      await f.fail("save_story_scene", {
+        action: "update",
+        sceneId: s.id,
+        refs: [{ relation: "r", target }],
+      });
+    for (const target of ["pending://idea/x", "https://example.com/a", "../outside.md", "/etc/passwd"]) {
+      const e = await refused(target);
+      expect(e.code, target).toBe("invalid_input");
+      expect(e.fields?.[0].pointer, target).toBe("/refs/0/target");
+    }
+    expect((await refused("thread://no-such-thread")).code).toBe("not_found");
+    expect((await refused("scene://999")).code).toBe("not_found");
+    const dup = await f.fail("save_story_scene", {
+      action: "update",
+      sceneId: s.id,
+      refs: [
+        { relation: "defines", target: "lorebook/keep.md" },
+        { relation: "defines", target: "./lorebook/keep.md" },
+      ],
+    });
+    expect(dup.fields?.[0].pointer).toBe("/refs/1");
+    const kept = await f.ok("get_story_scene_context", { sceneId: s.id });
+    expect(kept.scene.refs).toHaveLength(3);
+  });
+
+  it("takes an instant even when the calendar string beside it is null, and null alone clears", async () => {
+    const t = await f.create("save_story_thread", { name: "t", title: "T" });
+    const s = await f.ok("save_story_scene", {
+      action: "create",
+      threadId: t,
+      title: "S",
+      worldAnchor: { startTime: null, startInstant: 5, endInstant: 9, endTime: null },
+    });
+    expect(s.worldAnchor).toMatchObject({ startInstant: 5, endInstant: 9 });
+    const cleared = await f.ok("save_story_scene", {
+      action: "update",
+      sceneId: s.id,
+      worldAnchor: { startTime: null },
+    });
+    expect(cleared.worldAnchor).toMatchObject({ startInstant: null, endInstant: 9 });
+  });
+});
