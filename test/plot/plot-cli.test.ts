@@ -64,8 +64,12 @@ describe("nbook plot", () => {
     const tree = nbook(["plot", "tree", "--project", "novel"]);
     expect(tree.status).toBe(0);
     expect(tree.stdout).toContain("Night Roads");
-    expect(tree.stdout).toContain(`#${c.id} Departure (1 scenes)`);
+    expect(tree.stdout).toContain(`#${c.id} Departure (1 scene)`);
     expect(tree.stdout).toContain("The road [main]");
+    expect(tree.stdout).not.toContain("goal: leave home");
+    const detail = nbook(["plot", "tree", "--detail", "--project", "novel"]);
+    expect(detail.stdout).toContain("      goal: leave home");
+    expect(detail.stdout).toContain(`      - #${s.id} Gate at dawn [draft]`);
 
     const chapter = nbook(["plot", "chapter", String(c.id), "--project", "novel"]);
     expect(chapter.stdout).toContain("goal: leave home");
@@ -89,6 +93,11 @@ describe("nbook plot", () => {
     expect(refused.stdout).toContain("1 scene(s) of the thread are deleted");
     expect(refused.stdout).toContain("1 promise beat(s) are deleted");
     expect(refused.status).toBe(2);
+    const json = nbook(["plot", "delete", "thread", String(t.id), "--project", "novel", "--json"]);
+    const answer = JSON.parse(json.stdout);
+    expect(answer.ok).toBe(false);
+    expect(answer.error.details.effects).toContain("1 scene(s) of the thread are deleted");
+    expect(json.status).toBe(2);
     expect(tool("get_story_thread", { threadId: t.id }).id).toBe(t.id);
 
     const done = nbook(["plot", "delete", "thread", String(t.id), "--project", "novel", "--yes"]);

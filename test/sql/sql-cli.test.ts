@@ -59,6 +59,9 @@ describe("nbook sql", () => {
     const d = nbook(["sql", "--describe"]);
     expect(d.status).toBe(0);
     expect(d.stdout).toContain("## story_scene");
+    const both = nbook(["sql", "DELETE FROM story_act", "--describe"]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain("not both");
     const none = nbook(["sql", "SELECT 1"], ws);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain("No project");

@@ -12,6 +12,7 @@ import {
   plotContext,
 } from "../../plot/index.js";
 import { DECISION_STATUS, LIMITS, PROMISE_STATUS } from "../../plot/schemas.js";
+import type { StoryTree } from "../../plot/tree.js";
 import { openCliContext } from "../context.js";
 import { printJson, reportCliError } from "../output.js";
 
@@ -78,6 +79,52 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+/** Indented `key: value` lines for the texts that are set. */
+function textLines(indent: string, texts: Record<string, string | null | undefined>): string[] {
+  return Object.entries(texts)
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${indent}${k}: ${v}`);
+}
+
+/** The story tree as indented text; with --detail also summaries, chapter briefs and each thread's scenes. */
+function treeText(tree: StoryTree): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const lines = [tree.story.title];
+  if ("summary" in tree.story) lines.push(...textLines("  ", { summary: tree.story.summary }));
+  const chapterLines = (c: StoryTree["ungroupedChapters"][number]) => [
+    `    #${c.id} ${c.title} (${plural(c.scenes, "scene")}${c.status === "archived" ? ", archived" : ""})`,
+    ...("brief" in c ? textLines("      ", { ...c.brief, note: c.note }) : []),
+  ];
+  const threadLines = (t: StoryTree["ungroupedThreads"][number]) => [
+    `    #${t.id} ${t.title}${t.isMain ? " [main]" : ""} (${t.status}, ${plural(t.scenes, "scene")})`,
+    ...(t.sceneList
+      ? [
+          ...textLines("      ", { summary: t.summary }),
+          ...t.sceneList.map((s) => `      - #${s.id} ${s.title} [${s.status}]`),
+        ]
+      : []),
+  ];
+  for (const a of tree.acts) {
+    lines.push(`  Act #${a.id} ${a.title}${a.status === "archived" ? " (archived)" : ""}`);
+    if ("summary" in a) lines.push(...textLines("    ", { summary: a.summary }));
+    lines.push(...a.chapters.flatMap(chapterLines));
+  }
+  if (tree.ungroupedChapters.length)
+    lines.push("  Chapters without an act", ...tree.ungroupedChapters.flatMap(chapterLines));
+  for (const p of tree.phases) {
+    lines.push(`  Phase #${p.id} ${p.title}`);
+    if ("summary" in p) lines.push(...textLines("    ", { summary: p.summary }));
+    lines.push(...p.threads.flatMap(threadLines));
+  }
+  if (tree.ungroupedThreads.length)
+    lines.push("  Threads without a phase", ...tree.ungroupedThreads.flatMap(threadLines));
+  const t = tree.totals;
+  lines.push(
+    `${plural(t.acts, "act")}, ${plural(t.chapters, "chapter")}, ${plural(t.threads, "thread")}, ${plural(t.scenes, "scene")}; ${plural(t.openPromises, "open promise")}, ${plural(t.openDecisions, "open decision")}`,
+  );
+  return lines.join("\n");
+}
+
 /** `nbook plot tree|chapter|brief|promises|decisions|delete`: the story structure from the terminal. */
 export function registerPlot(program: Command): void {
   const plot = program
@@ -90,27 +137,7 @@ export function registerPlot(program: Command): void {
     .action((o: PlotOptions & { detail?: boolean; all?: boolean }) =>
       run(o, () => {
         const tree = getStoryTree(open(o), { detail: o.detail, includeArchived: o.all });
-        const lines = [`${tree.story.title}`];
-        const chapterLine = (c: { id: number; title: string; status: string; scenes: number }) =>
-          `    #${c.id} ${c.title} (${c.scenes} scenes${c.status === "archived" ? ", archived" : ""})`;
-        for (const a of tree.acts) lines.push(`  Act #${a.id} ${a.title}`, ...a.chapters.map(chapterLine));
-        if (tree.ungroupedChapters.length)
-          lines.push("  Chapters without an act", ...tree.ungroupedChapters.map(chapterLine));
-        const threadLine = (t: {
-          id: number;
-          title: string;
-          status: string;
-          scenes: number;
-          isMain: boolean;
-        }) => `    #${t.id} ${t.title}${t.isMain ? " [main]" : ""} (${t.status}, ${t.scenes} scenes)`;
-        for (const p of tree.phases) lines.push(`  Phase #${p.id} ${p.title}`, ...p.threads.map(threadLine));
-        if (tree.ungroupedThreads.length)
-          lines.push("  Threads without a phase", ...tree.ungroupedThreads.map(threadLine));
-        const t = tree.totals;
-        lines.push(
-          `${t.acts} acts, ${t.chapters} chapters, ${t.threads} threads, ${t.scenes} scenes; ${t.openPromises} open promises, ${t.openDecisions} open decisions`,
-        );
-        out(o, tree, lines.join("\n"));
+        out(o, tree, treeText(tree));
       }),
     );
 
@@ -182,7 +209,7 @@ export function registerPlot(program: Command): void {
       .argument("<kind>", DELETABLE.join(" | "))
       .argument("<id>", "row id"),
   )
-    .option("--yes", "do not ask for confirmation")
+    .option("--yes", "do not ask for confirmation (required with --json)")
     .action((kind: string, id: string, o: PlotOptions & { yes?: boolean }) =>
       run(o, async () => {
         const k = oneOf(kind, DELETABLE, "<kind>") as DeletableKind;
@@ -193,6 +220,11 @@ export function registerPlot(program: Command): void {
           `Delete ${plan.target}?`,
           ...(plan.effects.length ? plan.effects.map((e) => `  - ${e}`) : ["  (nothing else changes)"]),
         ];
+        if (!o.yes && o.json) {
+          throw new NbError("invalid_input", `Pass --yes to delete with --json.\n${summary.join("\n")}`, {
+            details: plan,
+          });
+        }
         if (!o.yes) {
           process.stdout.write(`${summary.join("\n")}\n`);
           if (!(await confirm("Type y to delete: "))) {

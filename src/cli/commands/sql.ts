@@ -24,7 +24,7 @@ export function registerSql(program: Command): void {
     )
     .argument("[statement]", "one SELECT / WITH / VALUES / EXPLAIN / INSERT / UPDATE / DELETE statement")
     .option("--params <json>", "bind values as a JSON array (for ?) or object (for :name)")
-    .option("--describe", "list the tables, columns and what they mean")
+    .option("--describe", "list the tables, columns and what they mean (instead of a statement)")
     .option("--workspace <dir>", "workspace root")
     .option("--project <name>", "project (default: the project folder you are in)")
     .option("--mode <mode>", "normal, discuss or plan (discuss/plan stop writes with a preview)", "normal")
@@ -36,6 +36,10 @@ export function registerSql(program: Command): void {
         const mode = parseMode(o.mode);
         if (statement === undefined && !o.describe)
           throw new NbError("invalid_input", "Give a statement or --describe");
+        if (statement !== undefined && o.describe)
+          throw new NbError("invalid_input", "Give a statement or --describe, not both");
+        if (o.describe && o.params !== undefined)
+          throw new NbError("invalid_input", "--params needs a statement, not --describe");
         const ctx = openCliContext(o, true);
         close = () => ctx.workspace.close();
         const input = o.describe
