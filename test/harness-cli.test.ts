@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,6 +112,124 @@ describe("nbook run / approve / chat", () => {
     expect(chat.out).toContain("Understood, not now.");
     expect(chat.out).toContain("(no tasks)");
     expect(existsSync(join(dir, "ws/novel/notes/b.md"))).toBe(false);
+  });
+
+  it("approve --reject --reason gives the agent the reason and writes nothing", () => {
+    writeFileSync(
+      join(dir, "script3.json"),
+      JSON.stringify({
+        turns: [
+          { toolCalls: [{ name: "write", input: { path: "notes/c.md", content: "third note\n" } }] },
+          { expect: { lastToolResult: "Reason: keep it for later." }, text: "Kept for later." },
+        ],
+      }),
+    );
+    const run = nbook(["run", "write", "--mode", "discuss", "--script", "script3.json", "--json", ...ws]);
+    const waiting = JSON.parse(run.out.trim());
+    const reject = nbook([
+      "approve",
+      waiting.sessionId,
+      waiting.approvalId,
+      "--reject",
+      "--reason",
+      "keep it for later",
+      "--script",
+      "script3.json",
+      "--json",
+      "--workspace",
+      "ws",
+    ]);
+    expect(reject.code).toBe(0);
+    expect(JSON.parse(reject.out.trim())).toMatchObject({
+      status: "completed",
+      finalMessage: "Kept for later.",
+    });
+    expect(existsSync(join(dir, "ws/novel/notes/c.md"))).toBe(false);
+  });
+
+  it("a question waits in run, shows in sessions show, and approve --answer answers it", () => {
+    writeFileSync(
+      join(dir, "script4.json"),
+      JSON.stringify({
+        turns: [
+          {
+            toolCalls: [
+              {
+                name: "request_user_input",
+                input: { question: "Whose point of view?", choices: ["Mira", "Tomas"], allowFreeText: false },
+              },
+            ],
+          },
+          { expect: { lastToolResult: "The user answered: Tomas" }, text: "Tomas narrates." },
+        ],
+      }),
+    );
+    const run = nbook(["run", "draft", "--script", "script4.json", "--json", ...ws]);
+    const waiting = JSON.parse(run.out.trim());
+    expect(waiting).toMatchObject({ status: "waiting", pending: { kind: "user_input" } });
+    const show = nbook(["sessions", "show", waiting.sessionId, "--workspace", "ws"]);
+    expect(show.out).toContain(`Pending question ${waiting.approvalId}: Whose point of view?`);
+    const common = ["--script", "script4.json", "--json", "--workspace", "ws"];
+    const bare = nbook(["approve", waiting.sessionId, waiting.approvalId, ...common]);
+    expect(bare.code).toBe(2);
+    expect(bare.out).toContain("--answer");
+    const answer = nbook(["approve", waiting.sessionId, waiting.approvalId, "--answer", "2", ...common]);
+    expect(JSON.parse(answer.out.trim())).toMatchObject({
+      status: "completed",
+      finalMessage: "Tomas narrates.",
+    });
+  });
+
+  it("in chat, Ctrl-C aborts the running turn, the session goes on, and Ctrl-C at the prompt exits", async () => {
+    writeFileSync(
+      join(dir, "script5.json"),
+      JSON.stringify({
+        turns: [{ text: "Thinking about the bell", waitForAbort: true }, { text: "Back again." }],
+      }),
+    );
+    const child = spawn(process.execPath, [NBOOK, "chat", "--script", "script5.json", ...ws], { cwd: dir });
+    let out = "";
+    let err = "";
+    // Output is awaited in order: each wait looks only after what the previous one matched.
+    let from = 0;
+    let waiter: { text: string; resolve: () => void } | null = null;
+    const check = () => {
+      const at = waiter ? out.indexOf(waiter.text, from) : -1;
+      if (!waiter || at < 0) return;
+      from = at + waiter.text.length;
+      const { resolve } = waiter;
+      waiter = null;
+      resolve();
+    };
+    child.stdout.on("data", (d) => {
+      out += d;
+      check();
+    });
+    child.stderr.on("data", (d) => {
+      err += d;
+    });
+    const seen = (text: string) =>
+      new Promise<void>((resolve) => {
+        waiter = { text, resolve };
+        check();
+      });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+
+    child.stdin.write("go\n");
+    await seen("Thinking about the bell");
+    child.kill("SIGINT");
+    await seen("(run ended: aborted)");
+    child.stdin.write("continue please\n");
+    await seen("Back again.");
+    await seen("you › ");
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(err).toContain("(aborting");
+    const id = /Session (\d+) ·/.exec(out)?.[1] ?? "";
+    const show = nbook(["sessions", "show", id, "--workspace", "ws"]);
+    expect(show.out).toContain("assistant [aborted]: Thinking about the bell");
+    expect(show.out).toContain("assistant: Back again.");
+    expect(show.out).toMatch(/· idle\n/);
   });
 
   it("without a model configured, run names the missing setting", () => {

@@ -59,8 +59,9 @@ export function harnessFixture(
     events,
     model: scriptedModel(turns),
   } as HarnessFixture;
-  const resolve = (): ResolvedModel => ({
-    ref: "scripted/test",
+  // Every reference resolves to the current script, under the name asked for (default: scripted/test).
+  const resolve = (ref: string | undefined): ResolvedModel => ({
+    ref: ref ?? "scripted/test",
     model: fx.model,
     contextWindow: opts.contextWindow ?? 128_000,
   });

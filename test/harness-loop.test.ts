@@ -58,6 +58,20 @@ describe("turn loop", () => {
     expect(result?.kind === "tool_result" && result.data.error?.code).toBe("not_allowed");
   });
 
+  it("a write tool outside the allowlist is refused with not_allowed and changes nothing, in normal mode", async () => {
+    const patch = "*** Begin Patch\n*** Add File: notes/sneaky.md\n+not allowed\n*** End Patch";
+    fx = harnessFixture([
+      { expect: { notTools: ["apply_patch"] }, toolCalls: [{ name: "apply_patch", input: { patch } }] },
+      { expect: { lastToolResult: "not_allowed" }, text: "I cannot patch files." },
+      { toolCalls: [{ name: "report_result", input: { result: "nothing written" } }] },
+    ]);
+    const s = fx.harness.createSession({ profileKey: "writer", project: "novel" });
+    const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "patch it" });
+    expect(r.status).toBe("completed");
+    expect(existsSync(join(fx.project.root, "notes/sneaky.md"))).toBe(false);
+    expect(fx.events.some((e) => e.type === "approval_required")).toBe(false);
+  });
+
   it("returns tool errors to the model without ending the run", async () => {
     fx = harnessFixture([
       {

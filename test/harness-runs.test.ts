@@ -266,3 +266,74 @@ describe("compaction", () => {
     expect(seen).toContain("what next?");
   });
 });
+
+describe("sessions", () => {
+  it("pins its model at creation; --model overrides one invocation without re-pinning", async () => {
+    fx = harnessFixture([{ text: "one" }, { text: "two" }, { text: "three" }]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel", model: "local/a" });
+    expect(fx.store.session(s.id).model).toBe("local/a");
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "first" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "second", model: "local/b" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "third" });
+    const models = fx.store.activePath(s.id).flatMap((e) => (e.kind === "assistant" ? [e.data.model] : []));
+    expect(models).toEqual(["local/a", "local/b", "local/a"]);
+    expect(fx.store.session(s.id).model).toBe("local/a");
+  });
+
+  it("an untitled session is named after its first message", async () => {
+    fx = harnessFixture([{ text: "a" }, { text: "b" }]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+    expect(s.title).toBe("");
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "\n  Outline chapter four  \nwith details" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "Something else" });
+    expect(fx.store.session(s.id).title).toBe("Outline chapter four");
+  });
+
+  it("retries from an earlier entry on a new branch and keeps the old one", async () => {
+    fx = harnessFixture([{ text: "A dull opening." }]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "Open chapter one" });
+    const user = fx.store.activePath(s.id).find((e) => e.kind === "user")!;
+    fx.store.setLeaf(s.id, user.id);
+    fx.script([{ expect: { lastUser: "Open chapter one" }, text: "A storm-lit opening." }]);
+    const retry = await fx.harness.invoke(s.id, { mode: "continue" });
+    expect(retry.finalMessage).toBe("A storm-lit opening.");
+    const texts = (entries: { kind: string; data: unknown }[]) =>
+      entries.flatMap((e) => (e.kind === "assistant" ? [(e.data as { text: string }).text] : []));
+    expect(texts(fx.store.activePath(s.id))).toEqual(["A storm-lit opening."]);
+    expect(texts(fx.store.allEntries(s.id))).toEqual(["A dull opening.", "A storm-lit opening."]);
+    expect(fx.store.children(user.id)).toHaveLength(2);
+  });
+
+  it("a process that died between approving a write and recording its result leaves a session that continues", async () => {
+    fx = harnessFixture([
+      { toolCalls: [{ name: "write", input: { path: "notes/x.md", content: "x\n" } }] },
+      { expect: { lastToolResult: "interrupted" }, text: "I will check the file first." },
+    ]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel", mode: "discuss" });
+    const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "write" });
+    // What settle commits before it runs the call; then the process is gone.
+    fx.store.settleApproval(r.pending!.approvalId, { approved: true });
+    expect(fx.harness.pending(s.id)).toBeNull();
+    const c = await fx.harness.invoke(s.id, { mode: "continue" });
+    expect(c).toMatchObject({ status: "completed", finalMessage: "I will check the file first." });
+    const result = fx.store
+      .activePath(s.id)
+      .filter((e) => e.kind === "tool_result")
+      .at(-1);
+    expect(result?.kind === "tool_result" && result.data.error?.code).toBe("aborted");
+    expect(fx.store.approval(r.pending!.approvalId).status).toBe("approved");
+  });
+
+  it("continue takes no message and prompt needs one", async () => {
+    fx = harnessFixture([{ text: "unused" }]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+    await expect(fx.harness.invoke(s.id, { mode: "continue", message: "hi" })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await expect(fx.harness.invoke(s.id, { mode: "prompt", message: "  " })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    expect(fx.store.activePath(s.id)).toEqual([]);
+  });
+});

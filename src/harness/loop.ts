@@ -128,7 +128,7 @@ export class Harness {
         { details: { pending } },
       );
     }
-    // Calls left open by a crash (no request recorded for them) are closed so the run can go on.
+    // Calls left open by a crash (no open request for them) are closed so the run can go on.
     store.abortPendingCalls(sessionId, "The call was interrupted before it finished");
     const input: RunInput | null =
       req.mode === "continue"
@@ -137,7 +137,10 @@ export class Harness {
     return this.runFrom(sessionId, req.mode, input, req.model, req.signal);
   }
 
-  /** The call the session is waiting on, if any. */
+  /**
+   * The call the session is waiting on, if any. An approval already decided whose call has no
+   * result (the process died while running it) waits on nothing: the next invocation closes it.
+   */
   pending(sessionId: string): PendingView | null {
     const { store } = this.deps;
     const calls = store.pendingToolCalls(sessionId);
@@ -147,6 +150,7 @@ export class Harness {
     for (let i = path.length - 1; i >= 0; i--) {
       const e = path[i];
       if (e.kind === "approval_request" && open.has(e.data.callId)) {
+        if (store.approval(e.id).status !== "pending") return null;
         return {
           approvalId: e.id,
           kind: e.data.kind,

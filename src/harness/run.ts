@@ -9,7 +9,7 @@ import { chooseCut, contextTokens, summarize } from "./compaction.js";
 import { buildSystem, readPath, toMessages } from "./context.js";
 import type { EventBus, PendingView, RunStatus } from "./events.js";
 import { runStepCalls, type StepEnv, type StepOutcome, type StepPause } from "./step.js";
-import type { Entry, EntryInput, SessionStore } from "./store/index.js";
+import { type Entry, type EntryInput, oneLine, type SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
 import { offeredTools } from "./tool-specs.js";
 import type { InvocationMode, LoopSettings, ModelResolver, ResolvedModel, RunResult } from "./types.js";
@@ -169,7 +169,11 @@ export async function runOnce(
 
   store.setStatus(sessionId, "running");
   push(store.append(sessionId, { kind: "run_start", data: { runId, invocation } }));
-  if (input) push(store.append(sessionId, { kind: "user", data: input }));
+  if (input) {
+    push(store.append(sessionId, { kind: "user", data: input }));
+    // An untitled session is named after its first message, so `sessions list` says what it is about.
+    if (!session.title) store.updateSession(sessionId, { title: oneLine(input.text, 80) });
+  }
   bus.emit({ type: "run_start", sessionId, runId, invocation });
 
   let steps = 0;

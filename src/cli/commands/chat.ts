@@ -102,7 +102,10 @@ export function registerChat(program: Command): void {
     .description("Chat with an agent in the terminal (streams text, asks for approvals)")
     .option("--profile <key>", "agent profile for a new session", "leader.default")
     .option("--mode <mode>", "normal, discuss or plan (new session)")
-    .option("--model <ref>", "model <providerId>/<modelId>")
+    .option(
+      "--model <ref>",
+      "model <providerId>/<modelId>: a new session pins it; with --session, it is used for this chat only",
+    )
     .option("--session <id>", "resume this session (shows a pending approval first)")
     .option("--project <name>", "project (default: the project folder you are in)")
     .option("--script <file>", "use a scripted model file (offline; no config needed)")
@@ -170,7 +173,10 @@ export function registerChat(program: Command): void {
 
         for (;;) {
           const line = await r.next("\nyou › ");
-          if (line === null) break;
+          if (line === null) {
+            process.stdout.write("\n");
+            break;
+          }
           const text = line.trim();
           if (!text) continue;
           try {

@@ -185,7 +185,10 @@ export function registerRun(program: Command): void {
     .argument("<message>", "what to ask")
     .option("--profile <key>", "agent profile for a new session", "leader.default")
     .option("--mode <mode>", "normal, discuss or plan (new session)")
-    .option("--model <ref>", "model <providerId>/<modelId> for this invocation")
+    .option(
+      "--model <ref>",
+      "model <providerId>/<modelId>: a new session pins it; with --session, it is used for this invocation only",
+    )
     .option("--script <file>", "use a scripted model file (offline; no config needed)")
     .option("--session <id>", "continue this session instead of starting one")
     .option("--project <name>", "project (default: the project folder you are in)")

@@ -68,10 +68,13 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("show")
-    .description("Print a session's transcript (its active branch), with pending approvals")
+    .description("Print a session's transcript (its active branch), with pending approvals and questions")
     .argument("<id>", "session id")
     .option("--workspace <dir>", "workspace root")
-    .option("--json", "print the session, its active path, tasks and pending approvals as JSON")
+    .option(
+      "--json",
+      "print the session, its active path, tasks, pending approvals and queued inputs as JSON",
+    )
     .action((id: string, o: { workspace?: string; json?: boolean }) => {
       try {
         withStore(o.workspace, (store) => {
@@ -89,6 +92,11 @@ export function registerSessions(program: Command): void {
             for (const a of pending) {
               out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
             }
+          }
+          const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
+          for (const e of path) {
+            if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
+            out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
           }
           process.stdout.write(out);
         });
