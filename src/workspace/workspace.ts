@@ -37,9 +37,10 @@ export class Workspace {
     this.realRoot = realpathSync(root);
   }
 
-  /** Create (or re-open) a workspace at `dir`. */
+  /** Create (or re-open) a workspace at `dir`; a project folder cannot become one. */
   static init(dir: string): Workspace {
     const root = resolve(dir);
+    assertNotProjectFolder(root, dir);
     for (const d of [
       ".nbook/agent/profiles",
       ".nbook/agent/skills",
@@ -62,12 +63,7 @@ export class Workspace {
         `Not a NeuroBook workspace (no .nbook/ folder): ${dir}. Run \`nbook init <dir>\`.`,
       );
     }
-    if (existsSync(join(root, "project.yaml"))) {
-      throw new NbError(
-        "not_found",
-        `${dir} is a project folder, not a workspace: its workspace is the folder that holds it.`,
-      );
-    }
+    assertNotProjectFolder(root, dir);
     return new Workspace(root);
   }
 
@@ -181,6 +177,15 @@ export class Workspace {
   close(): void {
     for (const p of this.open.values()) p.close();
     this.open.clear();
+  }
+}
+
+function assertNotProjectFolder(root: string, dir: string): void {
+  if (existsSync(join(root, "project.yaml"))) {
+    throw new NbError(
+      "invalid_input",
+      `${dir} is a project folder, not a workspace: its workspace is the folder that holds it.`,
+    );
   }
 }
 

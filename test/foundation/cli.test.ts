@@ -138,6 +138,9 @@ describe("nbook CLI", () => {
     expect(projectAsWorkspace.status).toBe(2);
     expect(projectAsWorkspace.stderr).toContain("is a project folder, not a workspace");
     expect(() => readFileSync(join(ws, "demo", "inner", "project.yaml"))).toThrow();
+    const initInProject = nbook(["init", join(ws, "demo")]);
+    expect(initInProject.status).toBe(2);
+    expect(() => readFileSync(join(ws, "demo", ".nbook", "config.json"))).toThrow();
   });
 
   it("lists tools outside any workspace and ends quietly when its reader goes away", () => {

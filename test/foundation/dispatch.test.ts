@@ -17,6 +17,29 @@ afterEach(() => bed.cleanup());
 
 const file = () => readFileSync(join(bed.project.root, "lorebook", "mira.md"), "utf8");
 
+describe("defineTool", () => {
+  const base = {
+    key: "probe",
+    group: "files" as const,
+    description: "test tool",
+    effect: "read" as const,
+    execute: () => ({ text: "" }),
+  };
+
+  it("accepts a strict object input and refuses anything that would drop unknown fields silently", () => {
+    expect(defineTool({ ...base, input: z.object({ a: z.string() }).strict() }).key).toBe("probe");
+    expect(() => defineTool({ ...base, input: z.object({ a: z.string() }) })).toThrow(/strict/);
+    expect(() => defineTool({ ...base, input: z.object({}).loose() })).toThrow(/strict/);
+    expect(() => defineTool({ ...base, input: z.string() })).toThrow(/strict/);
+  });
+
+  it("refuses a tool without a declared effect or with a key that is not snake_case", () => {
+    const input = z.object({}).strict();
+    expect(() => defineTool({ ...base, input, effect: undefined as never })).toThrow(/effect/);
+    expect(() => defineTool({ ...base, input, key: "Probe-Tool" })).toThrow(/snake_case/);
+  });
+});
+
 describe("dispatch: validation", () => {
   it("answers invalid_input with a JSON Pointer per bad field", async () => {
     const r = await bed.call("edit", { path: 3, edits: [{ oldText: "" }], extra: true });
