@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Workspace } from "../workspace/workspace.js";
 import { defaultSchemaYaml } from "./default-schema.js";
 import { defaultsFor, loadSchemaFile, parseSchema, resolvePath } from "./schema.js";
@@ -94,18 +94,40 @@ describe("schema.yaml", () => {
         ],
       });
       expect(w.search.text("archivist")).toEqual([]);
-      t.setSchema("types:\n  c:\n    attrs:\n      hp: int\n      boss: ref:c\n      bio: text\n");
-      expect(w.transaction(() => w.issues.list().map((i) => i.label), { dryRun: true }).value).toEqual([
-        "E2",
-      ]);
+      const seen = w.transaction(
+        () => {
+          t.setSchema("types:\n  c:\n    attrs:\n      hp: int\n      boss: ref:c\n      bio: text\n");
+          return w.issues.list().map((i) => i.label);
+        },
+        { dryRun: true },
+      );
+      expect(seen.value).toEqual(["E2"]);
+      expect(w.issues.list().map((i) => i.label)).toEqual(["E2"]);
+      expect(w.search.text("archivist").map((h) => h.attr)).toEqual(["/bio"]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a change is folded in before a transaction starts, so a rollback cannot undo it", () => {
+    const t = tempWorld("types:\n  c:\n    attrs:\n      hp: int\n");
+    try {
+      const w = t.world;
+      w.slice.write({
+        time: 1,
+        patches: [{ subjectId: "x", type: "c", path: "/boss", op: "replace", value: "subject://nobody" }],
+      });
+      const rebuild = vi.spyOn(w, "rebuild");
+      t.setSchema("types:\n  c:\n    attrs:\n      hp: int\n      boss: ref:c\n");
+      for (let i = 0; i < 2; i++) w.transaction(() => w.issues.list(), { dryRun: true });
       expect(() =>
         w.transaction(() => {
           w.subject.get("x");
           throw new Error("script failed");
         }),
       ).toThrow("script failed");
+      expect(rebuild).toHaveBeenCalledTimes(1);
       expect(w.issues.list().map((i) => i.label)).toEqual(["E2"]);
-      expect(w.search.text("archivist").map((h) => h.attr)).toEqual(["/bio"]);
     } finally {
       t.cleanup();
     }

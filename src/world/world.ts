@@ -279,6 +279,8 @@ export class World implements WorldApi {
   };
 
   transaction<T>(fn: () => T, opts: { dryRun?: boolean } = {}): TransactionResult<T> {
+    // A schema change is folded into the derived data first, so a rollback cannot undo that work.
+    if (!this.db.inTransaction) this.loadSchema();
     const writes: WriteRecord[] = [];
     const outer = this.recorders.map((r) => r.length);
     this.recorders.push(writes);
