@@ -30,25 +30,32 @@ export interface McpServerOptions {
 
 const VERSION = "0.1.0";
 
+/** How long a person may take to answer an approval prompt (the SDK's 60 s default is too short). */
+const APPROVAL_TIMEOUT_MS = 30 * 60_000;
+
 /** Ask the user through elicitation to approve one gated call; true only on an explicit yes. */
 async function askApproval(
   server: Server,
   tool: string,
   r: Extract<DispatchResult, { ok: false }>,
+  signal: AbortSignal,
 ): Promise<boolean> {
   const preview = (r.error.details as { preview?: { text?: string } } | undefined)?.preview?.text ?? "";
-  const answer = await server.elicitInput({
-    mode: "form",
-    message: `NeuroBook is in a read-only mode. Approve this one ${tool} call?\n\n${preview}`.slice(
-      0,
-      20_000,
-    ),
-    requestedSchema: {
-      type: "object",
-      properties: { approve: { type: "boolean", title: "Approve", description: "Run this one call" } },
-      required: ["approve"],
+  const answer = await server.elicitInput(
+    {
+      mode: "form",
+      message: `NeuroBook is in a read-only mode. Approve this one ${tool} call?\n\n${preview}`.slice(
+        0,
+        20_000,
+      ),
+      requestedSchema: {
+        type: "object",
+        properties: { approve: { type: "boolean", title: "Approve", description: "Run this one call" } },
+        required: ["approve"],
+      },
     },
-  });
+    { signal, timeout: APPROVAL_TIMEOUT_MS },
+  );
   return answer.action === "accept" && answer.content?.approve === true;
 }
 
@@ -94,7 +101,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     let r = await dispatch(call, { ...base, signal: extra.signal });
     if (!r.ok && r.error.code === "approval_required" && server.getClientCapabilities()?.elicitation?.form) {
       try {
-        if (await askApproval(server, key, r))
+        if (await askApproval(server, key, r, extra.signal))
           r = await dispatch(call, { ...base, approved: true, signal: extra.signal });
         else
           r = {
