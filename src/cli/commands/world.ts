@@ -62,7 +62,7 @@ const withTime = <T extends { instant?: number }>(x: T, time: (t: number) => str
 export function registerWorld(program: Command): void {
   const world = program
     .command("world")
-    .description("The World Engine: schema, subjects, state, history, slices");
+    .description("The World Engine: schema, subjects, state, history, slices, issues, scripts");
 
   common(world.command("schema").description("Subject types, their attributes, and the calendar")).action(
     (o: WorldOptions) =>

@@ -10,6 +10,7 @@ const api = {
   world: {
     add: (a: unknown, b: unknown) => (a as number) + (b as number),
     echo: (v: unknown) => v,
+    big: () => "y".repeat(5_000_000),
     probe: (v: unknown) => {
       const o = v as Record<string, unknown>;
       return {
@@ -190,7 +191,7 @@ describe("sandbox escapes", () => {
     await stillHealthy();
   });
 
-  it("a huge thrown message or argument cannot flood the host", async () => {
+  it("a huge thrown message, argument or host result cannot flood either side", async () => {
     const e = await failure("throw new Error('m'.repeat(5_000_000))");
     expect(e.message.length).toBeLessThan(3000);
     const big = await runScript({
@@ -200,6 +201,14 @@ describe("sandbox escapes", () => {
     expect(big.value).toEqual([
       "limit_exceeded",
       "world.echo: arguments too large (5000004 characters of JSON; the limit is 4194304)",
+    ]);
+    const result = await runScript({
+      code: "try { world.big(); } catch (e) { return [e.code, e.message]; }",
+      api,
+    });
+    expect(result.value).toEqual([
+      "limit_exceeded",
+      "world.big: result too large (5000022 characters of JSON; the limit is 4194304)",
     ]);
     await stillHealthy();
   });

@@ -16,7 +16,7 @@ export interface SandboxLimits {
   maxResultChars: number;
   /** Console output kept; the rest is dropped with a marker line. */
   maxConsoleChars: number;
-  /** Longest argument list (as JSON) one host call accepts. */
+  /** Longest argument list, and longest result, (as JSON) one host call passes across. */
   maxCallChars: number;
 }
 
@@ -183,11 +183,18 @@ class Run {
       vm.newFunction("call", (nameH, argsH) => {
         const size = this.stringLength(argsH);
         const name = vm.getString(nameH);
-        if (size > this.limits.maxCallChars) {
-          const message = `${name}: arguments too large (${size} characters of JSON; the limit is ${this.limits.maxCallChars})`;
-          return vm.newString(JSON.stringify({ ok: false, code: "limit_exceeded", message }));
-        }
-        return vm.newString(callHost(functions, name, vm.getString(argsH), hidePaths));
+        const tooLarge = (what: string, n: number) =>
+          vm.newString(
+            JSON.stringify({
+              ok: false,
+              code: "limit_exceeded",
+              message: `${name}: ${what} too large (${n} characters of JSON; the limit is ${this.limits.maxCallChars})`,
+            }),
+          );
+        if (size > this.limits.maxCallChars) return tooLarge("arguments", size);
+        const out = callHost(functions, name, vm.getString(argsH), hidePaths);
+        // A result is parsed inside the sandbox, where it would slip past the memory limit.
+        return out.length > this.limits.maxCallChars ? tooLarge("result", out.length) : vm.newString(out);
       }),
     );
     const log = this.keep(vm.newFunction("log", (levelH, textH) => this.log(vm.getString(levelH), textH)));
