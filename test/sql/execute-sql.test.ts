@@ -81,6 +81,24 @@ describe("execute_sql: reads", () => {
     expect(exact.details.truncated).toBe(false);
   });
 
+  it("cuts cells over 10,000 characters and stops adding rows after about 1,000,000 characters", async () => {
+    const long = ok(await sql("SELECT hex(zeroblob(6000)) AS text, zeroblob(6000) AS blob, 'short' AS s"));
+    const row = long.details.rows[0];
+    expect(row.text).toBe(`${"0".repeat(10_000)}…`);
+    expect(row.blob).toBe(`x'${"0".repeat(10_000)}…'`);
+    expect(row.s).toBe("short");
+    expect(long.details).toMatchObject({ cutCells: 2, truncated: false });
+    expect(long.text).toContain("2 cells longer than 10000 characters cut short");
+    const wide = ok(
+      await sql(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 150) SELECT x, hex(zeroblob(5000)) AS pad FROM c",
+      ),
+    );
+    expect(wide.details.rowCount).toBe(100);
+    expect(wide.details.truncated).toBe(true);
+    expect(wide.details.cutCells).toBeUndefined();
+  });
+
   it("allows WITH … SELECT, VALUES, EXPLAIN, a trailing semicolon and keywords inside strings", async () => {
     expect(ok(await sql("WITH a AS (SELECT 2 AS n) SELECT n * 21 AS v FROM a;")).details.rows).toEqual([
       { v: 42 },

@@ -14,6 +14,12 @@ import { checkStatementText } from "./statement-text.js";
 /** Rows a read returns at most. */
 export const MAX_SQL_ROWS = 200;
 
+/** Characters of text a result returns at most (about; the row that crosses it is the last). */
+const MAX_SQL_CHARS = 1_000_000;
+
+/** Characters one cell returns at most; longer ones are cut. */
+const MAX_SQL_CELL_CHARS = 10_000;
+
 /** RETURNING rows shown in an approval preview. */
 const PREVIEW_ROWS = 20;
 
@@ -71,6 +77,8 @@ function statement(input: SqlInput, ctx: ToolContext, maxRows: number): Statemen
     command: checkStatementText(sql),
     params: input.params as SqlParams | undefined,
     maxRows,
+    maxChars: MAX_SQL_CHARS,
+    maxCellChars: MAX_SQL_CELL_CHARS,
     allowWrite: !isReadOnlyMode(ctx.mode) || ctx.approved,
   };
 }
@@ -98,6 +106,7 @@ async function runStatement(input: SqlInput, ctx: ToolContext): Promise<ToolResu
     rows,
     rowCount: rows.length,
     truncated: out.truncated,
+    ...(out.cutCells ? { cutCells: out.cutCells } : {}),
     ...(out.changes !== undefined ? { changes: out.changes } : {}),
   };
   const parts: string[] = [];
@@ -109,6 +118,11 @@ async function runStatement(input: SqlInput, ctx: ToolContext): Promise<ToolResu
         ? `(first ${rows.length} rows shown; truncated: more rows exist. Narrow the WHERE clause, aggregate, or page with LIMIT/OFFSET.)`
         : `(${plural(rows.length, "row")})`,
     );
+    if (out.cutCells) {
+      parts.push(
+        `(${plural(out.cutCells, "cell")} longer than ${MAX_SQL_CELL_CHARS} characters cut short; read the rest with substr(column, start, length).)`,
+      );
+    }
   }
   return { text: parts.join("\n"), details };
 }
@@ -120,7 +134,7 @@ export const executeSql = defineTool({
   description: `Run one SQL statement against this project's .nbook/project.sqlite (the plot tables) — and nothing else: no other file, no world.sqlite, no ATTACH.
 - Allowed: SELECT, WITH … SELECT, VALUES, EXPLAIN, INSERT, UPDATE, DELETE (and WITH … INSERT/UPDATE/DELETE). Refused: DDL, PRAGMA (also pragma_* functions), ATTACH/DETACH, VACUUM, transactions, REPLACE/REINDEX/ANALYZE, load_extension.
 - Exactly one statement per call. Bind values with params instead of pasting them into the text.
-- Reads return at most ${MAX_SQL_ROWS} rows (truncated: true when more exist); a statement is stopped after 2 s.
+- Reads return at most ${MAX_SQL_ROWS} rows and about ${MAX_SQL_CHARS} characters (truncated: true when more exist); a longer cell is cut at ${MAX_SQL_CELL_CHARS} characters (cutCells); a statement is stopped after 2 s.
 - Writes bypass the plot services' rules (ordering, promise fulfilment, validation) and do not bump updated_at: prefer the save_* plot tools; use SQL writes for bulk fixes. Foreign keys are enforced.
 - Call with {describe: true} first to see the tables and what each column means.`,
   input: Input,

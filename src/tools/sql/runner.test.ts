@@ -24,6 +24,8 @@ const req = (sql: string, extra: Partial<StatementRequest> = {}): StatementReque
   sql,
   command: "SELECT",
   maxRows: 200,
+  maxChars: 1_000_000,
+  maxCellChars: 10_000,
   allowWrite: false,
   ...extra,
 });

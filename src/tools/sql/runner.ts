@@ -22,6 +22,10 @@ export interface StatementRequest {
   params?: SqlParams;
   /** Rows returned at most; more set `truncated`. */
   maxRows: number;
+  /** No further row is returned once the texts returned hold this many characters (sets `truncated`). */
+  maxChars: number;
+  /** A longer text cell (or blob, as hex) is cut to this many characters and counted in `cutCells`. */
+  maxCellChars: number;
   /** False in a read-only mode without approval: a writing statement is refused. */
   allowWrite: boolean;
 }
@@ -32,6 +36,8 @@ export interface StatementOutcome {
   columns: string[];
   rows: unknown[][];
   truncated: boolean;
+  /** Cells longer than `maxCellChars`, returned cut short. */
+  cutCells: number;
   /** Rows changed, for writes. */
   changes?: number;
 }

@@ -106,14 +106,48 @@ function inspect(req) {
   return { stmt, write };
 }
 
-function cell(v) {
+// Marks a cell cut at the request's maxCellChars.
+const CUT = "…";
+
+/**
+ * One value as it crosses to the parent: safe integers as numbers, blobs as x'hex', texts longer
+ * than `max` characters cut (counted in `cut.n`).
+ */
+function cell(v, max, cut) {
   if (typeof v === "bigint") {
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(v)
       : String(v);
   }
-  if (v instanceof Uint8Array) return `x'${Buffer.from(v).toString("hex")}'`;
+  if (v instanceof Uint8Array) {
+    const bytes = Math.floor(max / 2);
+    if (v.length > bytes) cut.n++;
+    return `x'${Buffer.from(v.subarray(0, bytes)).toString("hex")}${v.length > bytes ? CUT : ""}'`;
+  }
+  if (typeof v === "string" && v.length > max) {
+    cut.n++;
+    return `${v.slice(0, max)}${CUT}`;
+  }
   return v;
+}
+
+/**
+ * Take at most `req.maxRows` rows, and no further row once the texts taken hold `req.maxChars`
+ * characters, converting each cell; `truncated` says rows were left out, `cutCells` how many cells
+ * were cut. This keeps a result small enough for a model and a session log.
+ */
+function collect(source, req) {
+  const rows = [];
+  const cut = { n: 0 };
+  let chars = 0;
+  for (const r of source) {
+    if (rows.length === req.maxRows || chars >= req.maxChars)
+      return { rows, truncated: true, cutCells: cut.n };
+    const row = r.map((v) => cell(v, req.maxCellChars, cut));
+    for (const c of row) if (typeof c === "string") chars += c.length;
+    rows.push(row);
+  }
+  return { rows, truncated: false, cutCells: cut.n };
 }
 
 function bindValue(v) {
@@ -133,28 +167,17 @@ function execute(db, stmt, req, write) {
   const args = bindArgs(req.params);
   if (!stmt.reader) {
     const info = stmt.run(...args);
-    return { columns: [], rows: [], truncated: false, changes: info.changes };
+    return { columns: [], rows: [], truncated: false, cutCells: 0, changes: info.changes };
   }
   stmt.raw(true).safeIntegers(true);
   const columns = stmt.columns().map((c) => c.name);
-  const rows = [];
-  let truncated = false;
   if (write) {
     // A write with RETURNING must run to the end; only the returned rows are capped.
-    const all = stmt.all(...args);
-    truncated = all.length > req.maxRows;
-    for (const r of all.slice(0, req.maxRows)) rows.push(r.map(cell));
+    const result = collect(stmt.all(...args), req);
     const changes = db.prepare("SELECT changes()").pluck().get();
-    return { columns, rows, truncated, changes };
+    return { columns, ...result, changes };
   }
-  for (const r of stmt.iterate(...args)) {
-    if (rows.length === req.maxRows) {
-      truncated = true;
-      break;
-    }
-    rows.push(r.map(cell));
-  }
-  return { columns, rows, truncated };
+  return { columns, ...collect(stmt.iterate(...args), req) };
 }
 
 function run(req) {
@@ -173,7 +196,7 @@ function run(req) {
 /** Run a write inside a transaction that is always rolled back, to say what it would change. */
 function preview(req) {
   const { stmt, write } = inspect(req);
-  if (!write) return { write, columns: [], rows: [], truncated: false, changes: 0 };
+  if (!write) return { write, columns: [], rows: [], truncated: false, cutCells: 0, changes: 0 };
   const { rw } = connections;
   rw.exec("BEGIN IMMEDIATE");
   try {
