@@ -106,7 +106,7 @@ export const historyOptionsSchema = z.object({ path: z.string().optional() }).st
 export type HistoryOptions = z.infer<typeof historyOptionsSchema>;
 
 /** Most ids, types or attributes one filter may name (each becomes an SQL parameter). */
-export const MAX_FILTER_ITEMS = 1000;
+const MAX_FILTER_ITEMS = 1000;
 
 /** Longest search query, in characters. */
 export const MAX_QUERY_CHARS = 2000;

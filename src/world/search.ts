@@ -15,7 +15,7 @@ interface HitRow {
 }
 
 /** Most entries without a vector that one search embeds (and stores), beyond its keyword hits. */
-export const NEW_VECTORS_PER_SEARCH = 256;
+const NEW_VECTORS_PER_SEARCH = 256;
 
 const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
 
