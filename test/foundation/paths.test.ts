@@ -68,6 +68,21 @@ describe("file authorization", () => {
       expectEscape(await bed.call("write", { path, content: "pwned" }));
       expect(readdirSync(outside)).toEqual(["secret.txt"]);
     });
+    it(`refuses edit and apply_patch of ${JSON.stringify(path.slice(0, 50))}`, async () => {
+      const e = await bed.call("edit", { path, edits: [{ oldText: "top", newText: "pwned" }] });
+      expectEscape(e);
+      expect(JSON.stringify(e)).not.toContain("top secret");
+      // A blank path cannot even be written in a patch header (that is a syntax error).
+      if (path.trim() !== "") {
+        for (const op of [`*** Add File: ${path}\n+pwned`, `*** Delete File: ${path}`]) {
+          expectEscape(await bed.call("apply_patch", { patch: `*** Begin Patch\n${op}\n*** End Patch` }));
+        }
+        const update = `*** Begin Patch\n*** Update File: ${path}\n@@\n-top secret\n+pwned\n*** End Patch`;
+        expectEscape(await bed.call("apply_patch", { patch: update }));
+      }
+      expect(readdirSync(outside)).toEqual(["secret.txt"]);
+      expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("top secret\n");
+    });
   }
 
   it("lists the project root for read, but refuses it as a file target", async () => {
@@ -144,9 +159,35 @@ describe("file authorization", () => {
     if (!r.ok) expect(r.error.message).toContain('drop the leading "novel/"');
   });
 
-  it("refuses writes to the project databases", async () => {
-    const r = await bed.call("write", { path: ".nbook/world.sqlite", content: "x" });
-    expect(!r.ok && r.error.code).toBe("not_allowed");
+  it("refuses writes to the project's .nbook/ control area, also through a symlinked folder", async () => {
+    const root = bed.project.root;
+    writeFileSync(join(root, ".nbook", "world.sqlite"), "db");
+    writeFileSync(join(root, ".nbook", "agent", "profiles", "scout.yaml"), "key: scout\n");
+    symlinkSync(join(root, ".nbook"), join(root, "control"));
+    const attempts: [string, unknown][] = [
+      ["write", { path: ".nbook/world.sqlite", content: "x" }],
+      ["write", { path: "control/world.sqlite", content: "x" }],
+      ["write", { path: "workspace/novel/.nbook/project.sqlite-wal", content: "x" }],
+      ["write", { path: ".nbook/agent/profiles/writer.yaml", content: "key: writer\n" }],
+      ["edit", { path: "control/agent/profiles/scout.yaml", edits: [{ oldText: "scout", newText: "x" }] }],
+      ["apply_patch", { patch: "*** Begin Patch\n*** Delete File: control/world.sqlite\n*** End Patch" }],
+      [
+        "apply_patch",
+        {
+          patch:
+            "*** Begin Patch\n*** Add File: notes.md\n+x\n*** Update File: lorebook/index.md\n*** Move to: .nbook/agent/profiles/leak.yaml\n@@\n-# Lorebook\n+key: leak\n*** End Patch",
+        },
+      ],
+    ];
+    for (const [key, input] of attempts) {
+      const r = await bed.call(key, input);
+      expect(!r.ok && r.error.code).toBe("not_allowed");
+    }
+    expect(readFileSync(join(root, ".nbook", "world.sqlite"), "utf8")).toBe("db");
+    expect(readdirSync(join(root, ".nbook", "agent", "profiles"))).toEqual(["scout.yaml"]);
+    expect(readdirSync(root)).not.toContain("notes.md");
+    const read = await bed.call("read", { path: ".nbook/agent/profiles/scout.yaml" });
+    expect(read.ok && read.text).toContain("key: scout");
   });
 
   it("never reveals host absolute paths in errors", async () => {

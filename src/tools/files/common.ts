@@ -1,20 +1,22 @@
 import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { NbError } from "../../core/errors.js";
 import { looksBinary } from "../../core/text.js";
-import { type ResolvedPath, resolveFileAddress } from "../../workspace/paths.js";
+import { isInside, type ResolvedPath, realPathOf, resolveFileAddress } from "../../workspace/paths.js";
 import type { ToolContext } from "../types.js";
 
-// Project databases are reached only through their tools (execute_sql, execute_world, plot).
-const PROTECTED = /^\.nbook\/[^/]+\.sqlite(?:-wal|-shm|-journal)?$/;
-
-/** Resolve a path through the one authorisation path; writes to project databases are refused. */
+/**
+ * Resolve a path through the one authorisation path. Writes never reach a project's `.nbook/`
+ * control area (judged on the real path): its databases change only through their tools, and its
+ * agent profiles, skills and workflows — which grant agents their powers — only by the user.
+ */
 export function authorize(ctx: ToolContext, path: string, op: "read" | "write" | "list"): ResolvedPath {
   const r = resolveFileAddress(ctx.workspace, ctx.project, path, { allowRoot: op === "list" });
-  if (op === "write" && PROTECTED.test(r.rel)) {
+  if (op === "write" && isInside(realPathOf(r.abs, path), join(r.project.realRoot, ".nbook"))) {
     throw new NbError(
       "not_allowed",
-      `${r.display} is a project database; use its tool (execute_sql, execute_world) instead`,
+      `${r.display} is in the project's control area (.nbook/): databases change only through their tools (execute_sql, execute_world, the plot tools), agent profiles, skills and workflows only by the user`,
     );
   }
   return r;
