@@ -232,6 +232,27 @@ describe("apply_patch", () => {
     expect(readFileSync(abs("two.md"), "utf8")).toBe("# One\nsame\n# Two\nchanged\n");
   });
 
+  it("takes the context at its first match after an anchor, and nested anchors likewise", async () => {
+    writeFileSync(abs("ch.md"), "# One\n## Scene\nsame\n# Two\n## Scene\nsame\n# Three\n## Scene\nsame\n");
+    const anchored = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: ch.md\n@@ # Two\n-same\n+two\n*** End Patch",
+    });
+    expect(anchored.ok).toBe(true);
+    const nested = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: ch.md\n@@ # Three\n@@ ## Scene\n-same\n+three\n*** End Patch",
+    });
+    expect(nested.ok).toBe(true);
+    expect(readFileSync(abs("ch.md"), "utf8")).toBe(
+      "# One\n## Scene\nsame\n# Two\n## Scene\ntwo\n# Three\n## Scene\nthree\n",
+    );
+    const ambiguousAnchor = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: ch.md\n@@ ## Scene\n-same\n+x\n*** End Patch",
+    });
+    expect(!ambiguousAnchor.ok && ambiguousAnchor.error.message).toContain(
+      'Anchor "@@ ## Scene" in ch.md is ambiguous',
+    );
+  });
+
   it("keeps CRLF in updated files", async () => {
     writeFileSync(abs("crlf.md"), "a\r\nb\r\n");
     await bed.call("apply_patch", {

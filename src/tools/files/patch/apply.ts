@@ -40,14 +40,25 @@ function matchesAt(lines: string[], pattern: string[], at: number, eq: Matcher):
   return true;
 }
 
-/** Find `pattern` at or after `from`; with `eof`, prefer a match ending at the last line. Returns -1 or the index. */
-function seek(lines: string[], pattern: string[], from: number, eof: boolean, what: string): number {
+/**
+ * Find `pattern` at or after `from`; with `eof`, prefer a match ending at the last line. Returns -1
+ * or the index. A second match is an ambiguity error unless `first` (the search follows an anchor,
+ * which already says where to look: its first match wins).
+ */
+function seek(
+  lines: string[],
+  pattern: string[],
+  from: number,
+  opts: { eof: boolean; first: boolean },
+  what: string,
+): number {
   for (const eq of MATCHERS) {
-    if (eof && matchesAt(lines, pattern, lines.length - pattern.length, eq))
+    if (opts.eof && matchesAt(lines, pattern, lines.length - pattern.length, eq))
       return lines.length - pattern.length;
     let found = -1;
     for (let at = from; at + pattern.length <= lines.length; at++) {
       if (!matchesAt(lines, pattern, at, eq)) continue;
+      if (opts.first) return at;
       if (found !== -1) {
         throw fail(
           `${what} is ambiguous: it matches at lines ${found + 1} and ${at + 1}; add more context or an "@@ <line>" anchor`,
@@ -73,22 +84,31 @@ export function applyChunks(
   let cursor = 0;
   chunks.forEach((c, ci) => {
     const what = `Chunk ${ci + 1} of ${display}`;
-    for (const anchor of c.anchors) {
-      const at = seek(lines, [anchor], cursor, false, `Anchor "@@ ${anchor}" in ${display}`);
+    // The first anchor must be unique; a nested anchor and the context are taken at their first
+    // match after the anchor before them.
+    c.anchors.forEach((anchor, k) => {
+      const at = seek(
+        lines,
+        [anchor],
+        cursor,
+        { eof: false, first: k > 0 },
+        `Anchor "@@ ${anchor}" in ${display}`,
+      );
       if (at === -1) throw fail(`${what}: anchor line "${anchor}" not found`);
       cursor = at + 1;
-    }
+    });
+    const after = { eof: c.eof, first: c.anchors.length > 0 };
     if (c.oldLines.length === 0) {
       edits.push({ at: lines.length, remove: 0, insert: c.newLines });
       return;
     }
     let old = c.oldLines;
     let insert = c.newLines;
-    let at = seek(lines, old, cursor, c.eof, what);
+    let at = seek(lines, old, cursor, after, what);
     if (at === -1 && old[old.length - 1] === "") {
       old = old.slice(0, -1);
       if (insert[insert.length - 1] === "") insert = insert.slice(0, -1);
-      at = seek(lines, old, cursor, c.eof, what);
+      at = seek(lines, old, cursor, after, what);
     }
     if (at === -1) {
       throw fail(`${what}: context not found (expected lines starting with "${old[0].slice(0, 80)}")`);
