@@ -15,6 +15,7 @@ interface ChatBody {
   messages: { role: string; content?: unknown; tool_call_id?: string }[];
   tools?: { type: string; function: { name: string } }[];
   tool_choice?: unknown;
+  max_tokens?: number;
 }
 
 const requests: ChatBody[] = [];
@@ -66,14 +67,21 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe("turn loop on a real provider (openai-compatible, loopback stub)", () => {
-  it("retries a 503, runs the tool call, and sends system prompt, offered tools and tool results", async () => {
+  it("retries a 503, runs the tool call, and sends system prompt, offered tools, the output cap and tool results", async () => {
     const dir = mkdtempSync(join(tmpdir(), "nbook-harness-provider-"));
     const workspace = Workspace.init(dir);
     workspace.createProject("novel", { sample: true });
     const store = SessionStore.forWorkspace(workspace);
     const registry = createToolRegistry();
     const catalog = new ProfileCatalog(registry, workspace);
-    const config = parseModelsConfig({ providers: { local: { kind: "openai-compatible", baseURL } } }, "c");
+    const config = parseModelsConfig(
+      {
+        providers: {
+          local: { kind: "openai-compatible", baseURL, models: { stub: { maxOutputTokens: 321 } } },
+        },
+      },
+      "c",
+    );
     const resolved = resolveModel("local/stub", config, {});
     const harness = new Harness({
       workspace,
@@ -95,6 +103,7 @@ describe("turn loop on a real provider (openai-compatible, loopback stub)", () =
       const offered = first.tools?.map((t) => t.function.name) ?? [];
       expect(offered).toEqual([...catalog.allowlist("leader.default").keys()]);
       expect(first.tool_choice).toBe("auto");
+      expect(first.max_tokens).toBe(321);
 
       const second = requests[2];
       expect(second.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);

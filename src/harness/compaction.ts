@@ -77,6 +77,7 @@ export async function summarize(opts: {
   system: string;
   previousSummary: string | null;
   entries: readonly Entry[];
+  maxOutputTokens?: number;
   signal?: AbortSignal;
   maxRetries: number;
 }): Promise<string> {
@@ -85,6 +86,7 @@ export async function summarize(opts: {
     model: opts.model,
     system: `${opts.system}\n\nAnswer with the summary only, as plain text.`,
     prompt: `${prior}Conversation to summarise:\n${transcript(opts.entries)}`,
+    maxOutputTokens: opts.maxOutputTokens,
     abortSignal: opts.signal,
     maxRetries: opts.maxRetries,
   });

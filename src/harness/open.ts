@@ -1,10 +1,4 @@
-import { basename } from "node:path";
-import {
-  agentSettings,
-  loadModelsConfig,
-  resolveSessionModel,
-  scriptedModelFromFile,
-} from "../models/index.js";
+import { agentSettings, createModelResolver, loadModelsConfig } from "../models/index.js";
 import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
 import type { Project } from "../workspace/project.js";
@@ -12,7 +6,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { EventBus } from "./events.js";
 import { Harness } from "./loop.js";
 import { SessionStore } from "./store/index.js";
-import type { LoopSettings, ModelResolver, ResolvedModel } from "./types.js";
+import type { LoopSettings } from "./types.js";
 
 /** How a door (CLI, HTTP) wants its harness. */
 export interface OpenHarnessOptions {
@@ -21,10 +15,11 @@ export interface OpenHarnessOptions {
   /** A scripted model file (`--script`): used for every call, no config needed. */
   script?: string;
   /**
-   * Where the script resumes: the number of model calls a session already made, so a conversation
-   * continued in a new process (`nbook approve`, `nbook chat --session`) replays the right turn.
+   * Where a scripted model (`--script` or a configured `scripted` provider) resumes: the number of
+   * model calls a session already made, so a conversation continued in a new process (`nbook
+   * approve`, `nbook chat --session`) replays the right turn.
    */
-  scriptStart?: () => number;
+  scriptStart?: number;
   settings?: Partial<LoopSettings>;
 }
 
@@ -46,29 +41,21 @@ function configSettings(workspace: Workspace, project: Project | null): Partial<
   };
 }
 
-/** Build a harness on the workspace's store, registry, profiles and configured models. */
+/**
+ * Build a harness on the workspace's store, registry, profiles and configured models. Each model
+ * reference gets one model instance for the life of the harness, so a scripted model keeps its place.
+ */
 export function openHarness(opts: OpenHarnessOptions): Harness {
   const { workspace, project } = opts;
   const registry = createToolRegistry();
   const catalog = new ProfileCatalog(registry, workspace, project);
-  let scripted: ResolvedModel | null = null;
-  const resolveModel: ModelResolver = (ref, profileKey) => {
-    if (opts.script) {
-      scripted ??= {
-        ref: `scripted/${basename(opts.script)}`,
-        model: scriptedModelFromFile(opts.script, { startAt: opts.scriptStart?.() ?? 0 }),
-        contextWindow: 128_000,
-      };
-      return scripted;
-    }
-    return resolveSessionModel({
-      workspaceRoot: workspace.root,
-      projectRoot: project?.root ?? null,
-      profileKey,
-      profileDefault: catalog.get(profileKey).defaultModel ?? null,
-      pinned: ref ?? null,
-    });
-  };
+  const resolveModel = createModelResolver({
+    workspaceRoot: workspace.root,
+    projectRoot: project?.root ?? null,
+    script: opts.script ?? null,
+    scriptStartAt: opts.scriptStart ?? 0,
+    profileDefault: (key) => catalog.get(key).defaultModel,
+  });
   const settings = opts.script
     ? { ...opts.settings }
     : { ...configSettings(workspace, project), ...opts.settings };

@@ -243,6 +243,7 @@ export async function runOnce(
         system,
         messages,
         tools: offered.tools,
+        maxOutputTokens: resolved.maxOutputTokens,
         signal,
         maxRetries: settings.maxRetries,
         onText: (text) => bus.emit({ type: "text_delta", sessionId, runId, text }),
@@ -351,6 +352,7 @@ async function compact(
       system: summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] }),
       previousSummary: state.summary,
       entries: state.visible.slice(0, cut),
+      maxOutputTokens: resolved.maxOutputTokens,
       signal,
       maxRetries: deps.settings.maxRetries,
     });

@@ -86,6 +86,7 @@ export async function callModel(opts: {
   system: string;
   messages: readonly LanguageModelV3Message[];
   tools: LanguageModelV3FunctionTool[];
+  maxOutputTokens?: number;
   signal?: AbortSignal;
   maxRetries: number;
   onText: (delta: string) => void;
@@ -99,6 +100,7 @@ export async function callModel(opts: {
           prompt: [{ role: "system", content: opts.system }, ...opts.messages],
           tools: opts.tools.length ? opts.tools : undefined,
           toolChoice: opts.tools.length ? { type: "auto" } : undefined,
+          maxOutputTokens: opts.maxOutputTokens,
           abortSignal: signal,
           includeRawChunks: false,
         }),

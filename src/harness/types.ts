@@ -45,6 +45,8 @@ export interface ResolvedModel {
   model: LanguageModelV3;
   /** Context window in tokens. */
   contextWindow: number;
+  /** Cap on the tokens of one answer, sent with every call (the provider's default when absent). */
+  maxOutputTokens?: number;
 }
 
 /** Turns a model reference (or none: the profile/workspace default) into a model. */

@@ -20,7 +20,7 @@ export {
   type ProviderKind,
   parseModelsConfig,
 } from "./config.js";
-export { apiKeyEnvOf, createProviderModel, type Env } from "./providers.js";
+export { apiKeyEnvOf, createProviderModel, type Env, type ProviderModelOptions } from "./providers.js";
 export {
   MODEL_REF,
   type ModelRef,

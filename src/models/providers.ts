@@ -5,7 +5,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { NbError } from "../core/errors.js";
 import type { ProviderConfig, ProviderKind } from "./config.js";
 import { withKeyRedacted } from "./redact.js";
-import { scriptedModelFromFile } from "./scripted/model.js";
+import { type ScriptedModelOptions, scriptedModelFromFile } from "./scripted/model.js";
 
 /** Environment variables the models layer reads (API keys only). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -23,6 +23,12 @@ export function apiKeyEnvOf(p: ProviderConfig): string | undefined {
   return p.apiKeyEnv ?? DEFAULT_KEY_ENV[p.kind];
 }
 
+/** How to build a provider's model beyond its config. */
+export interface ProviderModelOptions {
+  /** Where a `scripted` provider's script starts (to resume a session in a new process). */
+  scriptStartAt?: ScriptedModelOptions["startAt"];
+}
+
 /**
  * Build the AI SDK language model for `modelId` on a configured provider. The API key is read
  * from `env` here and handed to the SDK only; it is never returned, stored or printed, and it is
@@ -33,6 +39,7 @@ export function createProviderModel(
   p: ProviderConfig,
   modelId: string,
   env: Env,
+  opts: ProviderModelOptions = {},
 ): LanguageModelV3 {
   const keyEnv = apiKeyEnvOf(p);
   const apiKey = keyEnv ? env[keyEnv] : undefined;
@@ -43,7 +50,7 @@ export function createProviderModel(
       { details: { provider: providerId, missingEnv: keyEnv } },
     );
   }
-  const model = providerModel(providerId, p, modelId, apiKey);
+  const model = providerModel(providerId, p, modelId, apiKey, opts);
   return apiKey ? withKeyRedacted(model, apiKey) : model;
 }
 
@@ -52,6 +59,7 @@ function providerModel(
   p: ProviderConfig,
   modelId: string,
   apiKey: string | undefined,
+  opts: ProviderModelOptions,
 ): LanguageModelV3 {
   switch (p.kind) {
     case "openai-compatible":
@@ -67,6 +75,6 @@ function providerModel(
     case "anthropic":
       return createAnthropic({ name: providerId, baseURL: p.baseURL, apiKey, headers: p.headers })(modelId);
     case "scripted":
-      return scriptedModelFromFile(p.script!, { modelId });
+      return scriptedModelFromFile(p.script!, { modelId, startAt: opts.scriptStartAt });
   }
 }

@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { NbError } from "../core/errors.js";
 import { type ConfigRoots, loadModelsConfig, type ModelsConfig, type ProviderKind } from "./config.js";
-import { createProviderModel, type Env } from "./providers.js";
+import { createProviderModel, type Env, type ProviderModelOptions } from "./providers.js";
 import { type ModelRefSource, parseModelRef, selectModelRef } from "./reference.js";
 import { type ScriptedModelOptions, scriptedModelFromFile } from "./scripted/model.js";
 
@@ -28,7 +28,12 @@ export interface ResolvedModel {
  * Resolve a model reference against the config: `config_error` when the provider is not
  * configured, the model is not among the provider's declared models, or its API key variable is unset.
  */
-export function resolveModel(ref: string, config: Pick<ModelsConfig, "providers">, env: Env): ResolvedModel {
+export function resolveModel(
+  ref: string,
+  config: Pick<ModelsConfig, "providers">,
+  env: Env,
+  opts: ProviderModelOptions = {},
+): ResolvedModel {
   const { providerId, modelId } = parseModelRef(ref);
   const provider = config.providers[providerId];
   if (!provider) {
@@ -50,7 +55,7 @@ export function resolveModel(ref: string, config: Pick<ModelsConfig, "providers"
   }
   const limits = declared?.[modelId];
   const out: ResolvedModel = {
-    model: createProviderModel(providerId, provider, modelId, env),
+    model: createProviderModel(providerId, provider, modelId, env, opts),
     ref,
     providerId,
     modelId,
@@ -118,6 +123,7 @@ export function resolvePinnedModel(
   pinned: string,
   config: Pick<ModelsConfig, "providers">,
   env: Env,
+  opts: ProviderModelOptions = {},
 ): SessionModel {
   if (pinned.startsWith(`${SCRIPT_PROVIDER}/`) && !config.providers[SCRIPT_PROVIDER]) {
     throw new NbError(
@@ -126,5 +132,5 @@ export function resolvePinnedModel(
       { details: { missing: "script" } },
     );
   }
-  return { ...resolveModel(pinned, config, env), source: "pinned" };
+  return { ...resolveModel(pinned, config, env, opts), source: "pinned" };
 }

@@ -10,7 +10,10 @@ export interface ModelResolverOptions extends ConfigRoots {
   /** `--script <file>`: every call gets the same scripted model, no config read. */
   script?: string | null;
   scriptContextWindow?: number;
-  /** Where the `--script` model starts; `"history"` to continue a session in a new process. */
+  /**
+   * Where a scripted model (`--script`, or a configured `scripted` provider) starts: the model calls
+   * a session already made, to continue it in a new process.
+   */
   scriptStartAt?: ScriptedModelOptions["startAt"];
   /** `--model` for this invocation: wins over any pinned reference. */
   override?: string | null;
@@ -53,10 +56,11 @@ export function createModelResolver(opts: ModelResolverOptions): SessionModelRes
           });
     const cached = cache.get(chosen.ref);
     if (cached) return { ...cached, source: chosen.source };
+    const build = { scriptStartAt: opts.scriptStartAt };
     const resolved: SessionModel =
       chosen.source === "pinned"
-        ? resolvePinnedModel(chosen.ref, config, env)
-        : { ...resolveModel(chosen.ref, config, env), source: chosen.source };
+        ? resolvePinnedModel(chosen.ref, config, env, build)
+        : { ...resolveModel(chosen.ref, config, env, build), source: chosen.source };
     cache.set(chosen.ref, resolved);
     return resolved;
   };

@@ -41,7 +41,7 @@ export function openAgentCli(o: AgentCliOptions): {
     }
   }
   const project = projectName ? workspace.project(projectName) : null;
-  const harness = openHarness({ workspace, project, script: o.script, scriptStart: () => start });
+  const harness = openHarness({ workspace, project, script: o.script, scriptStart: start });
   return { harness, workspace, project: project?.name ?? null };
 }
 
