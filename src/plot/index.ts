@@ -1,5 +1,5 @@
 import type { Project } from "../workspace/project.js";
-import { loadCalendar } from "../world/calendar/index.js";
+import { type Calendar, loadCalendar, ScriptedCalendar } from "../world/calendar/index.js";
 import { openWorld } from "../world/world.js";
 import type { PlotContext } from "./context.js";
 import { plotDb } from "./db.js";
@@ -20,6 +20,22 @@ export function plotContext(project: Project, actor: string): PlotContext {
     ),
     language: project.meta().language,
   };
+}
+
+/**
+ * plotContext, after loading what the project's calendar needs to run: a calendar scripted in
+ * JavaScript converts times in the sandbox, which loads asynchronously. Every door that may convert
+ * a calendar string (agent tools, CLI) opens its context this way.
+ */
+export async function openPlotContext(project: Project, actor: string): Promise<PlotContext> {
+  let calendar: Calendar | null = null;
+  try {
+    calendar = loadCalendar(project);
+  } catch {
+    // A broken calendar reports itself where a time is converted; other plot calls still work.
+  }
+  if (calendar instanceof ScriptedCalendar) await calendar.ready();
+  return plotContext(project, actor);
 }
 
 export { getChapterWriterBrief } from "./brief.js";

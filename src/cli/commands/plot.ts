@@ -8,8 +8,8 @@ import {
   getStoryTree,
   listDecisions,
   listPromises,
+  openPlotContext,
   type PlotContext,
-  plotContext,
 } from "../../plot/index.js";
 import { DECISION_STATUS, LIMITS, PROMISE_STATUS } from "../../plot/schemas.js";
 import type { StoryTree } from "../../plot/tree.js";
@@ -22,9 +22,9 @@ interface PlotOptions {
   json?: boolean;
 }
 
-function open(o: PlotOptions): PlotContext {
+function open(o: PlotOptions): Promise<PlotContext> {
   const { project } = openCliContext(o, true);
-  return plotContext(project!, "user");
+  return openPlotContext(project!, "user");
 }
 
 function positiveId(raw: string, what: string): number {
@@ -135,8 +135,8 @@ export function registerPlot(program: Command): void {
     .option("--detail", "add summaries, briefs and scenes")
     .option("--all", "include archived rows")
     .action((o: PlotOptions & { detail?: boolean; all?: boolean }) =>
-      run(o, () => {
-        const tree = getStoryTree(open(o), { detail: o.detail, includeArchived: o.all });
+      run(o, async () => {
+        const tree = getStoryTree(await open(o), { detail: o.detail, includeArchived: o.all });
         out(o, tree, treeText(tree));
       }),
     );
@@ -147,8 +147,8 @@ export function registerPlot(program: Command): void {
       .description("One chapter: brief fields and scenes")
       .argument("<id>", "chapter id"),
   ).action((id: string, o: PlotOptions) =>
-    run(o, () => {
-      const d = getChapterDetail(open(o), positiveId(id, "chapter id"));
+    run(o, async () => {
+      const d = getChapterDetail(await open(o), positiveId(id, "chapter id"));
       const lines = [`#${d.chapter.id} ${d.chapter.title} (${d.chapter.name}, ${d.chapter.status})`];
       for (const [k, v] of Object.entries(d.chapter.brief)) if (v) lines.push(`  ${k}: ${v}`);
       lines.push(
@@ -166,8 +166,8 @@ export function registerPlot(program: Command): void {
       .description("The writer brief of a chapter, as Markdown")
       .argument("<chapterId>", "chapter id"),
   ).action((id: string, o: PlotOptions) =>
-    run(o, () => {
-      const b = getChapterWriterBrief(open(o), positiveId(id, "chapter id"));
+    run(o, async () => {
+      const b = getChapterWriterBrief(await open(o), positiveId(id, "chapter id"));
       out(o, b, b.markdown);
     }),
   );
@@ -175,8 +175,8 @@ export function registerPlot(program: Command): void {
   withCommon(plot.command("promises").description("Reader promises, open first"))
     .option("--status <status>", `one of ${PROMISE_STATUS.join(", ")}`)
     .action((o: PlotOptions & { status?: string }) =>
-      run(o, () => {
-        const page = listPromises(open(o), {
+      run(o, async () => {
+        const page = listPromises(await open(o), {
           status: oneOf(o.status, PROMISE_STATUS, "--status"),
           limit: LIMITS.listPage,
         });
@@ -191,8 +191,8 @@ export function registerPlot(program: Command): void {
   withCommon(plot.command("decisions").description("Decision records, open first"))
     .option("--status <status>", `one of ${DECISION_STATUS.join(", ")}`)
     .action((o: PlotOptions & { status?: string }) =>
-      run(o, () => {
-        const page = listDecisions(open(o), {
+      run(o, async () => {
+        const page = listDecisions(await open(o), {
           status: oneOf(o.status, DECISION_STATUS, "--status"),
           limit: LIMITS.listPage,
         });
@@ -213,7 +213,7 @@ export function registerPlot(program: Command): void {
     .action((kind: string, id: string, o: PlotOptions & { yes?: boolean }) =>
       run(o, async () => {
         const k = oneOf(kind, DELETABLE, "<kind>") as DeletableKind;
-        const pc = open(o);
+        const pc = await open(o);
         const n = positiveId(id, "id");
         const plan = describeDelete(pc, k, n);
         const summary = [

@@ -1,13 +1,13 @@
 import { NbError } from "../../core/errors.js";
-import { type PlotContext, plotContext } from "../../plot/index.js";
+import { openPlotContext, type PlotContext } from "../../plot/index.js";
 import type { Page } from "../../plot/paging.js";
 import type { ToolContext, ToolResult } from "../types.js";
 
 /** The plot context of the call's project, acting as the calling profile (or the user). */
-export function plotFor(ctx: ToolContext): PlotContext {
+export function plotFor(ctx: ToolContext): Promise<PlotContext> {
   if (!ctx.project)
     throw new NbError("invalid_input", "No current project: plot tools work inside a project");
-  return plotContext(ctx.project, ctx.profileKey ?? "user");
+  return openPlotContext(ctx.project, ctx.profileKey ?? "user");
 }
 
 /** Refuse list filters when an id asks for one item (they would silently do nothing). */

@@ -54,8 +54,8 @@ function lookupTool<S extends z.ZodObject>(spec: LookupSpec<S>) {
     description: spec.description,
     input: spec.input,
     effect: "read",
-    execute: (input, ctx) => {
-      const pc = plotFor(ctx);
+    execute: async (input, ctx) => {
+      const pc = await plotFor(ctx);
       const id = (input as Record<string, unknown>)[spec.idKey] as number | undefined;
       if (id === undefined) return pageResult(spec.listTitle, spec.list(pc, input));
       assertNoFilters(input, spec.idKey);
@@ -76,7 +76,7 @@ export const getStoryTreeTool = defineTool({
     })
     .strict(),
   effect: "read",
-  execute: (input, ctx) => jsonResult(getStoryTree(plotFor(ctx), input)),
+  execute: async (input, ctx) => jsonResult(getStoryTree(await plotFor(ctx), input)),
 });
 
 export const getStoryThreadTool = lookupTool({

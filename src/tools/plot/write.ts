@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { PlotDb } from "../../plot/db.js";
 import {
   type PlotContext,
   saveAct,
@@ -31,23 +32,23 @@ function short(v: unknown): string {
 }
 
 /** Name a stored row for a preview: `scene 12 "The duel"`, or a note that it does not exist. */
-function describeRow(ctx: ToolContext, kind: EntityKind, id: number): string {
-  const row = plotFor(ctx).db.prepare(`SELECT * FROM ${ENTITY[kind].table} WHERE id = ?`).get(id) as
+function describeRow(db: PlotDb, kind: EntityKind, id: number): string {
+  const row = db.prepare(`SELECT * FROM ${ENTITY[kind].table} WHERE id = ?`).get(id) as
     | { title?: string }
     | undefined;
   return row ? `${kind} ${id} "${row.title}"` : `${kind} ${id} (does not exist)`;
 }
 
 /** What a save_* call would change, for the approval a read-only mode raises. */
-function previewSave(
+async function previewSave(
   key: string,
   kind: EntityKind,
   input: Record<string, unknown>,
   ctx: ToolContext,
-): ToolPreview {
+): Promise<ToolPreview> {
   const idKey = `${kind}Id`;
   const id = input[idKey] as number | undefined;
-  const target = id === undefined ? `a new ${kind}` : describeRow(ctx, kind, id);
+  const target = id === undefined ? `a new ${kind}` : describeRow((await plotFor(ctx)).db, kind, id);
   const fields = Object.keys(input).filter((k) => k !== "action" && k !== idKey && input[k] !== undefined);
   const lines = [`${key} ${String(input.action)} → ${target}`];
   for (const f of fields) lines.push(`  ${f} = ${short(input[f])}`);
@@ -72,7 +73,7 @@ function saveTool<S extends z.ZodObject>(spec: {
     input: spec.input,
     effect: "write",
     preview: (input, ctx) => previewSave(spec.key, spec.kind, input, ctx),
-    execute: (input, ctx) => jsonResult(spec.save(plotFor(ctx), input)),
+    execute: async (input, ctx) => jsonResult(spec.save(await plotFor(ctx), input)),
   });
 }
 
@@ -126,16 +127,19 @@ export const savePromiseBeatTool = defineTool({
     "Set or remove the beat of a promise on a scene (plant, advance, setback, payoff; one per promise and scene). A payoff on a live scene fulfils an open promise unless autoFulfill: false; removing the last live payoff reopens a promise a payoff fulfilled. Returns the promise.",
   input: SaveBeatInput,
   effect: "write",
-  preview: (input, ctx) => ({
-    text: `save_promise_beat ${input.action} → ${describeRow(ctx, "promise", input.promiseId)} on ${describeRow(ctx, "scene", input.sceneId)}${input.kind ? `\n  kind = ${input.kind}` : ""}${input.note !== undefined ? `\n  note = ${short(input.note)}` : ""}`,
-    details: {
-      action: input.action,
-      promiseId: input.promiseId,
-      sceneId: input.sceneId,
-      kind: input.kind ?? null,
-    },
-  }),
-  execute: (input, ctx) => jsonResult(saveBeat(plotFor(ctx), input)),
+  preview: async (input, ctx) => {
+    const { db } = await plotFor(ctx);
+    return {
+      text: `save_promise_beat ${input.action} → ${describeRow(db, "promise", input.promiseId)} on ${describeRow(db, "scene", input.sceneId)}${input.kind ? `\n  kind = ${input.kind}` : ""}${input.note !== undefined ? `\n  note = ${short(input.note)}` : ""}`,
+      details: {
+        action: input.action,
+        promiseId: input.promiseId,
+        sceneId: input.sceneId,
+        kind: input.kind ?? null,
+      },
+    };
+  },
+  execute: async (input, ctx) => jsonResult(saveBeat(await plotFor(ctx), input)),
 });
 
 export const saveStoryDecisionTool = saveTool({
