@@ -13,7 +13,7 @@ import { registerSessions } from "./commands/sessions.js";
 import { registerSql } from "./commands/sql.js";
 import { registerTool } from "./commands/tool.js";
 import { registerWorld } from "./commands/world.js";
-import { EXIT } from "./output.js";
+import { EXIT, printJson } from "./output.js";
 
 /** Build the `nbook` command tree. */
 export function buildProgram(): Command {
@@ -55,6 +55,10 @@ export async function main(argv = process.argv): Promise<void> {
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      // Commander has explained on stderr; a --json caller still gets its one object on stdout.
+      if (e.exitCode !== 0 && argv.includes("--json")) {
+        printJson({ ok: false, error: { code: "invalid_input", message: e.message } });
+      }
       return;
     }
     throw e;

@@ -131,6 +131,10 @@ describe("nbook CLI", () => {
     });
     expect(missing.status).toBe(2);
     expect(JSON.parse(missing.stdout).error.message).toContain("cannot read nowhere.json");
+    const badOption = nbook(["tool", "read", "--json", "--colour"], { cwd: ws });
+    expect(badOption.status).toBe(2);
+    expect(JSON.parse(badOption.stdout)).toMatchObject({ ok: false, error: { code: "invalid_input" } });
+    expect(badOption.stdout.trim().split("\n")).toHaveLength(1);
     const unknown = nbook(["tool", "teleport", "--project", "demo"], { cwd: ws });
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("nbook tool --list");
