@@ -167,7 +167,11 @@ describe("list modes", () => {
     ]);
 
     expect(ids((await f.ok("get_scene_world_context", { anchored: true })).rows)).toEqual([s1]);
-    expect(ids((await f.ok("get_scene_world_context", { anchored: false, limit: 1 })).rows)).toEqual([s2]);
+    const wp = await f.ok("get_scene_world_context", { anchored: false, limit: 1 });
+    expect(ids(wp.rows)).toEqual([s2]);
+    expect(
+      ids((await f.ok("get_scene_world_context", { anchored: false, limit: 1, cursor: wp.nextCursor })).rows),
+    ).toEqual([s3]);
     expect(ids((await f.ok("get_scene_world_context", { chapterId: c1 })).rows)).toEqual([s1]);
 
     expect(ids((await f.ok("get_story_chapter", {})).rows)).toEqual([c1, c2]);
