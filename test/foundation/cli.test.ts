@@ -183,6 +183,17 @@ describe("nbook CLI", () => {
     const r = nbook(["project", "list"], { cwd: join(lost, "x") });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("nbook init");
+    // Precedence: --workspace over NBOOK_WORKSPACE over the folder you are in.
+    const flag = nbook(["project", "list", "--workspace", ws], { env: { NBOOK_WORKSPACE: join(lost, "x") } });
+    expect(flag.stdout).toContain("demo");
+    expect(nbook(["init", join(lost, "other")]).status).toBe(0);
+    const env = nbook(["project", "list"], { cwd: join(lost, "other"), env: { NBOOK_WORKSPACE: ws } });
+    expect(env.stdout).toContain("demo");
+    // --project over the project folder you are in.
+    const other = nbook(["tool", "read", "--project", "shu", "--input", '{"path":"project.yaml"}'], {
+      cwd: join(ws, "demo", "lorebook"),
+    });
+    expect(other.stdout).toContain("language: zh");
     rmSync(lost, { recursive: true, force: true });
   });
 });
