@@ -207,8 +207,10 @@ describe("modes and approvals", () => {
     ]);
     const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel", mode: "discuss" });
     const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "go" });
-    await fx.harness.settle(s.id, r.pending!.approvalId, { approved: false });
+    const done = await fx.harness.settle(s.id, r.pending!.approvalId, { approved: false });
+    expect(done).toMatchObject({ status: "completed", finalMessage: "staying" });
     expect(fx.store.session(s.id).mode).toBe("discuss");
+    expect(fx.store.approval(r.pending!.approvalId).status).toBe("rejected");
   });
 
   it("request_user_input suspends and the answer becomes the tool result", async () => {
@@ -233,6 +235,17 @@ describe("modes and approvals", () => {
     expect(done.finalMessage).toBe("Tomas it is");
   });
 
+  it("a session started in plan mode explains plan mode in full on its first call, then hints", async () => {
+    fx = harnessFixture([
+      { expect: { system: "now in PLAN mode" }, text: "a" },
+      { expect: { system: "Mode: plan (read-only except Markdown under .agent/plan/" }, text: "b" },
+    ]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel", mode: "plan" });
+    expect((await fx.harness.invoke(s.id, { mode: "prompt", message: "one" })).finalMessage).toBe("a");
+    expect((await fx.harness.invoke(s.id, { mode: "prompt", message: "two" })).finalMessage).toBe("b");
+    expect(JSON.stringify(fx.model.calls[1].prompt)).not.toContain("now in PLAN mode");
+  });
+
   it("/mode is recorded as an entry, the model gets the full explanation once, then a hint", async () => {
     fx = harnessFixture([
       { expect: { system: "now in DISCUSS mode" }, text: "a" },
@@ -241,8 +254,8 @@ describe("modes and approvals", () => {
     const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
     expect(fx.harness.setMode(s.id, "discuss")).toBe(true);
     expect(fx.harness.setMode(s.id, "discuss")).toBe(false);
-    await fx.harness.invoke(s.id, { mode: "prompt", message: "one" });
-    await fx.harness.invoke(s.id, { mode: "prompt", message: "two" });
+    expect((await fx.harness.invoke(s.id, { mode: "prompt", message: "one" })).finalMessage).toBe("a");
+    expect((await fx.harness.invoke(s.id, { mode: "prompt", message: "two" })).finalMessage).toBe("b");
     expect(fx.store.activePath(s.id).filter((e) => e.kind === "mode_change")).toHaveLength(1);
   });
 });

@@ -13,7 +13,10 @@ import { formatTasks } from "./tasks.js";
 /** What the history alone says about the session state at the leaf. */
 export interface PathState {
   tasks: TaskItem[];
-  /** True when the mode changed after the model's last answer (show the full mode text). */
+  /**
+   * True when the model has not answered since the mode was set, by a change or at the session's
+   * start (show the full mode text).
+   */
   modeChangedSinceAnswer: boolean;
   /** The latest compaction summary on the path, if any. */
   summary: string | null;
@@ -42,7 +45,7 @@ export function readPath(path: readonly Entry[]): PathState {
   });
   return {
     tasks,
-    modeChangedSinceAnswer: lastModeChange > lastAnswer,
+    modeChangedSinceAnswer: lastAnswer < 0 || lastModeChange > lastAnswer,
     summary,
     visible: path.slice(visibleFrom),
   };
