@@ -118,8 +118,13 @@ export class SessionTable {
       where.push("parent_session_id = ?");
       args.push(toKey(opts.parentSessionId, "session"));
     }
+    let limit = "";
+    if (opts.limit && Number.isFinite(opts.limit)) {
+      limit = "LIMIT ?";
+      args.push(Math.max(1, Math.floor(opts.limit)));
+    }
     const sql = `SELECT * FROM sessions ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY activity DESC ${opts.limit ? `LIMIT ${Math.max(1, Math.floor(opts.limit))}` : ""}`;
+      ORDER BY activity DESC ${limit}`;
     return (this.db.prepare(sql).all(...args) as SessionRow[]).map(toSession);
   }
 

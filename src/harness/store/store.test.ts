@@ -96,6 +96,8 @@ describe("sessions", () => {
     expect(store.listSessions().map((s) => s.id)[0]).toBe(a.id);
     expect(store.listSessions({ project: "p2" }).map((s) => s.id)).toEqual([b.id]);
     expect(store.listSessions({ project: null }).map((s) => s.id)).toEqual([c.id]);
+    expect(store.listSessions({ limit: 2 }).map((s) => s.id)).toEqual([a.id, c.id]);
+    expect(store.listSessions({ limit: Number.POSITIVE_INFINITY })).toHaveLength(3);
   });
 });
 
