@@ -284,6 +284,18 @@ describe("bash", () => {
     expect(r.error.message).toContain("process group was killed");
   });
 
+  it("returns once bash exits, even when a process it started holds the output pipe open", async () => {
+    // Without the grace on exit this call would last as long as the detached sleep (past the test timeout).
+    const r = await bed.call("bash", { command: "setsid sleep 120 & echo $! > daemon.pid; echo started" });
+    const pid = Number(readFileSync(abs("daemon.pid"), "utf8"));
+    try {
+      process.kill(pid);
+    } catch {}
+    expect(r.ok).toBe(true);
+    expect(r.ok && r.text).toContain("started");
+    expect(r.ok && r.details).toMatchObject({ exitCode: 0, timedOut: false });
+  });
+
   it("keeps the tail of long output and spills the full output to a locator read can open", async () => {
     const r = await bed.call("bash", { command: "seq 1 5000" });
     expect(r.ok).toBe(true);

@@ -9,6 +9,8 @@ const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 600;
 // Kept in memory per command; beyond this only the tail is kept and the spill is marked partial.
 const MEMORY_CAP = 16 * 1024 * 1024;
+// How long output is still read after bash itself has exited.
+const PIPE_GRACE_MS = 500;
 
 const Input = z
   .object({
@@ -31,7 +33,7 @@ interface RunOutcome {
   partial: boolean;
 }
 
-/** Run `bash -c` in its own process group; kill the whole group on timeout or abort. */
+/** Run `bash -c` in its own process group; kill the whole group on timeout, abort, or once bash has exited. */
 function runBash(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", command], {
@@ -74,12 +76,24 @@ function runBash(command: string, cwd: string, timeoutMs: number, signal?: Abort
       killGroup();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
+    let leftovers: NodeJS.Timeout | undefined;
+    child.on("exit", () => {
+      clearTimeout(timer);
+      // What bash left behind (`cmd &`, a daemon that called setsid) must not hold the pipes, and
+      // with them this call, open: after a short grace its group ends and reading stops.
+      leftovers = setTimeout(() => {
+        killGroup();
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS);
+    });
     child.on("error", (e) => {
       clearTimeout(timer);
       reject(new NbError("io_error", `Could not start bash: ${e.message}`));
     });
     child.on("close", (code, sig) => {
       clearTimeout(timer);
+      clearTimeout(leftovers);
       signal?.removeEventListener("abort", onAbort);
       resolve({
         output: Buffer.concat(chunks).toString("utf8"),
