@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HarnessFixture, harnessFixture } from "./harness-fixture.js";
 
@@ -323,6 +325,28 @@ describe("sessions", () => {
       .at(-1);
     expect(result?.kind === "tool_result" && result.data.error?.code).toBe("aborted");
     expect(fx.store.approval(r.pending!.approvalId).status).toBe("approved");
+  });
+
+  it("an abort while an approved write is applied stops the continued run too, and the session goes on", async () => {
+    fx = harnessFixture([
+      { toolCalls: [{ name: "write", input: { path: "notes/y.md", content: "y\n" } }] },
+      { expect: { lastToolResult: "aborted" }, text: "Stopped; tell me when to go on." },
+    ]);
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel", mode: "discuss" });
+    const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "write" });
+    const stop = fx.harness.bus.on((e) => {
+      if (e.type === "tool_call_start") {
+        stop();
+        fx.harness.abort(s.id);
+      }
+    });
+    const settled = await fx.harness.settle(s.id, r.pending!.approvalId, { approved: true });
+    expect(settled.status).toBe("aborted");
+    expect(fx.model.remaining).toBe(1);
+    expect(existsSync(join(fx.project.root, "notes/y.md"))).toBe(false);
+    expect(fx.store.session(s.id).status).toBe("idle");
+    const c = await fx.harness.invoke(s.id, { mode: "continue" });
+    expect(c).toMatchObject({ status: "completed", finalMessage: "Stopped; tell me when to go on." });
   });
 
   it("continue takes no message and prompt needs one", async () => {

@@ -204,6 +204,7 @@ export class Harness {
     // The session counts as running while the answer is applied, so no other invocation slips in.
     const guard = new AbortController();
     const onAbort = () => guard.abort();
+    if (opts.signal?.aborted) guard.abort();
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(sessionId, guard);
     try {
@@ -266,7 +267,14 @@ export class Harness {
       this.active.delete(sessionId);
       opts.signal?.removeEventListener("abort", onAbort);
     }
-    return this.runFrom(sessionId, "continue", null, opts.model, opts.signal);
+    // An abort while the answer was applied (Ctrl-C, abort()) also stops the run it would continue.
+    return this.runFrom(
+      sessionId,
+      "continue",
+      null,
+      opts.model,
+      guard.signal.aborted ? guard.signal : opts.signal,
+    );
   }
 
   /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */
