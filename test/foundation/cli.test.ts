@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +27,10 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 describe("nbook CLI", () => {
   it("walks a new user through init, project create --sample and a read from inside the project", () => {
     expect(nbook(["init", ws]).status).toBe(0);
+    expect(JSON.parse(readFileSync(join(ws, ".nbook", "config.json"), "utf8"))).toEqual({ providers: {} });
+    for (const d of ["profiles", "skills", "workflows"]) {
+      expect(statSync(join(ws, ".nbook", "agent", d)).isDirectory()).toBe(true);
+    }
     const created = nbook(["project", "create", "demo", "--sample"], { cwd: ws });
     expect(created.status).toBe(0);
     expect(created.stdout).toContain("The Tide-Bell Keeper");

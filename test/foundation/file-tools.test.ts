@@ -311,8 +311,10 @@ describe("bash", () => {
     expect(!bogus.ok && bogus.error.code).toBe("invalid_input");
   });
 
-  it("refuses a timeout above 600 s", async () => {
+  it("refuses a timeout above 600 s, and background (it comes with the jobs)", async () => {
     const r = await bed.call("bash", { command: "true", timeout: 601 });
     expect(!r.ok && r.error.fields?.[0].pointer).toBe("/timeout");
+    const bg = await bed.call("bash", { command: "true", background: true });
+    expect(!bg.ok && bg.error.fields).toEqual([{ pointer: "/background", message: "unknown field" }]);
   });
 });
