@@ -3,8 +3,15 @@ import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fro
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
+// Keeps the temp name within the 255-byte file name limit whatever the target's name.
+const TEMP_NAME_BYTES = 200;
+
 function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  const name = Buffer.from(basename(target))
+    .subarray(0, TEMP_NAME_BYTES)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
+  return join(dirname(target), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
 const PERMISSION_BITS = 0o7777;

@@ -141,6 +141,14 @@ describe("write", () => {
     expect(readdirSync(abs("manuscript/03-new"))).toEqual(["index.md"]);
   });
 
+  it("writes a file whose name is near the 255-byte limit (the temp file must fit too)", async () => {
+    const name = `${"x".repeat(247)}.md`;
+    const r = await bed.call("write", { path: `lorebook/${name}`, content: "long\n" });
+    expect(r.ok).toBe(true);
+    expect(readFileSync(abs(`lorebook/${name}`), "utf8")).toBe("long\n");
+    expect(readdirSync(abs("lorebook")).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
   it("keeps CRLF line endings of an existing file", async () => {
     writeFileSync(abs("crlf.md"), "one\r\ntwo\r\n");
     await bed.call("write", { path: "crlf.md", content: "uno\ndos\n" });
