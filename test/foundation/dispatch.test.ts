@@ -66,6 +66,13 @@ describe("dispatch: allowlists", () => {
       { profile: "retrieval" },
     );
     expect(!r.ok && r.error.code).toBe("not_allowed");
+    // An approval settles the mode gate, never the allowlist.
+    const approved = await bed.call(
+      "write",
+      { path: "lorebook/mira.md", content: "changed" },
+      { profile: "retrieval", mode: "discuss", approved: true },
+    );
+    expect(!approved.ok && approved.error.code).toBe("not_allowed");
     expect(file()).toBe("Mira is seventeen.\n");
     const ok = await bed.call("read", { path: "lorebook/mira.md" }, { profile: "retrieval" });
     expect(ok.ok).toBe(true);
