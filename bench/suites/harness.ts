@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { type EntryInput, SessionStore } from "../../src/harness/store/index.js";
+import { loopFigures } from "../harness-loop.js";
 import { type BenchSuite, medianMs } from "../lib.js";
 
 const profile = { key: "leader.default", initial: z.object({}) };
@@ -33,7 +34,7 @@ function timeIt(fn: () => void): number {
 
 export const suite: BenchSuite = {
   name: "harness",
-  description: "session store: append throughput and active-path load (agent.sqlite)",
+  description: "session store (append throughput, active-path load) and turn-loop overhead per step",
   async run(report) {
     const dir = mkdtempSync(join(tmpdir(), "nb-bench-harness-"));
     const store = SessionStore.open(join(dir, "agent.sqlite"));
@@ -145,5 +146,6 @@ export const suite: BenchSuite = {
       store.close();
       rmSync(dir, { recursive: true, force: true });
     }
+    await loopFigures.run(report);
   },
 };
