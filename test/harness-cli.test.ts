@@ -39,6 +39,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ws = ["--workspace", "ws", "--project", "novel"];
 
 describe("nbook run / approve / chat", () => {
+  it("starts a profile that needs an initial object from --initial, validated against its schema", () => {
+    const script = join(dir, "retrieval.json");
+    const entries = [{ path: "lorebook/rules/tide-bells/index.md", reason: "the bells" }];
+    writeFileSync(
+      script,
+      JSON.stringify({
+        turns: [{ toolCalls: [{ name: "report_result", input: { result: "found", data: { entries } } }] }],
+      }),
+    );
+    const base = ["run", "find the bells", "--profile", "retrieval", "--script", script, "--json", ...ws];
+    const missing = nbook(base);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.out).error.fields).toEqual([
+      { pointer: "/initial/prompt", message: "required" },
+    ]);
+    const ok = nbook([...base, "--initial", '{"prompt":"tide bells"}']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out.trim().split("\n").at(-1)!)).toMatchObject({
+      status: "completed",
+      finalMessage: "found",
+      data: { entries },
+    });
+  });
+
   it("a pending approval survives the process: run waits, approve in a new process completes it", () => {
     const run = nbook([
       "run",

@@ -1,4 +1,5 @@
-import { NbError } from "../core/errors.js";
+import { readFileSync } from "node:fs";
+import { NbError, toErrorInfo } from "../core/errors.js";
 import { MODES, type Mode } from "../tools/types.js";
 
 /** Parse `--mode`; an absent option stays absent. */
@@ -18,4 +19,17 @@ export function parseJsonOption(option: string, text: string): unknown {
   } catch (e) {
     throw new NbError("invalid_input", `${option} is not valid JSON: ${(e as Error).message}`);
   }
+}
+
+/** An option holding inline JSON, or `@file` naming a JSON file (e.g. `--input`, `--initial`). */
+export function readJsonArgument(option: string, raw: string): unknown {
+  if (!raw.startsWith("@")) return parseJsonOption(option, raw);
+  const file = raw.slice(1);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new NbError("invalid_input", `${option} ${raw}: cannot read ${file} (${toErrorInfo(e).message})`);
+  }
+  return parseJsonOption(`${option} ${raw}`, text);
 }

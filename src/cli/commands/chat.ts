@@ -109,6 +109,10 @@ export function registerChat(program: Command): void {
     .option("--session <id>", "resume this session (shows a pending approval first)")
     .option("--project <name>", "project (default: the project folder you are in)")
     .option("--script <file>", "use a scripted model file (offline; no config needed)")
+    .option(
+      "--initial <json>",
+      "the new session's initial object (JSON or @file), for profiles that need one",
+    )
     .option("--workspace <dir>", "workspace root")
     .action(async (o: AgentCliOptions) => {
       let harness: Harness | null = null;

@@ -6,7 +6,7 @@ import { SessionStore } from "../../harness/store/index.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { RunResult } from "../../harness/types.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { parseMode } from "../input.js";
+import { parseMode, readJsonArgument } from "../input.js";
 import { EXIT, printJson, reportCliError } from "../output.js";
 
 /** Options shared by the agent commands (run, approve, chat). */
@@ -19,6 +19,7 @@ export interface AgentCliOptions {
   script?: string;
   session?: string;
   json?: boolean;
+  initial?: string;
 }
 
 /** Open the workspace, project and harness for an agent command; a `--script` resumes where the session left off. */
@@ -59,6 +60,10 @@ export function openAgentSessions(o: AgentCliOptions): { harness: Harness; newSe
       project: opened.project,
       mode,
       model: o.model,
+      initial:
+        o.initial === undefined
+          ? undefined
+          : (readJsonArgument("--initial", o.initial) as Record<string, unknown>),
     }).id;
   return { harness, newSession };
 }
@@ -190,6 +195,10 @@ export function registerRun(program: Command): void {
       "model <providerId>/<modelId>: a new session pins it; with --session, it is used for this invocation only",
     )
     .option("--script <file>", "use a scripted model file (offline; no config needed)")
+    .option(
+      "--initial <json>",
+      "the new session's initial object (JSON or @file), for profiles that need one",
+    )
     .option("--session <id>", "continue this session instead of starting one")
     .option("--project <name>", "project (default: the project folder you are in)")
     .option("--workspace <dir>", "workspace root")

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { NbError, toErrorInfo } from "../../core/errors.js";
+import { NbError } from "../../core/errors.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import { openCliContext } from "../context.js";
-import { parseJsonOption, parseMode } from "../input.js";
+import { parseMode, readJsonArgument } from "../input.js";
 import { printJson, reportCliError } from "../output.js";
 import { runCliToolCall } from "../tool-call.js";
 
@@ -16,20 +15,6 @@ interface ToolOptions {
   approve?: boolean;
   json?: boolean;
   list?: boolean;
-}
-
-/** `--input`: inline JSON, or `@file` for a JSON file; no input is an empty object. */
-function readInput(raw: string | undefined): unknown {
-  if (raw === undefined) return {};
-  if (!raw.startsWith("@")) return parseJsonOption("--input", raw);
-  const file = raw.slice(1);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new NbError("invalid_input", `--input ${raw}: cannot read ${file} (${toErrorInfo(e).message})`);
-  }
-  return parseJsonOption(`--input ${raw}`, text);
 }
 
 /** `nbook tool <key> --input …`: run one tool through the same dispatch every door uses. */
@@ -65,7 +50,7 @@ export function registerTool(program: Command): void {
         }
         if (!key) throw new NbError("invalid_input", "Name a tool (nbook tool <key>) or pass --list");
         const mode = parseMode(o.mode);
-        const input = readInput(o.input);
+        const input = o.input === undefined ? {} : readJsonArgument("--input", o.input);
         const ctx = openCliContext(o);
         if (!ctx.registry.has(key)) {
           throw new NbError("not_found", `Unknown tool: ${key}. List the tools with \`nbook tool --list\`.`);
