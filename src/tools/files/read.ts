@@ -1,4 +1,5 @@
-import { readdir, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { defineTool } from "../define.js";
@@ -127,7 +128,7 @@ export const readTool = defineTool({
       return pageText(input.path, text, input.offset, input.limit, input.column);
     }
     const r = authorize(ctx, input.path, "list");
-    const st = await stat(r.abs).catch(() => null);
+    const st = statSync(r.abs, { throwIfNoEntry: false });
     if (!st) throw new NbError("not_found", `File not found: ${r.display}`);
     if (st.isDirectory()) return listFolder(r.abs, r.display);
     return pageText(r.display, await readText(r), input.offset, input.limit, input.column);
