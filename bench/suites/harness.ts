@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { type EntryInput, SessionStore } from "../../src/harness/store/index.js";
-import { loopFigures } from "../harness-loop.js";
 import { type BenchSuite, medianMs } from "../lib.js";
+import { loopFigures } from "../parts/harness-loop.js";
 
 const profile = { key: "leader.default", initial: z.object({}) };
 

@@ -11,6 +11,8 @@ import { semanticsFor } from "../../src/world/reduce.js";
 import { parseSchema } from "../../src/world/schema.js";
 import { World } from "../../src/world/world.js";
 import { type BenchSuite, medianMs } from "../lib.js";
+import { calendarFigures } from "../parts/calendar.js";
+import { sandboxFigures } from "../parts/world-sandbox.js";
 
 const SUBJECTS = 1_000;
 const LOCATIONS = 200;
@@ -375,5 +377,7 @@ export const suite: BenchSuite = {
       world.close();
       rmSync(dir, { recursive: true, force: true });
     }
+    await sandboxFigures.run(report);
+    await calendarFigures.run(report);
   },
 };

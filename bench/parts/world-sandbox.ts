@@ -11,7 +11,8 @@ import { type BenchSuite, medianMs, round } from "../lib.js";
 
 const SUBJECTS = 200;
 
-export const suite: BenchSuite = {
+/** Part of the `world` suite (`npm run bench -- world`). */
+export const sandboxFigures: BenchSuite = {
   name: "world-sandbox",
   description:
     "execute_world through dispatch (QuickJS runtime per call) vs the bare sandbox and the direct domain call",

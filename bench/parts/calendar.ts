@@ -54,7 +54,8 @@ async function microsPerCall(fn: () => void, batch = 1000): Promise<number> {
   return (ms * 1000) / batch;
 }
 
-export const suite: BenchSuite = {
+/** Part of the `world` suite (`npm run bench -- world`). */
+export const calendarFigures: BenchSuite = {
   name: "calendar",
   description: "calendar string ⇄ seconds: closed-form conversions against a year-by-year loop",
   async run(report) {

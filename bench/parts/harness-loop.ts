@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
-import { EventBus } from "../src/harness/events.js";
-import { Harness } from "../src/harness/loop.js";
-import { SessionStore } from "../src/harness/store/index.js";
-import { ProfileCatalog } from "../src/profiles/catalog.js";
-import { createToolRegistry } from "../src/tools/builtin.js";
-import { Workspace } from "../src/workspace/workspace.js";
-import type { BenchSuite } from "./lib.js";
+import { EventBus } from "../../src/harness/events.js";
+import { Harness } from "../../src/harness/loop.js";
+import { SessionStore } from "../../src/harness/store/index.js";
+import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { createToolRegistry } from "../../src/tools/builtin.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+import type { BenchSuite } from "../lib.js";
 
 const STEPS = 50;
 const usage = {
