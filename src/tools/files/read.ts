@@ -49,11 +49,17 @@ export function pageText(name: string, text: string, offset = 1, limit?: number,
   let line = offset;
   const last = Math.min(total, offset - 1 + (limit ?? total));
   let partial: { line: number; next: number; length: number } | null = null;
+  // When the whole text fits the byte budget, lines need no byte counting (the common, small file).
+  const fits = column === 0 && Buffer.byteLength(text, "utf8") + total * (width + 2) <= PAGE_BYTES;
   for (; line <= last && out.length < PAGE_LINES; line++) {
     let body = lines[line - 1];
     if (line === offset && column > 0) body = body.slice(column);
     const prefix = `${String(line).padStart(width)}\t`;
-    const size = Buffer.byteLength(prefix + body, "utf8") + 1;
+    if (fits) {
+      out.push(prefix + body);
+      continue;
+    }
+    const size = prefix.length + Buffer.byteLength(body, "utf8") + 1;
     if (bytes + size > PAGE_BYTES) {
       if (out.length === 0) {
         // A single line longer than the cap: show a piece of it and say where the next piece starts.
