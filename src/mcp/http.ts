@@ -30,9 +30,19 @@ function reply(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
+// Tool inputs are text; a body past this is a mistake or an attack, not a request.
+const MAX_BODY = 8 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) throw new BodyTooLarge();
+    chunks.push(c as Buffer);
+  }
   const text = Buffer.concat(chunks).toString("utf8");
   return text ? JSON.parse(text) : undefined;
 }
@@ -60,7 +70,8 @@ export async function serveMcpHttp(
       let body: unknown;
       try {
         body = await readJson(req);
-      } catch {
+      } catch (e) {
+        if (e instanceof BodyTooLarge) return reply(res, 413, `Body larger than ${MAX_BODY} bytes`);
         return reply(res, 400, "Body is not valid JSON");
       }
       if (existing) return existing.handleRequest(req, res, body);

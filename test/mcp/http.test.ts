@@ -73,6 +73,12 @@ describe("nbook mcp over Streamable HTTP", () => {
       const r = await c.callTool({ name: "read", arguments: { path: "manuscript/02-low-water/index.md" } });
       expect(textOf(r)).toContain("Low Water");
       await c.close();
+      const huge = await fetch(h.url, {
+        method: "POST",
+        body: "x".repeat(9 * 1024 * 1024),
+        headers: { "content-type": "application/json", authorization: `Bearer ${h.token}` },
+      });
+      expect(huge.status).toBe(413);
     } finally {
       await h.close();
     }
