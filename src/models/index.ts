@@ -20,7 +20,8 @@ export {
   type ProviderKind,
   parseModelsConfig,
 } from "./config.js";
-export { apiKeyEnvOf, createProviderModel, type Env, type ProviderModelOptions } from "./providers.js";
+export { apiKeyEnvNames, apiKeyEnvOf } from "./key-env.js";
+export { createProviderModel, type Env, type ProviderModelOptions } from "./providers.js";
 export {
   MODEL_REF,
   type ModelRef,

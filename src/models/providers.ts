@@ -3,25 +3,13 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { NbError } from "../core/errors.js";
-import type { ProviderConfig, ProviderKind } from "./config.js";
+import type { ProviderConfig } from "./config.js";
+import { apiKeyEnvOf } from "./key-env.js";
 import { withKeyRedacted } from "./redact.js";
 import { type ScriptedModelOptions, scriptedModelFromFile } from "./scripted/model.js";
 
 /** Environment variables the models layer reads (API keys only). */
 export type Env = Readonly<Record<string, string | undefined>>;
-
-/** The key variable a provider of each kind reads when `apiKeyEnv` is not set (none for local servers). */
-const DEFAULT_KEY_ENV: Record<ProviderKind, string | undefined> = {
-  "openai-compatible": undefined,
-  openai: "OPENAI_API_KEY",
-  anthropic: "ANTHROPIC_API_KEY",
-  scripted: undefined,
-};
-
-/** Name of the environment variable holding this provider's API key, if it needs one. */
-export function apiKeyEnvOf(p: ProviderConfig): string | undefined {
-  return p.apiKeyEnv ?? DEFAULT_KEY_ENV[p.kind];
-}
 
 /** How to build a provider's model beyond its config. */
 export interface ProviderModelOptions {

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import type { ModelsConfig, ProviderKind } from "./config.js";
-import { apiKeyEnvOf, type Env } from "./providers.js";
+import { apiKeyEnvOf } from "./key-env.js";
+import type { Env } from "./providers.js";
 import { type ModelRefSource, parseModelRef, selectModelRef } from "./reference.js";
 import { DEFAULT_CONTEXT_WINDOW } from "./resolve.js";
 

@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { apiKeyEnvNames } from "../../models/key-env.js";
 import { defineTool } from "../define.js";
 import { truncateTail } from "../truncate.js";
+import type { ToolContext } from "../types.js";
 import { spillBashOutput } from "./bash-output.js";
 
 const DEFAULT_TIMEOUT_S = 120;
@@ -34,13 +36,30 @@ interface RunOutcome {
 }
 
 /** Run `bash -c` in its own process group; kill the whole group on timeout, abort, or once bash has exited. */
-function runBash(command: string, cwd: string, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome> {
+/**
+ * The command's environment: the process's own without the model providers' API keys, since what
+ * the command prints goes to the model and into the session record.
+ */
+function commandEnv(ctx: ToolContext, cwd: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NBOOK_PROJECT_ROOT: cwd };
+  for (const name of apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: ctx.project?.root }))
+    delete env[name];
+  return env;
+}
+
+function runBash(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", command], {
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NBOOK_PROJECT_ROOT: cwd },
+      env,
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -118,7 +137,7 @@ export const bashTool = defineTool({
   async execute(input, ctx) {
     const cwd = ctx.project ? ctx.project.root : ctx.workspace.root;
     const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
-    const r = await runBash(input.command, cwd, timeoutS * 1000, ctx.signal);
+    const r = await runBash(input.command, cwd, commandEnv(ctx, cwd), timeoutS * 1000, ctx.signal);
     const tail = truncateTail(r.output);
     let locator: string | undefined;
     let text = r.output === "" ? "(no output)" : tail.text;
