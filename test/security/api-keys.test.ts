@@ -1,9 +1,12 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentDbPath, exportJsonl } from "../../src/harness/store/index.js";
 import { type HarnessFixture, harnessFixture } from "../harness-fixture.js";
 
+const NBOOK = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
 const KEY = "sk-redteam-SECRET-4f1e9a0c77";
 const DEFAULT_KEY = "sk-redteam-DEFAULT-80b3d2e1aa";
 let fx: HarnessFixture;
@@ -50,5 +53,34 @@ describe("API keys through bash", () => {
       const bytes = readFileSync(f).toString("latin1");
       for (const key of [KEY, DEFAULT_KEY]) expect(bytes).not.toContain(key);
     }
+  });
+});
+
+describe("API keys through bash, from the command line", () => {
+  it("a key the shell reads from its parent's environment is masked in the output", () => {
+    const config = JSON.parse(readFileSync(join(fx.workspace.nbookDir, "config.json"), "utf8"));
+    expect(config.providers.local.apiKeyEnv).toBe("NB_REDTEAM_KEY");
+    const command = "tr '\\0' '\\n' < /proc/$PPID/environ | grep -a '^NB_REDTEAM_KEY='; echo after";
+    const r = spawnSync(
+      process.execPath,
+      [
+        NBOOK,
+        "tool",
+        "bash",
+        "--input",
+        JSON.stringify({ command }),
+        "--workspace",
+        fx.workspace.root,
+        "--project",
+        "novel",
+        "--json",
+      ],
+      { env: { ...process.env, NB_REDTEAM_KEY: KEY }, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.ok).toBe(true);
+    expect(out.text).toContain("NB_REDTEAM_KEY=[redacted]");
+    expect(r.stdout).not.toContain(KEY);
   });
 });

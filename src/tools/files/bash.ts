@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { apiKeyEnvNames } from "../../models/key-env.js";
+import { REDACTED } from "../../models/redact.js";
 import { defineTool } from "../define.js";
 import { truncateTail } from "../truncate.js";
-import type { ToolContext } from "../types.js";
 import { spillBashOutput } from "./bash-output.js";
 
 const DEFAULT_TIMEOUT_S = 120;
@@ -35,18 +35,33 @@ interface RunOutcome {
   partial: boolean;
 }
 
-/** Run `bash -c` in its own process group; kill the whole group on timeout, abort, or once bash has exited. */
 /**
- * The command's environment: the process's own without the model providers' API keys, since what
- * the command prints goes to the model and into the session record.
+ * The command's environment: the process's own without the model providers' API keys (`keyNames`),
+ * since what the command prints goes to the model and into the session record.
  */
-function commandEnv(ctx: ToolContext, cwd: string): NodeJS.ProcessEnv {
+function commandEnv(keyNames: ReadonlySet<string>, cwd: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NBOOK_PROJECT_ROOT: cwd };
-  for (const name of apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: ctx.project?.root }))
-    delete env[name];
+  for (const name of keyNames) delete env[name];
   return env;
 }
 
+// Shorter values are no real keys, and masking them would garble ordinary output.
+const MIN_MASKED_KEY = 8;
+
+/**
+ * Mask the API keys this process holds in a command's output: a trusted shell can still read one
+ * elsewhere (its parent's /proc/<pid>/environ, a file), and it must not be recorded verbatim.
+ */
+function maskKeys(output: string, keyNames: ReadonlySet<string>): string {
+  let out = output;
+  for (const name of keyNames) {
+    const key = process.env[name];
+    if (key && key.length >= MIN_MASKED_KEY) out = out.split(key).join(REDACTED);
+  }
+  return out;
+}
+
+/** Run `bash -c` in its own process group; kill the whole group on timeout, abort, or once bash has exited. */
 function runBash(
   command: string,
   cwd: string,
@@ -137,7 +152,9 @@ export const bashTool = defineTool({
   async execute(input, ctx) {
     const cwd = ctx.project ? ctx.project.root : ctx.workspace.root;
     const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
-    const r = await runBash(input.command, cwd, commandEnv(ctx, cwd), timeoutS * 1000, ctx.signal);
+    const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: ctx.project?.root });
+    const run = await runBash(input.command, cwd, commandEnv(keyNames, cwd), timeoutS * 1000, ctx.signal);
+    const r = { ...run, output: maskKeys(run.output, keyNames) };
     const tail = truncateTail(r.output);
     let locator: string | undefined;
     let text = r.output === "" ? "(no output)" : tail.text;
