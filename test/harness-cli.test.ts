@@ -171,6 +171,18 @@ describe("nbook run / approve / chat", () => {
     expect(existsSync(join(dir, "ws/novel/notes/c.md"))).toBe(false);
   });
 
+  it("the approval header names the tool, and the kind only where it adds something", () => {
+    writeFileSync(
+      join(dir, "script5.json"),
+      JSON.stringify({
+        turns: [{ toolCalls: [{ name: "switch_mode", input: { mode: "normal", reason: "to draft" } }] }],
+      }),
+    );
+    const run = nbook(["run", "draft", "--mode", "plan", "--script", "script5.json", ...ws]);
+    expect(run.out).toMatch(/approval needed \[\d+\]: switch_mode ──/);
+    expect(run.out).not.toContain("switch_mode (switch_mode)");
+  });
+
   it("a question waits in run, shows in sessions show, and approve --answer answers it", () => {
     writeFileSync(
       join(dir, "script4.json"),

@@ -29,6 +29,14 @@ export async function runCliToolCall(ctx: CliContext, call: ToolCall, o: CliCall
   });
   if (o.json) printJson(result);
   else if (result.ok) process.stdout.write(`${result.text}\n`);
-  else process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n`);
+  else
+    process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n${hint(result.error.code)}`);
   process.exitCode = result.ok ? EXIT.ok : EXIT.toolError;
+}
+
+/** What a terminal user does next: the dispatch speaks of "the user" approving, not of the CLI flag. */
+function hint(code: string): string {
+  return code === "approval_required"
+    ? "Nothing was changed. Run the command again with --approve to make it.\n"
+    : "";
 }

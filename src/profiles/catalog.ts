@@ -48,7 +48,13 @@ export class ProfileCatalog {
   /** A profile by key; `not_found` when none. */
   get(key: string): Profile {
     const p = this.profiles.get(key);
-    if (!p) throw new NbError("not_found", `Unknown profile: ${key}`);
+    // Naming the known keys lets a person or an agent correct a typo without a second lookup.
+    if (!p) {
+      throw new NbError(
+        "not_found",
+        `Unknown profile: ${key}. Known profiles: ${[...this.profiles.keys()].join(", ")}`,
+      );
+    }
     return p;
   }
 

@@ -113,6 +113,20 @@ describe("nbook CLI", () => {
     expect(readFileSync(join(ws, "demo", "notes", "b.md"), "utf8")).toBe("b\n");
   });
 
+  it("tells a terminal user how to approve a stopped write, and which profiles exist", () => {
+    const args = ["tool", "write", "--project", "demo", "--input", '{"path":"notes/c.md","content":"c"}'];
+    const stopped = nbook([...args, "--mode", "discuss"], { cwd: ws });
+    expect(stopped.status).toBe(1);
+    expect(stopped.stderr).toContain("error [approval_required]");
+    expect(stopped.stderr).toContain("Run the command again with --approve");
+    expect(() => readFileSync(join(ws, "demo", "notes", "c.md"))).toThrow();
+    const unknown = nbook(["tool", "read", "--project", "demo", "--profile", "wirter", "--input", "{}"], {
+      cwd: ws,
+    });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/Unknown profile: wirter\. Known profiles: .*\bwriter\b/);
+  });
+
   it("lists tools with group and effect, and shows profiles", () => {
     const tools = JSON.parse(nbook(["tool", "--list", "--json"], { cwd: ws }).stdout) as {
       key: string;

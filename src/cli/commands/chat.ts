@@ -101,7 +101,10 @@ export function registerChat(program: Command): void {
     .command("chat")
     .description("Chat with an agent in the terminal (streams text, asks for approvals)")
     .option("--profile <key>", "agent profile for a new session", "leader.default")
-    .option("--mode <mode>", "normal, discuss or plan (new session)")
+    .option(
+      "--mode <mode>",
+      "normal, discuss or plan, for a new session (default: normal; change it later with /mode)",
+    )
     .option(
       "--model <ref>",
       "model <providerId>/<modelId>: a new session pins it; with --session, it is used for this chat only",

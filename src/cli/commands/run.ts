@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { HarnessEvent } from "../../harness/events.js";
+import type { HarnessEvent, PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
 import { modelCallsRecorded, openHarness } from "../../harness/open.js";
 import { SessionStore } from "../../harness/store/index.js";
@@ -68,6 +68,11 @@ export function openAgentSessions(o: AgentCliOptions): { harness: Harness; newSe
   return { harness, newSession };
 }
 
+/** "edit (write)", but just "switch_mode" where the kind only repeats the tool's name. */
+function approvalTitle(p: PendingView): string {
+  return p.kind === p.tool ? p.tool : `${p.tool} (${p.kind})`;
+}
+
 /** Print the loop's events as a readable transcript: streamed text, one line per tool call, approvals, tasks. */
 export function attachPrinter(harness: Harness, write: (s: string) => void): () => void {
   let midLine = false;
@@ -91,7 +96,7 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
         break;
       case "approval_required":
         line(
-          `\n── approval needed [${e.pending.approvalId}]: ${e.pending.tool} (${e.pending.kind}) ──\n${e.pending.preview}`,
+          `\n── approval needed [${e.pending.approvalId}]: ${approvalTitle(e.pending)} ──\n${e.pending.preview}`,
         );
         break;
       case "user_input_required":
@@ -189,7 +194,7 @@ export function registerRun(program: Command): void {
     .description("Run an agent once on a message (a new session, or --session N)")
     .argument("<message>", "what to ask")
     .option("--profile <key>", "agent profile for a new session", "leader.default")
-    .option("--mode <mode>", "normal, discuss or plan (new session)")
+    .option("--mode <mode>", "normal, discuss or plan, for a new session (default: normal)")
     .option(
       "--model <ref>",
       "model <providerId>/<modelId>: a new session pins it; with --session, it is used for this invocation only",

@@ -43,7 +43,7 @@ export function registerSessions(program: Command): void {
     .command("list")
     .description("List sessions, most recently active first")
     .option("--project <name>", "only sessions of this project")
-    .option("--limit <n>", "at most this many sessions", (v) => Number.parseInt(v, 10))
+    .option("--limit <n>", "at most this many sessions (default: all)", (v) => Number.parseInt(v, 10))
     .option("--workspace <dir>", "workspace root")
     .option("--json", "print JSON")
     .action((o: { project?: string; limit?: number; workspace?: string; json?: boolean }) => {
