@@ -144,6 +144,15 @@ describe("nbook sessions", () => {
     expect(bad.stderr).toContain("--format must be md or jsonl");
   });
 
+  it("takes --limit as a whole positive number only", () => {
+    expect(JSON.parse(nbook(["sessions", "list", "--limit", "1", "--json"]).stdout)).toHaveLength(1);
+    for (const limit of ["3x", "1.5", "0"]) {
+      const r = nbook(["sessions", "list", "--limit", limit]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain("--limit must be a positive integer");
+    }
+  });
+
   it("never stores or exports the API key, only the model reference", () => {
     const exports = [
       nbook(["sessions", "export", ids.chat, "--format", "jsonl"]).stdout,

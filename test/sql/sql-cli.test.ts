@@ -55,6 +55,13 @@ describe("nbook sql", () => {
     expect(JSON.parse(slow.stdout).error.code).toBe("timeout");
   });
 
+  it("without a statement, shows one and points to --describe", () => {
+    const nothing = nbook(["sql"]);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toContain('nbook sql "SELECT');
+    expect(nothing.stderr).toContain("--describe");
+  });
+
   it("describes the schema and needs a project", () => {
     const d = nbook(["sql", "--describe"]);
     expect(d.status).toBe(0);

@@ -43,12 +43,12 @@ export function registerSessions(program: Command): void {
     .command("list")
     .description("List sessions, most recently active first")
     .option("--project <name>", "only sessions of this project")
-    .option("--limit <n>", "at most this many sessions (default: all)", (v) => Number.parseInt(v, 10))
+    .option("--limit <n>", "at most this many sessions (default: all)", Number)
     .option("--workspace <dir>", "workspace root")
     .option("--json", "print JSON")
     .action((o: { project?: string; limit?: number; workspace?: string; json?: boolean }) => {
       try {
-        if (o.limit !== undefined && !(o.limit > 0))
+        if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit > 0))
           throw new NbError("invalid_input", "--limit must be a positive integer");
         const list = withStore(o.workspace, (store) =>
           store.listSessions({ project: o.project, limit: o.limit }),

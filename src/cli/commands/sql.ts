@@ -35,7 +35,10 @@ export function registerSql(program: Command): void {
       try {
         const mode = parseMode(o.mode);
         if (statement === undefined && !o.describe)
-          throw new NbError("invalid_input", "Give a statement or --describe");
+          throw new NbError(
+            "invalid_input",
+            'Give one statement (e.g. nbook sql "SELECT * FROM story_chapter"), or --describe to list the tables',
+          );
         if (statement !== undefined && o.describe)
           throw new NbError("invalid_input", "Give a statement or --describe, not both");
         if (o.describe && o.params !== undefined)
