@@ -1,21 +1,10 @@
 import { parseOrThrow } from "../core/validate.js";
 import type { PlotContext } from "./context.js";
+import { type GroupDto, saveGroup } from "./groups.js";
 import { SaveActInput, SaveChapterInput } from "./inputs.js";
 import { ACT_ORDER, CHAPTER_ORDER, placeInList, UNPLACED } from "./order.js";
 import { BRIEF_KEYS, type BriefKey } from "./schemas.js";
 import { assertNameFree, insertRow, mustGet, updateColumns } from "./store.js";
-
-export interface ActRow {
-  id: number;
-  sort_order: number;
-  name: string;
-  title: string;
-  summary: string;
-  note: string | null;
-  status: string;
-  created_at: string;
-  updated_at: string;
-}
 
 export interface ChapterRow {
   id: number;
@@ -36,22 +25,6 @@ export const BRIEF_COLUMN: Record<BriefKey, string> = Object.fromEntries(
 ) as Record<BriefKey, string>;
 
 export type ChapterBrief = Record<BriefKey, string | null>;
-
-/** Act row → DTO. */
-export function actDto(r: ActRow) {
-  return {
-    id: r.id,
-    name: r.name,
-    title: r.title,
-    status: r.status,
-    sortOrder: r.sort_order,
-    summary: r.summary,
-    note: r.note,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-export type ActDto = ReturnType<typeof actDto>;
 
 /** The 11 brief fields of a chapter row. */
 export function chapterBrief(r: ChapterRow): ChapterBrief {
@@ -78,30 +51,11 @@ export function chapterDto(r: ChapterRow) {
 export type ChapterDto = ReturnType<typeof chapterDto>;
 
 /** Create, update or archive an act; keeps act order contiguous. */
-export function saveAct(pc: PlotContext, raw: unknown): ActDto {
-  const input = parseOrThrow(SaveActInput, raw);
-  const { db } = pc;
-  return db.transaction(() => {
-    const columns = {
-      name: input.name,
-      title: input.title,
-      summary: input.summary,
-      note: input.note,
-      status: input.action === "archive" ? "archived" : input.status,
-    };
-    let id: number;
-    if (input.action === "create") {
-      assertNameFree(db, "act", input.name!);
-      id = insertRow(db, "story_act", { ...columns, sort_order: UNPLACED });
-    } else {
-      id = input.actId!;
-      mustGet(db, "act", id, "/actId");
-      if (input.name) assertNameFree(db, "act", input.name, id);
-      updateColumns(db, "story_act", id, columns);
-    }
-    if (input.order || input.action === "create") placeInList(db, ACT_ORDER, id, input.order, "/order");
-    return actDto(mustGet<ActRow>(db, "act", id));
-  })();
+export function saveAct(pc: PlotContext, raw: unknown): GroupDto {
+  const { actId, ...input } = parseOrThrow(SaveActInput, raw);
+  return pc.db.transaction(() =>
+    saveGroup(pc.db, { kind: "act", list: ACT_ORDER, idPointer: "/actId" }, { ...input, id: actId }),
+  )();
 }
 
 /** Create, update or archive a chapter; chapter order is story-wide and kept contiguous. */

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { NbError } from "../core/errors.js";
 import { openPlotDb, PLOT_SCHEMA_VERSION } from "./db.js";
+import { PLOT_MIGRATIONS } from "./migrations.js";
 import { PLOT_SCHEMA_DOC } from "./schema-doc.js";
 
 const dirs: string[] = [];
@@ -45,6 +46,21 @@ describe("plot database", () => {
     const db = openPlotDb(file, { title: "x", summary: "" });
     expect(db.pragma("user_version", { simple: true })).toBe(PLOT_SCHEMA_VERSION);
     expect(db.prepare("SELECT count(*) AS n FROM story_scene").get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it("upgrades a version 1 file: phases made before they had a status become active", () => {
+    const file = tmpFile();
+    mkdirSync(dirname(file), { recursive: true });
+    const raw = new Database(file);
+    raw.exec(PLOT_MIGRATIONS[0]);
+    raw.pragma("user_version = 1");
+    raw.exec("INSERT INTO story_phase (sort_order, name, title) VALUES (0, 'early', 'Early')");
+    raw.close();
+    const db = openPlotDb(file, { title: "x", summary: "" });
+    expect(db.prepare("SELECT name, status FROM story_phase").all()).toEqual([
+      { name: "early", status: "active" },
+    ]);
     db.close();
   });
 

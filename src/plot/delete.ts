@@ -3,6 +3,8 @@ import type { PlotDb } from "./db.js";
 import {
   ACT_ORDER,
   CHAPTER_ORDER,
+  PHASE_ORDER,
+  placeInList,
   renumberList,
   scenesOfChapter,
   scenesOfThread,
@@ -12,7 +14,7 @@ import { promisesWithBeatsOn, reopenPayofflessPromises } from "./promise-rules.j
 import { ENTITY, mustGet, nowIso } from "./store.js";
 
 /** What the user can hard-delete. Agents cannot: their tools stop at archive/abandon/void. */
-export const DELETABLE = ["act", "chapter", "thread", "scene", "promise", "decision"] as const;
+export const DELETABLE = ["act", "chapter", "phase", "thread", "scene", "promise", "decision"] as const;
 export type DeletableKind = (typeof DELETABLE)[number];
 
 /** The ids of a JSON array parameter, for `IN (…)`. */
@@ -48,6 +50,11 @@ export function describeDelete(
     add(
       count(db, "SELECT count(*) AS n FROM story_chapter WHERE act_id = ?", id),
       "chapter(s) become ungrouped",
+    );
+  if (kind === "phase")
+    add(
+      count(db, "SELECT count(*) AS n FROM story_thread WHERE phase_id = ?", id),
+      "thread(s) become ungrouped (kept, with their scenes)",
     );
   if (kind === "chapter") {
     add(
@@ -110,7 +117,7 @@ export function describeDelete(
   );
   add(
     onScenes("story_decision", "anchor_scene_id") +
-      (kind === "decision" || kind === "scene"
+      (kind === "decision" || kind === "scene" || kind === "phase"
         ? 0
         : count(db, `SELECT count(*) AS n FROM story_decision WHERE anchor_${kind}_id = ?`, id)),
     "decision anchor(s) fall back to the story",
@@ -146,6 +153,14 @@ export function hardDelete(
           ? [before.chapter_id]
           : [];
     const promises = promisesWithBeatsOn(db, doomedScenes(db, kind, id));
+    const phaseThreads =
+      kind === "phase"
+        ? (
+            db.prepare("SELECT id FROM story_thread WHERE phase_id = ? ORDER BY sort_order, id").all(id) as {
+              id: number;
+            }[]
+          ).map((r) => r.id)
+        : [];
     if (kind === "chapter")
       db.prepare(
         "UPDATE story_scene SET chapter_id = NULL, chapter_sort_order = NULL WHERE chapter_id = ?",
@@ -160,6 +175,9 @@ export function hardDelete(
 
     if (kind === "act") renumberList(db, ACT_ORDER);
     if (kind === "chapter") renumberList(db, CHAPTER_ORDER);
+    if (kind === "phase") renumberList(db, PHASE_ORDER);
+    // The phase's threads join the ungrouped ones after those already there, in their phase order.
+    for (const t of phaseThreads) placeInList(db, threadsOfPhase(null), t, undefined, "/id");
     if (kind === "thread") renumberList(db, threadsOfPhase(before.phase_id ?? null));
     if (kind === "scene") renumberList(db, scenesOfThread(before.thread_id!));
     for (const c of chapters) renumberList(db, scenesOfChapter(c));

@@ -43,6 +43,7 @@ export { saveAct, saveChapter } from "./carrier.js";
 export type { PlotContext } from "./context.js";
 export { getDecisionDto, saveDecision } from "./decisions.js";
 export { listChapters, listDecisions, listPromises, listScenes, listThreads } from "./lists.js";
+export { listPhases, savePhase } from "./phases.js";
 export { getPromiseDetail, saveBeat, savePromise } from "./promises.js";
 export { saveScene } from "./scenes.js";
 export { saveThread } from "./threads.js";

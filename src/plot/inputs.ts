@@ -34,26 +34,37 @@ import {
 
 const order = Placement.optional().describe("where to put it: {before: id} | {after: id} | {position: n}");
 
-export const SaveActInput = withActionRules(
-  z
-    .object({
-      action: z.enum(["create", "update", "archive"]),
-      actId: Id.optional(),
-      name: Slug.optional(),
-      title: Title.optional(),
-      summary: Text.optional(),
-      note: Note.optional(),
-      status: z.enum(CARRIER_STATUS).optional().describe("update only: active un-archives"),
-      order,
-    })
-    .strict(),
-  {
+/** The action and fields acts and phases share (both are groups: see groups.ts). */
+const groupAction = z.enum(["create", "update", "archive"]);
+const groupFields = {
+  name: Slug.optional(),
+  title: Title.optional(),
+  summary: Text.optional(),
+  note: Note.optional(),
+  status: z.enum(CARRIER_STATUS).optional().describe("update only: active un-archives"),
+  order,
+};
+
+/** The per-action rules of a group whose id travels in `idField`. */
+function groupRules(idField: string) {
+  return {
     create: { required: ["name", "title"], allowed: ["summary", "note", "order"] },
-    update: { required: ["actId"], allowed: ["name", "title", "summary", "note", "status", "order"] },
-    archive: { required: ["actId"], allowed: [] },
-  },
+    update: { required: [idField], allowed: ["name", "title", "summary", "note", "status", "order"] },
+    archive: { required: [idField], allowed: [] },
+  };
+}
+
+export const SaveActInput = withActionRules(
+  z.object({ action: groupAction, actId: Id.optional(), ...groupFields }).strict(),
+  groupRules("actId"),
 );
 export type SaveActInput = z.infer<typeof SaveActInput>;
+
+export const SavePhaseInput = withActionRules(
+  z.object({ action: groupAction, phaseId: Id.optional(), ...groupFields }).strict(),
+  groupRules("phaseId"),
+);
+export type SavePhaseInput = z.infer<typeof SavePhaseInput>;
 
 export const SaveChapterInput = withActionRules(
   z

@@ -201,4 +201,9 @@ CREATE TABLE story_decision_link (
   PRIMARY KEY (decision_id, relation, sort_order)
 ) WITHOUT ROWID;
 `,
+  // Phases get the lifecycle acts have, so the user can archive one instead of deleting it.
+  `
+ALTER TABLE story_phase ADD COLUMN status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','archived'));
+CREATE INDEX story_phase_order ON story_phase(sort_order);
+`,
 ];

@@ -16,6 +16,14 @@ export const UNPLACED = 1e9;
 /** All acts, in story order. */
 export const ACT_ORDER: OrderedList = { table: "story_act", column: "sort_order", where: "1", params: [] };
 
+/** All phases, in story order. */
+export const PHASE_ORDER: OrderedList = {
+  table: "story_phase",
+  column: "sort_order",
+  where: "1",
+  params: [],
+};
+
 /** All chapters: chapter order is story-wide, not per act. */
 export const CHAPTER_ORDER: OrderedList = {
   table: "story_chapter",

@@ -71,6 +71,7 @@ export const PLOT_SCHEMA_DOC: Readonly<Record<string, TableDoc>> = {
       title: "display title",
       summary: "what the phase covers",
       note: "free author note, or NULL",
+      status: "active | archived",
       ...TIMESTAMPS,
     },
   },

@@ -17,7 +17,8 @@ interface Counted {
 /**
  * The story's two trees: acts → chapters and phases → threads. Compact by default (titles,
  * statuses, live scene counts); `detail` adds summaries, briefs and scenes. Archived acts,
- * chapters, threads and scenes are left out unless asked for; so are the chapters of an archived act.
+ * chapters, phases, threads and scenes are left out unless asked for; so are the chapters of an
+ * archived act and the threads of an archived phase.
  */
 export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
   const { db } = pc;
@@ -39,19 +40,16 @@ export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
     )
     .all() as (ChapterRow & { scene_count: number })[];
   const phases = db
-    .prepare("SELECT id, name, title, summary FROM story_phase ORDER BY sort_order, id")
-    .all() as {
-    id: number;
-    name: string;
-    title: string;
-    summary: string;
-  }[];
+    .prepare(
+      `SELECT id, name, title, status, summary FROM story_phase p WHERE ${arch("p")} ORDER BY sort_order, id`,
+    )
+    .all() as (Counted & { summary: string })[];
   const threads = db
     .prepare(
       `SELECT t.id, t.name, t.title, t.status, t.is_main, t.phase_id, t.summary,
               (SELECT count(*) FROM story_scene x WHERE x.thread_id = t.id AND ${arch("x")}) AS scene_count
-       FROM story_thread t LEFT JOIN story_phase p ON p.id = t.phase_id WHERE ${arch("t")}
-       ORDER BY t.sort_order, t.id`,
+       FROM story_thread t LEFT JOIN story_phase p ON p.id = t.phase_id
+       WHERE ${arch("t")} AND (p.id IS NULL OR ${arch("p")}) ORDER BY t.sort_order, t.id`,
     )
     .all() as (Counted & {
     is_main: number;
@@ -119,6 +117,7 @@ export function getStoryTree(pc: PlotContext, opts: TreeOptions = {}) {
       id: p.id,
       name: p.name,
       title: p.title,
+      status: p.status,
       ...(opts.detail ? { summary: p.summary } : {}),
       threads: threads.filter((t) => t.phase_id === p.id).map(threadNode),
     })),

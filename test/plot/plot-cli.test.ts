@@ -107,4 +107,42 @@ describe("nbook plot", () => {
     expect(promise.status).toBe("open");
     expect(promise.beats).toEqual([]);
   }, 120_000);
+
+  it("adds, lists, changes, moves, archives and deletes phases", () => {
+    const p = (...args: string[]) => nbook(["plot", ...args, "--project", "novel"]);
+    const first = p("phase", "add", "opening", "--title", "Opening", "--summary", "Home");
+    expect(first.stdout).toContain("Created phase #");
+    const opening = Number(/#(\d+)/.exec(first.stdout)![1]);
+    const flight = JSON.parse(p("phase", "add", "flight", "--before", String(opening), "--json").stdout);
+    expect(flight).toMatchObject({ name: "flight", title: "flight", sortOrder: 0 });
+    expect(p("phase", "add", "Bad Name").stderr).toContain("/name: must be a lowercase slug");
+    expect(p("phase", "add", "x", "--before", "1", "--after", "2").stderr).toContain(
+      "Give --before or --after, not both",
+    );
+    expect(p("phase", "set", String(opening)).status).toBe(2);
+
+    const set = p("phase", "set", String(opening), "--title", "Going home", "--before", String(flight.id));
+    expect(set.stdout).toContain(`Updated phase #${opening} Going home (opening) at position 0.`);
+    expect(p("phases").stdout).toBe(
+      `#${opening} Going home (opening) — 0 threads\n#${flight.id} flight (flight) — 0 threads\n`,
+    );
+
+    const archived = p("phase", "archive", String(flight.id));
+    expect(archived.status).toBe(0);
+    expect(archived.stdout).toContain("its threads are left out of the tree");
+    expect(p("phases").stdout).not.toContain("flight");
+    expect(p("phases", "--all").stdout).toContain(`#${flight.id} flight (flight) [archived]`);
+    expect(p("tree", "--all").stdout).toContain(`Phase #${flight.id} flight (archived)`);
+    expect(p("phase", "set", String(flight.id), "--unarchive").stdout).toContain("Updated phase");
+    expect(p("phase", "set", "999", "--title", "x").stderr).toContain("No phase with id 999");
+
+    tool("save_story_thread", { action: "create", name: "run", title: "Run", phaseId: flight.id });
+    const refused = p("delete", "phase", String(flight.id));
+    expect(refused.stdout).toContain("1 thread(s) become ungrouped (kept, with their scenes)");
+    expect(refused.status).toBe(2);
+    expect(p("delete", "phase", String(flight.id), "--yes").stdout).toContain(
+      `Deleted phase ${flight.id} "flight"`,
+    );
+    expect(p("tree").stdout).toContain("Threads without a phase\n    #");
+  }, 120_000);
 });

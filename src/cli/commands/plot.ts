@@ -2,16 +2,19 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import { DELETABLE, type DeletableKind, describeDelete, hardDelete } from "../../plot/delete.js";
+import type { GroupDto } from "../../plot/groups.js";
 import {
   getChapterDetail,
   getChapterWriterBrief,
   getStoryTree,
   listDecisions,
+  listPhases,
   listPromises,
   openPlotContext,
   type PlotContext,
+  savePhase,
 } from "../../plot/index.js";
-import { DECISION_STATUS, LIMITS, PROMISE_STATUS } from "../../plot/schemas.js";
+import { DECISION_STATUS, LIMITS, type Placement, PROMISE_STATUS } from "../../plot/schemas.js";
 import type { StoryTree } from "../../plot/tree.js";
 import { openCliContext } from "../context.js";
 import { printJson, reportCliError } from "../output.js";
@@ -112,7 +115,7 @@ function treeText(tree: StoryTree): string {
   if (tree.ungroupedChapters.length)
     lines.push("  Chapters without an act", ...tree.ungroupedChapters.flatMap(chapterLines));
   for (const p of tree.phases) {
-    lines.push(`  Phase #${p.id} ${p.title}`);
+    lines.push(`  Phase #${p.id} ${p.title}${p.status === "archived" ? " (archived)" : ""}`);
     if ("summary" in p) lines.push(...textLines("    ", { summary: p.summary }));
     lines.push(...p.threads.flatMap(threadLines));
   }
@@ -120,16 +123,126 @@ function treeText(tree: StoryTree): string {
     lines.push("  Threads without a phase", ...tree.ungroupedThreads.flatMap(threadLines));
   const t = tree.totals;
   lines.push(
-    `${plural(t.acts, "act")}, ${plural(t.chapters, "chapter")}, ${plural(t.threads, "thread")}, ${plural(t.scenes, "scene")}; ${plural(t.openPromises, "open promise")}, ${plural(t.openDecisions, "open decision")}`,
+    `${plural(t.acts, "act")}, ${plural(t.chapters, "chapter")}, ${plural(t.phases, "phase")}, ${plural(t.threads, "thread")}, ${plural(t.scenes, "scene")}; ${plural(t.openPromises, "open promise")}, ${plural(t.openDecisions, "open decision")}`,
   );
   return lines.join("\n");
 }
 
-/** `nbook plot tree|chapter|brief|promises|decisions|delete`: the story structure from the terminal. */
+interface PhaseOptions extends PlotOptions {
+  title?: string;
+  summary?: string;
+  before?: string;
+  after?: string;
+  unarchive?: boolean;
+}
+
+/** The placement of --before/--after, if one was given. */
+function placement(o: PhaseOptions): Placement | undefined {
+  if (o.before === undefined && o.after === undefined) return undefined;
+  if (o.before !== undefined && o.after !== undefined)
+    throw new NbError("invalid_input", "Give --before or --after, not both");
+  return {
+    before: o.before === undefined ? undefined : positiveId(o.before, "--before"),
+    after: o.after === undefined ? undefined : positiveId(o.after, "--after"),
+  };
+}
+
+/** One phase as a line: `#3 The flight (flight) [archived]`. */
+function phaseLine(p: GroupDto): string {
+  return `#${p.id} ${p.title} (${p.name})${p.status === "archived" ? " [archived]" : ""}`;
+}
+
+/** `nbook plot phases` and `nbook plot phase add|set|archive`: the user's door to the phases of the causal tree. */
+function registerPhases(plot: Command): void {
+  withCommon(
+    plot.command("phases").description("The phases of the causal tree, in order, with thread counts"),
+  )
+    .option("--all", "include archived phases")
+    .action((o: PlotOptions & { all?: boolean }) =>
+      run(o, async () => {
+        const phases = listPhases(await open(o), { includeArchived: o.all });
+        const lines = phases.map((p) => `${phaseLine(p)} — ${p.threads} thread${p.threads === 1 ? "" : "s"}`);
+        out(o, phases, lines.length ? lines.join("\n") : "No phases.");
+      }),
+    );
+
+  const phase = plot.command("phase").description("Create, change, move or archive a phase");
+  const placed = (cmd: Command) =>
+    withCommon(cmd)
+      .option("--before <id>", "put it right before this phase")
+      .option("--after <id>", "put it right after this phase");
+
+  placed(
+    phase
+      .command("add")
+      .description("Create a phase (at the end unless --before/--after)")
+      .argument("<name>", "unique slug, e.g. the-flight"),
+  )
+    .option("--title <title>", "display title (default: the name)")
+    .option("--summary <text>", "what the phase covers")
+    .action((name: string, o: PhaseOptions) =>
+      run(o, async () => {
+        const p = savePhase(await open(o), {
+          action: "create",
+          name,
+          title: o.title ?? name,
+          summary: o.summary,
+          order: placement(o),
+        });
+        out(o, p, `Created phase ${phaseLine(p)} at position ${p.sortOrder}.`);
+      }),
+    );
+
+  placed(phase.command("set").description("Change a phase's title or summary, move it, or un-archive it"))
+    .argument("<id>", "phase id")
+    .option("--title <title>", "new display title")
+    .option("--summary <text>", "new summary")
+    .option("--unarchive", "make an archived phase active again")
+    .action((id: string, o: PhaseOptions) =>
+      run(o, async () => {
+        const phaseId = positiveId(id, "phase id");
+        const change = {
+          title: o.title,
+          summary: o.summary,
+          status: o.unarchive ? ("active" as const) : undefined,
+          order: placement(o),
+        };
+        if (Object.values(change).every((v) => v === undefined)) {
+          throw new NbError(
+            "invalid_input",
+            "Nothing to change: give --title, --summary, --before, --after or --unarchive",
+          );
+        }
+        const p = savePhase(await open(o), { action: "update", phaseId, ...change });
+        out(o, p, `Updated phase ${phaseLine(p)} at position ${p.sortOrder}.`);
+      }),
+    );
+
+  withCommon(
+    phase
+      .command("archive")
+      .description("Archive a phase: it and its threads leave the tree, nothing is deleted"),
+  )
+    .argument("<id>", "phase id")
+    .action((id: string, o: PlotOptions) =>
+      run(o, async () => {
+        const p = savePhase(await open(o), { action: "archive", phaseId: positiveId(id, "phase id") });
+        out(
+          o,
+          p,
+          `Archived phase ${phaseLine(p)}; its threads are left out of the tree with it (\`nbook plot tree --all\` shows them, \`nbook plot phase set ${p.id} --unarchive\` brings it back).`,
+        );
+      }),
+    );
+}
+
+/** `nbook plot tree|chapter|brief|promises|decisions|phases|phase|delete`: the story structure from the terminal. */
 export function registerPlot(program: Command): void {
   const plot = program
     .command("plot")
-    .description("Read the story structure, the writer brief, promises and decisions; delete plot rows");
+    .description(
+      "Read the story structure, the writer brief, promises and decisions; manage phases; delete plot rows",
+    );
 
   withCommon(plot.command("tree").description("Acts → chapters and phases → threads, with scene counts"))
     .option("--detail", "add summaries, briefs and scenes")
@@ -201,6 +314,8 @@ export function registerPlot(program: Command): void {
         out(o, page, lines.length ? lines.join("\n") : "No decisions.");
       }),
     );
+
+  registerPhases(plot);
 
   withCommon(
     plot
