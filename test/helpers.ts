@@ -1,12 +1,17 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../src/tools/dispatch.js";
 import type { Mode } from "../src/tools/types.js";
 import type { Project } from "../src/workspace/project.js";
 import { type CreateProjectOptions, Workspace } from "../src/workspace/workspace.js";
+
+/** The CLI entry point every CLI test spawns. */
+export const NBOOK_BIN = fileURLToPath(new URL("../bin/nbook", import.meta.url));
 
 /** A throw-away workspace with one project, and a dispatch bound to it. */
 export interface TestBed {
@@ -52,4 +57,18 @@ export function makeTestBed(name = "novel", opts: CreateProjectOptions = {}): Te
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Run `./bin/nbook` synchronously in `cwd`; `env` adds to (or, with "", blanks) the process environment. */
+export function runNbook(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; input?: string },
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(NBOOK_BIN, args, {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    encoding: "utf8",
+    input: opts.input,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,21 +1,14 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runNbook } from "./helpers.js";
 
-const BIN = fileURLToPath(new URL("../bin/nbook", import.meta.url));
 let home: string;
 let ws: string;
 
 function nbook(args: string[]) {
-  const r = spawnSync(BIN, args, {
-    cwd: home,
-    env: { ...process.env, NBOOK_WORKSPACE: ws },
-    encoding: "utf8",
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runNbook(args, { cwd: home, env: { NBOOK_WORKSPACE: ws } });
 }
 
 const script = (name: string, code: string) => {

@@ -2,20 +2,14 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NBOOK_BIN, runNbook } from "../helpers.js";
 
-const BIN = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
 let home: string;
 let ws: string;
 
 function nbook(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
-  const r = spawnSync(BIN, args, {
-    cwd: opts.cwd ?? home,
-    env: { ...process.env, NBOOK_WORKSPACE: "", ...opts.env },
-    encoding: "utf8",
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runNbook(args, { cwd: opts.cwd ?? home, env: { NBOOK_WORKSPACE: "", ...opts.env } });
 }
 
 beforeAll(() => {
@@ -171,7 +165,7 @@ describe("nbook CLI", () => {
     expect(list.status).toBe(0);
     expect(list.stdout).toContain("apply_patch");
     // `true` exits without reading, so every write of the listing meets a closed pipe.
-    const piped = spawnSync("bash", ["-c", `set -o pipefail; "${BIN}" tool --list | true`], {
+    const piped = spawnSync("bash", ["-c", `set -o pipefail; "${NBOOK_BIN}" tool --list | true`], {
       cwd: lost,
       encoding: "utf8",
     });

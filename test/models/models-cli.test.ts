@@ -1,22 +1,15 @@
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runNbook } from "../helpers.js";
 
-const BIN = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
 const SECRET = "sk-live-7c1d-never-print-me";
 let home: string;
 let ws: string;
 
 function nbook(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(BIN, args, {
-    cwd: home,
-    env: { ...process.env, NBOOK_WORKSPACE: "", ...env },
-    encoding: "utf8",
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runNbook(args, { cwd: home, env: { NBOOK_WORKSPACE: "", ...env } });
 }
 
 beforeAll(() => {

@@ -1,8 +1,6 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   plotContext,
@@ -14,19 +12,13 @@ import {
   saveThread,
 } from "../../src/plot/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
+import { runNbook } from "../helpers.js";
 
-const BIN = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
 let home: string;
 let ws: string;
 
 function nbook(args: string[]) {
-  const r = spawnSync(BIN, args, {
-    cwd: home,
-    env: { ...process.env, NBOOK_WORKSPACE: ws },
-    encoding: "utf8",
-    input: "",
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runNbook(args, { cwd: home, env: { NBOOK_WORKSPACE: ws }, input: "" });
 }
 const tool = (key: string, input: unknown) => {
   const r = nbook(["tool", key, "--project", "novel", "--json", "--input", JSON.stringify(input)]);
