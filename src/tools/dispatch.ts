@@ -29,6 +29,8 @@ export interface DispatchContext {
   readonly allow: Allowlist;
   /** Run this one write even in a read-only mode (the user approved it). */
   readonly approved?: boolean;
+  /** The basis of the preview the user approved; see ToolPreview.basis. */
+  readonly approvedBasis?: unknown;
   readonly signal?: AbortSignal;
   readonly session?: ToolSession;
 }
@@ -132,6 +134,7 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
     profileKey: dctx.profileKey,
     binding,
     approved: dctx.approved === true,
+    ...(dctx.approved && dctx.approvedBasis !== undefined ? { approvedBasis: dctx.approvedBasis } : {}),
     signal: dctx.signal,
     session: dctx.session,
   };

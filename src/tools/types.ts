@@ -52,6 +52,12 @@ export interface ToolContext {
   readonly binding: ToolBinding;
   /** True when the user approved this one call in a read-only mode. */
   readonly approved: boolean;
+  /**
+   * The `basis` of the preview the user approved (absent when the call was approved up front,
+   * e.g. `nbook tool --approve`). A tool that set one must run exactly what it describes, or fail
+   * with `conflict` and change nothing.
+   */
+  readonly approvedBasis?: unknown;
   readonly signal?: AbortSignal;
   readonly session?: ToolSession;
 }
@@ -66,6 +72,12 @@ export interface ToolResult {
 export interface ToolPreview {
   text: string;
   details?: unknown;
+  /**
+   * JSON that pins the approval to what this preview showed: the content hashes of the files it
+   * diffed, the writes a dry run recorded, the row count a statement would change. Stored with the
+   * approval and handed back to `execute` as `ctx.approvedBasis`.
+   */
+  basis?: unknown;
 }
 
 type MaybePromise<T> = T | Promise<T>;
