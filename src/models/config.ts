@@ -13,6 +13,18 @@ export const ModelLimitsSchema = z
   })
   .strict();
 
+/** How long a provider may stay silent, in milliseconds (defaults in `providerTimeouts`). */
+export const ProviderTimeoutsSchema = z
+  .object({
+    /** From sending a request to the server's first streamed chunk (connecting included). */
+    firstChunkMs: z.number().int().positive().max(3_600_000).optional(),
+    /** The longest silence between two chunks of a stream. */
+    idleMs: z.number().int().positive().max(3_600_000).optional(),
+    /** A call that is not streamed (the compaction summary), from request to the whole answer. */
+    generateMs: z.number().int().positive().max(3_600_000).optional(),
+  })
+  .strict();
+
 /** Header names that carry credentials; refused in config so a key never sits in a file. */
 const CREDENTIAL_HEADERS = new Set([
   "authorization",
@@ -52,6 +64,8 @@ export const ProviderConfigSchema = z
     script: z.string().min(1).optional(),
     /** Known models; when present, references must name one of them. */
     models: z.record(z.string().min(1), ModelLimitsSchema).optional(),
+    /** Per-provider timeouts; a `scripted` provider ignores them. */
+    timeouts: ProviderTimeoutsSchema.optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -109,6 +123,20 @@ export const ModelsConfigSchema = z.looseObject({
     .default({}),
 });
 export type ModelsConfig = z.infer<typeof ModelsConfigSchema>;
+
+/** A provider's timeouts with defaults applied. */
+export type ProviderTimeouts = Required<z.infer<typeof ProviderTimeoutsSchema>>;
+
+export const DEFAULT_PROVIDER_TIMEOUTS: ProviderTimeouts = {
+  firstChunkMs: 60_000,
+  idleMs: 30_000,
+  generateMs: 300_000,
+};
+
+/** The timeouts of one provider, defaults filled in. */
+export function providerTimeouts(p: ProviderConfig): ProviderTimeouts {
+  return { ...DEFAULT_PROVIDER_TIMEOUTS, ...p.timeouts };
+}
 
 /** Agent settings with defaults applied. */
 export interface AgentSettings {
