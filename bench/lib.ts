@@ -11,11 +11,45 @@ export interface BenchResult {
   target?: string;
 }
 
+/** Options given after the suite names: `--patches 1000000` or `--patches=1000000` (name → value). */
+export type BenchOptions = ReadonlyMap<string, string>;
+
 /** A named benchmark suite; `run` reports figures through `report`. */
 export interface BenchSuite {
   name: string;
   description: string;
-  run(report: (r: Omit<BenchResult, "suite">) => void): Promise<void>;
+  run(report: (r: Omit<BenchResult, "suite">) => void, options?: BenchOptions): Promise<void>;
+}
+
+/** Split command-line arguments into suite names, `--json`, and `--name value` options. */
+export function parseBenchArgs(args: readonly string[]): {
+  suites: string[];
+  json: boolean;
+  options: Map<string, string>;
+} {
+  const suites: string[] = [];
+  const options = new Map<string, string>();
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--json") json = true;
+    else if (a.startsWith("--")) {
+      const eq = a.indexOf("=");
+      if (eq > 0) options.set(a.slice(2, eq), a.slice(eq + 1));
+      else if (i + 1 < args.length && !args[i + 1].startsWith("--")) options.set(a.slice(2), args[++i]);
+      else options.set(a.slice(2), "");
+    } else suites.push(a);
+  }
+  return { suites, json, options };
+}
+
+/** A positive integer option, or `fallback` when absent; anything else is a usage error. */
+export function intOption(options: BenchOptions | undefined, name: string, fallback: number): number {
+  const raw = options?.get(name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw.replace(/_/g, ""));
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer, not "${raw}"`);
+  return n;
 }
 
 /** Median wall time of `fn` in milliseconds, after a warm-up. */

@@ -1,12 +1,11 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type BenchResult, type BenchSuite, round } from "./lib.js";
+import { type BenchResult, type BenchSuite, parseBenchArgs, round } from "./lib.js";
 
-// Usage: npm run bench -- [suite…] [--json]. Each file bench/suites/<name>.ts exports `suite` named <name>;
-// only the requested suites are loaded (all of them when none is named).
-const args = process.argv.slice(2);
-const json = args.includes("--json");
-const wanted = args.filter((a) => !a.startsWith("--"));
+// Usage: npm run bench -- [suite…] [--json] [--name value…]. Each file bench/suites/<name>.ts exports
+// `suite` named <name>; only the requested suites are loaded (all of them when none is named). Options
+// such as `--patches 1000000` (world) go to every suite run.
+const { suites: wanted, json, options } = parseBenchArgs(process.argv.slice(2));
 
 const dir = fileURLToPath(new URL("./suites/", import.meta.url));
 const available = readdirSync(dir)
@@ -37,5 +36,5 @@ for (const name of wanted.length ? wanted : available) {
         `${full.name.padEnd(36)}${String(full.value).padStart(12)} ${full.unit}${base}${target}\n`,
       );
     }
-  });
+  }, options);
 }

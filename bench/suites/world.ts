@@ -10,15 +10,16 @@ import { segmentsOf } from "../../src/world/pointer.js";
 import { semanticsFor } from "../../src/world/reduce.js";
 import { parseSchema } from "../../src/world/schema.js";
 import { World } from "../../src/world/world.js";
-import { type BenchSuite, medianMs } from "../lib.js";
+import { type BenchSuite, intOption, medianMs } from "../lib.js";
 import { calendarFigures } from "../parts/calendar.js";
 import { sandboxFigures } from "../parts/world-sandbox.js";
 
 const SUBJECTS = 1_000;
 const LOCATIONS = 200;
-const SLICES = 20_000;
 const PATCHES_PER_SLICE = 5;
 const STEP = 100;
+/** Patches in the generated log unless `--patches N` says otherwise. */
+const DEFAULT_PATCHES = 100_000;
 
 const SCHEMA = `types:
   character:
@@ -70,7 +71,7 @@ function rng(seed: number) {
 const idOf = (i: number) => (i < LOCATIONS ? `loc${i}` : `ch${i}`);
 
 /** Write the generated log straight into the tables (one transaction), then derive everything once. */
-function generate(world: World): { textEntries: number } {
+function generate(world: World, slices: number): { textEntries: number } {
   const rand = rng(42);
   const db = world.db;
   const subj = db.prepare("INSERT INTO subjects(id, type, name) VALUES (?, ?, ?)");
@@ -85,7 +86,7 @@ function generate(world: World): { textEntries: number } {
     for (let i = 0; i < SUBJECTS; i++)
       subj.run(idOf(i), i < LOCATIONS ? "location" : "character", `Name ${i}`);
     let sub = 0;
-    for (let s = 0; s < SLICES; s++) {
+    for (let s = 0; s < slices; s++) {
       const sid = `s${s}`;
       const instant = s * STEP;
       slice.run(sid, instant, `Slice ${s}`);
@@ -162,8 +163,12 @@ const schema = parseSchema(SCHEMA);
 
 export const suite: BenchSuite = {
   name: "world",
-  description: `World Engine on ${SUBJECTS} subjects, ${SLICES * PATCHES_PER_SLICE} patches in ${SLICES} slices (baseline: naive full replay / linear scan)`,
-  async run(report) {
+  description: `World Engine on ${SUBJECTS} subjects and ${DEFAULT_PATCHES} patches (--patches N for another size), ${PATCHES_PER_SLICE} per slice (baseline: naive full replay / linear scan)`,
+  async run(report, options) {
+    const slices = Math.max(
+      (SUBJECTS * 2) / PATCHES_PER_SLICE + 10,
+      Math.ceil(intOption(options, "patches", DEFAULT_PATCHES) / PATCHES_PER_SLICE),
+    );
     const dir = mkdtempSync(join(tmpdir(), "nb-bench-world-"));
     const schemaPath = join(dir, "schema.yaml");
     writeFileSync(schemaPath, SCHEMA);
@@ -171,11 +176,15 @@ export const suite: BenchSuite = {
     try {
       world.schema.describe();
       const t0 = performance.now();
-      const { textEntries } = generate(world);
-      report({ name: "generate_and_derive", unit: "ms", value: performance.now() - t0 });
+      const { textEntries } = generate(world, slices);
+      report({
+        name: `generate_and_derive_${slices * PATCHES_PER_SLICE}_patches`,
+        unit: "ms",
+        value: performance.now() - t0,
+      });
       const rand = rng(7);
       const pick = () => idOf(LOCATIONS + Math.floor(rand() * (SUBJECTS - LOCATIONS)));
-      const maxT = (SLICES - 1) * STEP;
+      const maxT = (slices - 1) * STEP;
       const typeOf = (id: string) => (id.startsWith("loc") ? "location" : "character");
 
       // A long-lived world has read its subjects before: warm the in-memory latest-state cache once.
@@ -270,7 +279,7 @@ export const suite: BenchSuite = {
         target: "< 5 ms",
       });
 
-      let mid = Math.floor(SLICES / 2) * STEP + 1;
+      let mid = Math.floor(slices / 2) * STEP + 1;
       const writeMid = await medianMs(
         () => {
           mid += STEP;
