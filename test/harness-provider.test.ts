@@ -123,3 +123,119 @@ describe("turn loop on a real provider (openai-compatible, loopback stub)", () =
     }
   });
 });
+
+// Providers that misbehave: one never answers, one goes silent after a role-only chunk, one after some
+// text, one refuses with 429 and echoes the key. Each request is counted by path.
+describe("provider timeouts and errors (openai-compatible, loopback stub)", () => {
+  const KEY = "sk-stub-6f1d2c9a8b7e";
+  const hits: Record<string, number> = {};
+  let stub: Server;
+  let root: string;
+
+  beforeAll(async () => {
+    stub = createServer((req, res) => {
+      const path = (req.url ?? "").split("/")[1];
+      hits[path] = (hits[path] ?? 0) + 1;
+      req.resume();
+      req.on("end", () => {
+        if (path === "hang") return;
+        if (path === "limited") {
+          res.writeHead(429, { "content-type": "application/json", "retry-after-ms": "1" });
+          res.end(JSON.stringify({ error: { message: `rate limited for key ${KEY}` } }));
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write(chunk(path === "stall" ? { role: "assistant" } : { role: "assistant", content: "Once" }));
+      });
+    });
+    await new Promise<void>((r) => stub.listen(0, "127.0.0.1", r));
+    root = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => {
+    stub.closeAllConnections();
+    return new Promise<void>((r) => stub.close(() => r()));
+  });
+
+  async function runOn(path: string) {
+    const dir = mkdtempSync(join(tmpdir(), "nbook-harness-timeout-"));
+    const workspace = Workspace.init(dir);
+    workspace.createProject("novel");
+    const store = SessionStore.forWorkspace(workspace);
+    const registry = createToolRegistry();
+    const config = parseModelsConfig(
+      {
+        providers: {
+          local: {
+            kind: "openai-compatible",
+            baseURL: `${root}/${path}/v1`,
+            apiKeyEnv: "STUB_API_KEY",
+            timeouts: { firstChunkMs: 200, idleMs: 200 },
+          },
+        },
+      },
+      "c",
+    );
+    const resolved = resolveModel("local/stub", config, { STUB_API_KEY: KEY });
+    const harness = new Harness({
+      workspace,
+      store,
+      registry,
+      catalog: new ProfileCatalog(registry, workspace),
+      resolveModel: () => resolved,
+      settings: { maxRetries: 1 },
+    });
+    try {
+      const s = harness.createSession({ profileKey: "leader.default", project: "novel" });
+      const result = await harness.invoke(s.id, { mode: "prompt", message: "Begin" });
+      const recorded = store.activePath(s.id).filter((e) => e.kind === "assistant");
+      return { result, recorded };
+    } finally {
+      store.close();
+      workspace.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("a provider that never answers ends, after the first-chunk timeout and a retry, with a timeout error", async () => {
+    const { result } = await runOn("hang");
+    expect(result.status).toBe("error");
+    expect(result.error).toEqual({
+      code: "timeout",
+      message: `Model call failed after 2 attempts: openai-compatible (${root.slice(7)}): timeout: no answer within 0.2 s (providers.local.timeouts.firstChunkMs)`,
+    });
+    expect(hits.hang).toBe(2);
+  });
+
+  it("a stream that stalls before any text is retried, then ends with a timeout error", async () => {
+    const { result, recorded } = await runOn("stall");
+    expect(result.status).toBe("error");
+    expect(result.error?.code).toBe("timeout");
+    expect(result.error?.message).toContain("after 2 attempts");
+    expect(result.error?.message).toContain(
+      "timeout: the stream stalled: no data for 0.2 s (providers.local.timeouts.idleMs)",
+    );
+    expect(hits.stall).toBe(2);
+    expect(recorded).toEqual([]);
+  });
+
+  it("a stream that stalls after some text ends with a timeout error and keeps the text, unretried", async () => {
+    const { result, recorded } = await runOn("text");
+    expect(result).toMatchObject({ status: "error", finalMessage: "Once", error: { code: "timeout" } });
+    expect(result.error?.message).toContain("not retried: part of the answer had already arrived");
+    expect(hits.text).toBe(1);
+    expect(recorded.map((e) => e.kind === "assistant" && e.data)).toEqual([
+      expect.objectContaining({ text: "Once", status: "partial" }),
+    ]);
+  });
+
+  it("a 429 names the status and the host, is retried, and never shows the key", async () => {
+    const { result } = await runOn("limited");
+    expect(result.status).toBe("error");
+    expect(result.error?.message).toBe(
+      `Model call failed after 2 attempts: openai-compatible (${root.slice(7)}): HTTP 429 rate limited for key [redacted]`,
+    );
+    expect(JSON.stringify(result)).not.toContain(KEY);
+    expect(hits.limited).toBe(2);
+  });
+});

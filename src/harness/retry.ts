@@ -13,6 +13,11 @@ function isAbortError(e: unknown): boolean {
   );
 }
 
+/** A provider failure worth another attempt: a retryable HTTP status, a network error, a timeout. */
+export function isTransient(error: unknown): boolean {
+  return APICallError.isInstance(error) && error.isRetryable;
+}
+
 /** The wait the server asked for (`retry-after-ms`, `retry-after` seconds or date), else the backoff delay. */
 function retryDelayMs(error: unknown, backoffMs: number): number {
   const source = APICallError.isInstance(error)
@@ -53,8 +58,9 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 /**
  * Start a model call with the AI SDK's retry policy (what `streamText` applies to `doStream`):
- * retryable provider errors are retried up to `maxRetries` times with exponential backoff from 2 s,
- * honouring retry-after headers; aborts are never retried; after retries, a `RetryError` lists them.
+ * transient provider errors (timeouts included) are retried up to `maxRetries` times with exponential
+ * backoff from 2 s, honouring retry-after headers; aborts are never retried; after retries, a
+ * `RetryError` lists them.
  */
 export async function withRetries<T>(
   start: () => PromiseLike<T>,
@@ -76,7 +82,7 @@ export async function withRetries<T>(
           errors,
         });
       }
-      if (!(APICallError.isInstance(error) && error.isRetryable)) {
+      if (!isTransient(error)) {
         if (errors.length === 1) throw error;
         throw new RetryError({
           message: `Failed after ${errors.length} attempts with non-retryable error: '${message}'`,

@@ -144,7 +144,7 @@ describe("callModel on the provider's doStream", () => {
       },
     });
     expect((await call(busy, { maxRetries: 2 }).turn).error?.message).toBe(
-      "Model call failed: Failed after 3 attempts. Last error: busy",
+      "Model call failed after 3 attempts: busy",
     );
     expect(busy.doStreamCalls).toHaveLength(3);
   });
@@ -160,6 +160,39 @@ describe("callModel on the provider's doStream", () => {
     const turn = await call(model, { signal: controller.signal }).turn;
     expect(turn).toMatchObject({ aborted: true, error: null });
     expect(model.doStreamCalls).toHaveLength(1);
+  });
+
+  it("retries a stream that fails transiently before anything arrived, not once text has streamed", async () => {
+    const dropped = () => apiError("connection reset", { retryable: true, headers: { "retry-after": "0" } });
+    let attempts = 0;
+    const early = new MockLanguageModelV3({
+      doStream: async () => {
+        attempts++;
+        if (attempts === 2) return textAnswer();
+        return answer([{ type: "stream-start", warnings: [] }, { type: "error", error: dropped() }]);
+      },
+    });
+    const first = call(early);
+    expect(await first.turn).toMatchObject({ text: "Hello", error: null });
+    expect(attempts).toBe(2);
+    expect(first.deltas).toEqual(["Hel", "lo"]);
+
+    const late = new MockLanguageModelV3({
+      doStream: async () =>
+        answer([
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "Half" },
+          { type: "error", error: dropped() },
+        ]),
+    });
+    expect(await call(late).turn).toMatchObject({
+      text: "Half",
+      error: {
+        code: "io_error",
+        message: "Model call failed: connection reset (not retried: part of the answer had already arrived)",
+      },
+    });
+    expect(late.doStreamCalls).toHaveLength(1);
   });
 
   it("an error part keeps the text that arrived before it", async () => {

@@ -5,8 +5,10 @@ import {
   type LanguageModelV3Message,
   type LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
+import { RetryError } from "ai";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
-import { withRetries } from "./retry.js";
+import { isModelTimeout } from "../models/timeouts.js";
+import { isTransient, withRetries } from "./retry.js";
 import type { ToolCall } from "./store/schema.js";
 
 /** What one model call produced. `error`/`aborted` mean the stream was cut; `text` keeps what arrived. */
@@ -21,20 +23,22 @@ export interface ModelTurn {
 /**
  * Provider errors carry URLs, bodies and keys in odd places: keep only a short message for the model
  * and the log. An error part of a stream may be a plain object (an OpenAI-style `{message, type}`).
+ * A call that failed after retries says how many attempts it made; a timeout keeps the `timeout` code.
  */
 function providerError(e: unknown): ErrorInfo {
-  const plain = e && typeof e === "object" && !(e instanceof Error) ? (e as { message?: unknown }) : null;
+  const last = RetryError.isInstance(e) ? e.lastError : e;
+  const attempts = RetryError.isInstance(e) ? e.errors.length : 0;
+  const plain =
+    last && typeof last === "object" && !(last instanceof Error) ? (last as { message?: unknown }) : null;
   const info = plain
     ? {
         code: "internal" as const,
-        message: typeof plain.message === "string" ? plain.message : getErrorMessage(e),
+        message: typeof plain.message === "string" ? plain.message : getErrorMessage(last),
       }
-    : toErrorInfo(e);
+    : toErrorInfo(last);
   const message = info.message.split("\n")[0].slice(0, 500);
-  return {
-    code: info.code === "internal" ? "io_error" : info.code,
-    message: `Model call failed: ${message}`,
-  };
+  const code = isModelTimeout(last) ? "timeout" : info.code === "internal" ? "io_error" : info.code;
+  return { code, message: `Model call failed${attempts ? ` after ${attempts} attempts` : ""}: ${message}` };
 }
 
 // The AI SDK parses model JSON with secure-json-parse, which refuses prototype-polluting keys; so do we.
@@ -75,11 +79,66 @@ function absorb(turn: ModelTurn, part: LanguageModelV3StreamPart, onText: (delta
   }
 }
 
+/** True once the caller has seen part of the answer, so a fresh attempt would repeat it. */
+function delivered(turn: ModelTurn): boolean {
+  return turn.text !== "" || turn.toolCalls.length > 0;
+}
+
+type CallOptions = Parameters<typeof callModel>[0];
+
+/**
+ * One attempt: start the stream and read it to the end. A transient failure (a timeout, a dropped
+ * connection, a retryable error part) before any text or tool call arrived is thrown, so the call is
+ * retried; after that, a retry would repeat what the user already saw, so the turn ends with the
+ * error and keeps its partial text.
+ */
+async function attempt(opts: CallOptions): Promise<ModelTurn> {
+  const turn: ModelTurn = { text: "", toolCalls: [], error: null, aborted: false };
+  const { signal } = opts;
+  const { stream } = await opts.model.doStream({
+    prompt: [{ role: "system", content: opts.system }, ...opts.messages],
+    tools: opts.tools.length ? opts.tools : undefined,
+    toolChoice: opts.tools.length ? { type: "auto" } : undefined,
+    maxOutputTokens: opts.maxOutputTokens,
+    abortSignal: signal,
+    includeRawChunks: false,
+  });
+  const reader = stream.getReader();
+  const fail = (e: unknown) => {
+    if (signal?.aborted) return;
+    if (!delivered(turn) && isTransient(e)) {
+      reader.cancel().catch(() => {});
+      throw e;
+    }
+    const info = providerError(e);
+    turn.error = isTransient(e)
+      ? { ...info, message: `${info.message} (not retried: part of the answer had already arrived)` }
+      : info;
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      // Like streamText, nothing that arrives after an abort counts; cancelling stops the provider's request.
+      if (signal?.aborted) {
+        await reader.cancel().catch(() => {});
+        break;
+      }
+      if (value.type === "error" && isTransient(value.error)) fail(value.error);
+      else absorb(turn, value, opts.onText);
+    }
+  } catch (e) {
+    fail(e);
+  }
+  return turn;
+}
+
 /**
  * One model call (one step, no automatic multi-step) on the provider's `doStream`: streams text deltas
  * to `onText` and collects the tool calls, which the loop executes itself. It keeps `streamText`'s
  * retries, abort and error handling but not its per-call zod validation of the whole history: the
- * loop builds the prompt from validated entries, and that validation grew with every step.
+ * loop builds the prompt from validated entries, and that validation grew with every step. Unlike
+ * `streamText`, a stream that fails before anything arrived (a provider timeout) is retried too.
  */
 export async function callModel(opts: {
   model: LanguageModelV3;
@@ -91,32 +150,10 @@ export async function callModel(opts: {
   maxRetries: number;
   onText: (delta: string) => void;
 }): Promise<ModelTurn> {
-  const turn: ModelTurn = { text: "", toolCalls: [], error: null, aborted: false };
+  let turn: ModelTurn = { text: "", toolCalls: [], error: null, aborted: false };
   const { signal } = opts;
   try {
-    const { stream } = await withRetries(
-      () =>
-        opts.model.doStream({
-          prompt: [{ role: "system", content: opts.system }, ...opts.messages],
-          tools: opts.tools.length ? opts.tools : undefined,
-          toolChoice: opts.tools.length ? { type: "auto" } : undefined,
-          maxOutputTokens: opts.maxOutputTokens,
-          abortSignal: signal,
-          includeRawChunks: false,
-        }),
-      { maxRetries: opts.maxRetries, signal },
-    );
-    const reader = stream.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      // Like streamText, nothing that arrives after an abort counts; cancelling stops the provider's request.
-      if (signal?.aborted) {
-        await reader.cancel().catch(() => {});
-        break;
-      }
-      absorb(turn, value, opts.onText);
-    }
+    turn = await withRetries(() => attempt(opts), { maxRetries: opts.maxRetries, signal });
   } catch (e) {
     if (!signal?.aborted) turn.error = providerError(e);
   }

@@ -3,10 +3,18 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { NbError } from "../core/errors.js";
-import type { ProviderConfig } from "./config.js";
+import { type ProviderConfig, providerTimeouts } from "./config.js";
 import { apiKeyEnvOf } from "./key-env.js";
+import { providerLabel, withProviderLabel } from "./provider-errors.js";
 import { withKeyRedacted } from "./redact.js";
 import { type ScriptedModelOptions, scriptedModelFromFile } from "./scripted/model.js";
+import { withTimeouts } from "./timeouts.js";
+
+/** Where the SDKs send requests when a provider sets no `baseURL`. */
+const DEFAULT_BASE_URL: Partial<Record<ProviderConfig["kind"], string>> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com/v1",
+};
 
 /** Environment variables the models layer reads (API keys only). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -20,7 +28,8 @@ export interface ProviderModelOptions {
 /**
  * Build the AI SDK language model for `modelId` on a configured provider. The API key is read
  * from `env` here and handed to the SDK only; it is never returned, stored or printed, and it is
- * masked in any error the provider raises.
+ * masked in any error the provider raises. Network providers get the configured timeouts, and
+ * their errors name the provider kind, the host and the HTTP status.
  */
 export function createProviderModel(
   providerId: string,
@@ -39,7 +48,19 @@ export function createProviderModel(
     );
   }
   const model = providerModel(providerId, p, modelId, apiKey, opts);
-  return apiKey ? withKeyRedacted(model, apiKey) : model;
+  const guarded = p.kind === "scripted" ? model : withNetworkGuards(model, providerId, p);
+  return apiKey ? withKeyRedacted(guarded, apiKey) : guarded;
+}
+
+/** Timeouts and labelled errors for a model reached over the network. */
+function withNetworkGuards(model: LanguageModelV3, providerId: string, p: ProviderConfig): LanguageModelV3 {
+  const url = p.baseURL ?? DEFAULT_BASE_URL[p.kind] ?? "";
+  // Labelled inside the timeouts, whose own errors carry the label already.
+  return withTimeouts(withProviderLabel(model, p.kind, url), providerTimeouts(p), {
+    label: providerLabel(p.kind, url),
+    url,
+    setting: `providers.${providerId}.timeouts`,
+  });
 }
 
 function providerModel(
