@@ -117,14 +117,14 @@ describe("models config", () => {
     );
     const over = parseModelsConfig(
       {
-        providers: { shared: { kind: "openai-compatible", baseURL: "http://127.0.0.1:1/v1" } },
+        providers: { shared: { kind: "openai", apiKeyEnv: "A", models: { local: {} } } },
         profiles: { writer: { model: "shared/local" } },
         agent: { maxSteps: 5 },
       },
       "project",
     );
     const m = mergeModelsConfig(base, over);
-    expect(m.providers.shared).toEqual({ kind: "openai-compatible", baseURL: "http://127.0.0.1:1/v1" });
+    expect(m.providers.shared).toEqual({ kind: "openai", apiKeyEnv: "A", models: { local: {} } });
     expect(m.providers.only?.kind).toBe("anthropic");
     expect(m.defaultModel).toBe("shared/m1");
     expect(m.profiles).toEqual({ writer: { model: "shared/local" }, leader: { model: "shared/m1" } });

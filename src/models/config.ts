@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { projectConfigViolations } from "./key-variables.js";
 import { MODEL_REF, PROVIDER_ID } from "./reference.js";
 
 /** Per-model limits a provider may declare. */
@@ -102,6 +103,10 @@ const modelRef = z.string().regex(MODEL_REF, "must be a model reference <provide
 /** The model-related sections of `.nbook/config.json` (other sections belong to other modules). */
 export const ModelsConfigSchema = z.looseObject({
   providers: z.record(z.string().regex(PROVIDER_ID, "invalid provider id"), ProviderConfigSchema).default({}),
+  /** Workspace only: key variables a project's providers may name beyond `<NAME>_API_KEY`. */
+  allowKeyVariables: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name"))
+    .optional(),
   defaultModel: modelRef.optional(),
   profiles: z.record(z.string().min(1), z.object({ model: modelRef.optional() }).strict()).default({}),
   agent: z
@@ -184,14 +189,25 @@ export function parseModelsConfig(raw: unknown, source: string, baseDir?: string
  * Layer a project config over the workspace config: a provider with the same id is replaced
  * whole (a provider is one unit; mixing kinds across files would be confusing), profile entries
  * and agent settings merge key by key, and `defaultModel` is overridden when the project sets it.
+ * A project may not redirect a workspace provider or its key (`projectConfigViolations`):
+ * `config_error` naming each field, with `label` naming the project's file.
  */
-export function mergeModelsConfig(base: ModelsConfig, over: ModelsConfig): ModelsConfig {
+export function mergeModelsConfig(
+  base: ModelsConfig,
+  over: ModelsConfig,
+  label = "project .nbook/config.json",
+): ModelsConfig {
+  const fields = projectConfigViolations(base, over);
+  if (fields.length) {
+    throw new NbError("config_error", `Invalid ${label}:\n${formatFieldErrors(fields)}`, { fields });
+  }
   const profiles: ModelsConfig["profiles"] = { ...base.profiles };
   for (const [k, v] of Object.entries(over.profiles)) profiles[k] = { ...profiles[k], ...v };
   return {
     ...base,
     ...over,
     providers: { ...base.providers, ...over.providers },
+    allowKeyVariables: base.allowKeyVariables,
     defaultModel: over.defaultModel ?? base.defaultModel,
     profiles,
     agent: {
@@ -221,7 +237,11 @@ export function loadModelsConfig(roots: ConfigRoots): ModelsConfig {
   const file = join(roots.projectRoot, ".nbook", "config.json");
   if (!existsSync(file)) return base;
   const label = "project .nbook/config.json";
-  return mergeModelsConfig(base, parseModelsConfig(readJsonFile(file, label), label, roots.projectRoot));
+  return mergeModelsConfig(
+    base,
+    parseModelsConfig(readJsonFile(file, label), label, roots.projectRoot),
+    label,
+  );
 }
 
 function readJsonFile(file: string, label: string): unknown {

@@ -1,17 +1,7 @@
-import { type ConfigRoots, loadModelsConfig, type ProviderConfig, type ProviderKind } from "./config.js";
+import { type ConfigRoots, loadModelsConfig } from "./config.js";
+import { apiKeyEnvOf, DEFAULT_KEY_ENV } from "./key-variables.js";
 
-/** The key variable a provider of each kind reads when `apiKeyEnv` is not set (none for local servers). */
-const DEFAULT_KEY_ENV: Record<ProviderKind, string | undefined> = {
-  "openai-compatible": undefined,
-  openai: "OPENAI_API_KEY",
-  anthropic: "ANTHROPIC_API_KEY",
-  scripted: undefined,
-};
-
-/** Name of the environment variable holding this provider's API key, if it needs one. */
-export function apiKeyEnvOf(p: ProviderConfig): string | undefined {
-  return p.apiKeyEnv ?? DEFAULT_KEY_ENV[p.kind];
-}
+export { apiKeyEnvOf } from "./key-variables.js";
 
 /**
  * Every environment variable that may hold an API key in this workspace: the provider kinds'
