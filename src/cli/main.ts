@@ -1,41 +1,140 @@
-import { Command, CommanderError } from "commander";
-import { registerApprove } from "./commands/approve.js";
-import { registerChat } from "./commands/chat.js";
-import { registerDemo } from "./commands/demo.js";
-import { registerInit } from "./commands/init.js";
-import { registerMcp } from "./commands/mcp.js";
-import { registerModels } from "./commands/models.js";
-import { registerPlot } from "./commands/plot.js";
-import { registerProfile } from "./commands/profile.js";
-import { registerProject } from "./commands/project.js";
-import { registerRun } from "./commands/run.js";
-import { registerSessions } from "./commands/sessions.js";
-import { registerSql } from "./commands/sql.js";
-import { registerTool } from "./commands/tool.js";
-import { registerWorld } from "./commands/world.js";
+import { Command, CommanderError, Help } from "commander";
 import { EXIT, printJson } from "./output.js";
 
-/** Build the `nbook` command tree. */
-export function buildProgram(): Command {
+/** One top-level command: what the top-level help shows, and how to load its registration. */
+export interface CommandEntry {
+  name: string;
+  /** The term the top-level help lists, e.g. "run [options] <message>". */
+  term: string;
+  description: string;
+  load(): Promise<(program: Command) => void>;
+}
+
+/**
+ * Every `nbook` command, in help order. Only the command being run is imported, so `nbook --help`
+ * loads none of them and `nbook tool read` never loads the AI SDK or the MCP server. The terms and
+ * descriptions must match what each command registers (a test checks that they do).
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: "init",
+    term: "init <dir>",
+    description: "Create a NeuroBook workspace (a folder of projects with a .nbook/ control area)",
+    load: async () => (await import("./commands/init.js")).registerInit,
+  },
+  {
+    name: "demo",
+    term: "demo [options]",
+    description:
+      "Create a workspace with the sample novel and watch the leader agent plan and draft a chapter (offline)",
+    load: async () => (await import("./commands/demo.js")).registerDemo,
+  },
+  {
+    name: "chat",
+    term: "chat [options]",
+    description: "Chat with an agent in the terminal (streams text, asks for approvals)",
+    load: async () => (await import("./commands/chat.js")).registerChat,
+  },
+  {
+    name: "run",
+    term: "run [options] <message>",
+    description: "Run an agent once on a message (a new session, or --session N)",
+    load: async () => (await import("./commands/run.js")).registerRun,
+  },
+  {
+    name: "approve",
+    term: "approve [options] <sessionId> <approvalId>",
+    description: "Approve (or --reject) a pending approval, or --answer a question, and continue the run",
+    load: async () => (await import("./commands/approve.js")).registerApprove,
+  },
+  {
+    name: "project",
+    term: "project",
+    description: "Create and list novel projects",
+    load: async () => (await import("./commands/project.js")).registerProject,
+  },
+  {
+    name: "tool",
+    term: "tool [options] [key]",
+    description: "Run one tool through the full dispatch (validation, allowlist, mode gate), or list tools",
+    load: async () => (await import("./commands/tool.js")).registerTool,
+  },
+  {
+    name: "profile",
+    term: "profile",
+    description: "List and inspect agent profiles",
+    load: async () => (await import("./commands/profile.js")).registerProfile,
+  },
+  {
+    name: "plot",
+    term: "plot",
+    description:
+      "Read the story structure, the writer brief, promises and decisions; manage phases; delete plot rows",
+    load: async () => (await import("./commands/plot.js")).registerPlot,
+  },
+  {
+    name: "mcp",
+    term: "mcp [options]",
+    description: "Serve a project's tools and Markdown files to any MCP client (stdio, or --http)",
+    load: async () => (await import("./commands/mcp.js")).registerMcp,
+  },
+  {
+    name: "models",
+    term: "models",
+    description: "Model providers and models from .nbook/config.json",
+    load: async () => (await import("./commands/models.js")).registerModels,
+  },
+  {
+    name: "sessions",
+    term: "sessions",
+    description: "List, show and export agent sessions",
+    load: async () => (await import("./commands/sessions.js")).registerSessions,
+  },
+  {
+    name: "sql",
+    term: "sql [options] [statement]",
+    description:
+      "Run one SQL statement on the project's project.sqlite (execute_sql), or --describe the schema",
+    load: async () => (await import("./commands/sql.js")).registerSql,
+  },
+  {
+    name: "world",
+    term: "world",
+    description: "The World Engine: schema, subjects, state, history, slices, issues, scripts",
+    load: async () => (await import("./commands/world.js")).registerWorld,
+  },
+];
+
+/** The command `argv` runs (or asks help for, as in `nbook help run`); undefined when it names none. */
+export function commandNamed(argv: readonly string[]): string | undefined {
+  // `nbook` itself takes no option with a value, so the first word that is not an option is the command.
+  const words = argv.slice(2).filter((a) => !a.startsWith("-"));
+  return words[0] === "help" ? words[1] : words[0];
+}
+
+/**
+ * Build the `nbook` command tree for `argv`: the command it runs is fully registered (its own
+ * options, subcommands and help); every other command is only a name and a description.
+ */
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command("nbook")
     .description("NeuroBook: a local workspace where AI agents help you write a long novel.")
     .version("0.1.0")
     .showHelpAfterError()
     .exitOverride();
-  registerInit(program);
-  registerDemo(program);
-  registerChat(program);
-  registerRun(program);
-  registerApprove(program);
-  registerProject(program);
-  registerTool(program);
-  registerProfile(program);
-  registerPlot(program);
-  registerMcp(program);
-  registerModels(program);
-  registerSessions(program);
-  registerSql(program);
-  registerWorld(program);
+  const wanted = commandNamed(argv);
+  const terms = new Map<string, string>();
+  for (const entry of COMMANDS) {
+    if (entry.name === wanted) (await entry.load())(program);
+    else {
+      program.command(entry.name).description(entry.description);
+      terms.set(entry.name, entry.term);
+    }
+  }
+  const help = new Help();
+  program.configureHelp({
+    subcommandTerm: (cmd) => terms.get(cmd.name()) ?? help.subcommandTerm(cmd),
+  });
   return program;
 }
 
@@ -51,7 +150,7 @@ function exitOnClosedStdout(): void {
 export async function main(argv = process.argv): Promise<void> {
   exitOnClosedStdout();
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;

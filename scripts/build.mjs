@@ -1,0 +1,128 @@
+// Compiles src/ into dist/ file by file with esbuild (no bundling, the same relative layout), and
+// copies every other file under src/ (SQL and sandbox worker entry files) beside the compiled code,
+// so `new URL("./x.js", import.meta.url)` resolves in dist/ as it does in src/.
+// `npm install` runs it (prepare), as does `npm run build`; bin/nbook runs it when src/ changed.
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { isBuildCurrent, STAMP_FILE, sourceFiles, sourceFingerprint } from "./build-stamp.mjs";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LOCK_DIR = ".build-lock";
+/** A lock older than this was left by a build that died; real builds take well under a second. */
+const STALE_LOCK_MS = 60_000;
+
+/** Build dist/ from the current sources, whatever state it is in. */
+export async function buildDist(root = ROOT) {
+  await withBuildLock(root, () => compile(root));
+}
+
+/** Build dist/ only if it is missing or older than the sources; true when it built. */
+export async function ensureBuilt(root = ROOT) {
+  if (isBuildCurrent(root)) return false;
+  return withBuildLock(root, async () => {
+    // Another process may have built it while this one waited for the lock.
+    if (isBuildCurrent(root)) return false;
+    await compile(root);
+    return true;
+  });
+}
+
+async function compile(root) {
+  const src = join(root, "src");
+  const dist = join(root, "dist");
+  // Taken before reading any source: an edit made during the build leaves the stamp stale.
+  const fingerprint = sourceFingerprint(root);
+  const files = sourceFiles(root);
+  const result = await build({
+    entryPoints: files.filter((f) => f.endsWith(".ts")).map((f) => join(src, f)),
+    outdir: dist,
+    outbase: src,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    sourcemap: "linked",
+    sourcesContent: false,
+    write: false,
+    logLevel: "silent",
+  });
+  const outputs = new Map(result.outputFiles.map((o) => [o.path, o.contents]));
+  for (const f of files.filter((f) => !f.endsWith(".ts")))
+    outputs.set(join(dist, f), readFileSync(join(src, f)));
+  for (const [path, contents] of outputs) writeIfChanged(path, contents);
+  removeOthers(dist, new Set(outputs.keys()));
+  writeAtomic(join(dist, STAMP_FILE), fingerprint);
+}
+
+/** Write a file unless it already holds `contents`, so a rebuild leaves unchanged modules alone. */
+function writeIfChanged(path, contents) {
+  let current;
+  try {
+    current = readFileSync(path);
+  } catch {
+    current = null;
+  }
+  if (current?.equals(contents)) return;
+  mkdirSync(dirname(path), { recursive: true });
+  writeAtomic(path, contents);
+}
+
+/** Replace a file in one step: a process starting meanwhile reads the old file or the new one, never half. */
+function writeAtomic(path, contents) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
+/** Delete what an earlier build left for sources that are gone. */
+function removeOthers(dist, keep) {
+  for (const e of readdirSync(dist, { recursive: true, withFileTypes: true })) {
+    const path = join(e.parentPath ?? e.path, e.name);
+    if (!e.isFile() || keep.has(path)) continue;
+    const rel = relative(dist, path);
+    if (rel === STAMP_FILE || rel.startsWith(LOCK_DIR)) continue;
+    rmSync(path, { force: true });
+  }
+}
+
+/** Run `fn` holding dist/.build-lock, so concurrent builds (parallel test runs, CLI starts) take turns. */
+async function withBuildLock(root, fn) {
+  const dist = join(root, "dist");
+  const lock = join(dist, LOCK_DIR);
+  mkdirSync(dist, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    await buildDist();
+  } catch (e) {
+    process.stderr.write(`build failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  }
+}
