@@ -182,7 +182,9 @@ export class Harness {
   /**
    * Settle what the session waits on: an approved write runs exactly once (ungated) and its real
    * result goes to the model; a rejection becomes an error result; a mode switch or a question is
-   * answered by the tool's own executor. Then the run continues.
+   * answered by the tool's own executor. Then the run continues. The model is resolved before
+   * anything is settled; a continuation that fails later leaves the answer recorded and the session
+   * idle, so a `continue` invocation resumes it.
    */
   async settle(
     sessionId: string,
@@ -201,6 +203,10 @@ export class Harness {
           : `Session ${sessionId} waits on nothing`,
       );
     }
+    // The model the run continues on is resolved first: a missing key or script settles nothing.
+    const session = store.session(sessionId);
+    const profile = catalog.get(session.profileKey);
+    this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key);
     // The session counts as running while the answer is applied, so no other invocation slips in.
     const guard = new AbortController();
     const onAbort = () => guard.abort();
@@ -208,8 +214,6 @@ export class Harness {
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(sessionId, guard);
     try {
-      const session = store.session(sessionId);
-      const profile = catalog.get(session.profileKey);
       const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
       const runId = randomUUID();
       const env = stepEnv(this.deps, sessionId, profile, runId, guard.signal);
@@ -222,7 +226,9 @@ export class Harness {
           ...(resolution.reason ? { reason: resolution.reason } : {}),
         });
         if (resolution.approved) {
-          const outcome = await runStepCalls([call], { ...env, approvedCallId: call.id });
+          // Exactly what the stored preview showed: nothing is re-decided now.
+          const basis = store.approval(approvalId).preview.basis;
+          const outcome = await runStepCalls([call], { ...env, approved: { callId: call.id, basis } });
           entries.push(...resultEntries(outcome.results));
         } else {
           const why = resolution.reason ? ` Reason: ${resolution.reason.replace(/[.\s]*$/, ".")}` : "";

@@ -32,8 +32,11 @@ export interface StepEnv {
   signal?: AbortSignal;
   /** The user's answer for a resumed control call, by call id. */
   resolutions?: ReadonlyMap<string, ControlResolution>;
-  /** The call the user approved in a read-only mode (runs once, ungated). */
-  approvedCallId?: string;
+  /**
+   * The call the user approved in a read-only mode (runs once, ungated), with the basis of the
+   * preview the approval was stored with: the tool runs exactly that, or fails with `conflict`.
+   */
+  approved?: { callId: string; basis?: unknown };
   onStart?: (call: ToolCall, summary: string) => void;
   onEnd?: (call: ToolCall, result: DispatchResult, summary: string) => void;
 }
@@ -115,7 +118,9 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
       mode,
       profileKey: env.profileKey,
       allow: env.allow,
-      approved: env.approvedCallId === call.id,
+      ...(env.approved?.callId === call.id
+        ? { approved: true, approvedBasis: env.approved.basis }
+        : { approved: false }),
       signal: env.signal,
       session: {
         id: env.sessionId,

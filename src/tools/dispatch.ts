@@ -13,6 +13,7 @@ import type {
   Mode,
   ToolBinding,
   ToolContext,
+  ToolPreview,
   ToolSession,
 } from "./types.js";
 
@@ -156,13 +157,26 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
   }
 }
 
-/** Build the `approval_required` result for a gated call, with the tool's preview of the change. */
+/** The same planned call, approved by the user against the preview whose `basis` is given. */
+export function approvePlanned(planned: PlannedCall, basis: unknown): PlannedCall {
+  const ctx: ToolContext = { ...planned.ctx, approved: true };
+  return {
+    ...planned,
+    needsApproval: false,
+    ctx: basis === undefined ? ctx : { ...ctx, approvedBasis: basis },
+  };
+}
+
+/**
+ * Build the `approval_required` result for a gated call, with the tool's preview of the change in
+ * `details.preview` (its `basis` is what an approval of it must be settled with).
+ */
 export async function approvalResult(planned: PlannedCall, dctx: DispatchContext): Promise<DispatchResult> {
   const { tool, input, ctx } = planned;
   try {
-    const preview = tool.preview
+    const preview: ToolPreview = tool.preview
       ? await tool.preview(input, ctx)
-      : { text: JSON.stringify(input, null, 2), details: undefined };
+      : { text: JSON.stringify(input, null, 2) };
     return fail(
       "approval_required",
       `${tool.key} changes the workspace and the session is in ${dctx.mode} mode (read-only). ` +

@@ -87,7 +87,10 @@ export const ENTRY_DATA = {
       key: z.string().min(1),
       kind: z.enum(["write", "switch_mode"]).default("write"),
       input: z.unknown(),
-      preview: z.object({ text: z.string(), details: z.unknown().optional() }).strict(),
+      /** What the user is shown; `basis` pins the approval to it (see ToolPreview.basis). */
+      preview: z
+        .object({ text: z.string(), details: z.unknown().optional(), basis: z.unknown().optional() })
+        .strict(),
     })
     .strict(),
   /** The user's decision; settles the approval row in the same transaction. */
@@ -184,7 +187,8 @@ export interface Approval {
   toolKey: string;
   kind: "write" | "switch_mode";
   input: unknown;
-  preview: { text: string; details?: unknown };
+  /** The preview the user decides on; an approval runs the call against its `basis`. */
+  preview: { text: string; details?: unknown; basis?: unknown };
   status: "pending" | "approved" | "rejected";
   reason: string | null;
   createdAt: string;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, unifiedDiff } from "./common.js";
+import { authorize, filesBasis, fileWriteEffect, planToRun, unifiedDiff } from "./common.js";
 import { commitChanges, type FileChange, planPatch } from "./patch/apply.js";
 import { parsePatch, patchTargets } from "./patch/parse.js";
 
@@ -15,12 +15,21 @@ const Input = z
   })
   .strict();
 
-async function plan(patch: string, ctx: ToolContext): Promise<FileChange[]> {
+async function plan(patch: string, ctx: ToolContext) {
   const ops = parsePatch(patch);
-  return planPatch(ops, (p) => {
+  const changes = await planPatch(ops, (p) => {
     const r = authorize(ctx, p, "write");
     return { abs: r.abs, display: r.display };
   });
+  const files = changes.map((c) => ({ path: c.target.display, action: c.action }));
+  const basis = filesBasis(changes.map((c) => ({ display: c.target.display, before: c.before })));
+  return {
+    changes,
+    files,
+    basis,
+    changed: changes.length > 0,
+    preview: () => ({ text: diffOf(changes), details: { files }, basis }),
+  };
 }
 
 function diffOf(changes: FileChange[]): string {
@@ -45,24 +54,22 @@ Format:
 *** End Patch
 Give about three lines of context around each change; add an @@ anchor when the context is not unique.`,
   input: Input,
-  effect: "write",
+  effect: (input, ctx) => fileWriteEffect(ctx, () => plan(input.patch, ctx)),
   writeTargets: (input) => patchTargets(input.patch),
   async preview(input, ctx) {
-    const changes = await plan(input.patch, ctx);
-    return {
-      text: diffOf(changes),
-      details: { files: changes.map((c) => ({ path: c.target.display, action: c.action })) },
-    };
+    return (await plan(input.patch, ctx)).preview();
   },
   async execute(input, ctx) {
-    const changes = await plan(input.patch, ctx);
+    const targets = patchTargets(input.patch);
+    const { changes, files, changed } = await planToRun(ctx, "apply_patch", targets, () =>
+      plan(input.patch, ctx),
+    );
+    if (!changed)
+      return { text: "Unchanged: the patch leaves every file as it is", details: { files, diff: "" } };
     await commitChanges(changes);
-    const files = changes.map((c) => ({ path: c.target.display, action: c.action }));
-    const summary = files.length
-      ? files
-          .map((f) => `${f.action === "add" ? "A" : f.action === "delete" ? "D" : "M"} ${f.path}`)
-          .join("\n")
-      : "(no changes)";
+    const summary = files
+      .map((f) => `${f.action === "add" ? "A" : f.action === "delete" ? "D" : "M"} ${f.path}`)
+      .join("\n");
     const diff = diffOf(changes);
     return { text: `Patch applied:\n${summary}\n\n${diff}`, details: { files, diff } };
   },

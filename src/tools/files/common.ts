@@ -1,11 +1,14 @@
+import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import { NbError } from "../../core/errors.js";
+import { z } from "zod";
+import { NbError, toErrorInfo } from "../../core/errors.js";
 import { looksBinary } from "../../core/text.js";
 import { isInside, type ResolvedPath, realPathOf, resolveFileAddress } from "../../workspace/paths.js";
-import type { ToolContext } from "../types.js";
+import { isPlanExempt } from "../dispatch.js";
+import type { Effect, ToolContext, ToolPreview } from "../types.js";
 
 /**
  * Resolve a path through the one authorisation path. Writes never reach a project's `.nbook/`
@@ -68,4 +71,109 @@ export function unifiedDiff(
     .split("\n")
     .slice(1)
     .join("\n");
+}
+
+/** What a file write's approval is pinned to: each target's sha256 when the preview was made (null: absent). */
+const FilesBasisSchema = z
+  .object({ files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() }).strict()) })
+  .strict();
+export type FilesBasis = z.infer<typeof FilesBasisSchema>;
+
+/** The sha256 of a file's text, or null for a file that does not exist. */
+export function contentHash(text: string | null): string | null {
+  return text === null ? null : createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The basis of a plan made from these contents (`before`: null for a file that does not exist). */
+export function filesBasis(files: { display: string; before: string | null }[]): FilesBasis {
+  return { files: files.map((f) => ({ path: f.display, sha256: contentHash(f.before) })) };
+}
+
+/** A file write worked out against the files as they are now, before anything is written. */
+export interface FilePlan {
+  basis: FilesBasis;
+  /** False when the call would leave every file as it is. */
+  changed: boolean;
+  /** The change as the user approves it: a diff, with the basis. */
+  preview(): ToolPreview;
+}
+
+/**
+ * A file write's effect: `read` when it would change nothing, so a read-only mode never asks to
+ * approve a no-op. Judged only where the mode gate applies; elsewhere the call runs and says so.
+ */
+export async function fileWriteEffect(ctx: ToolContext, plan: () => Promise<FilePlan>): Promise<Effect> {
+  if (ctx.mode === "normal" || ctx.approved) return "write";
+  return (await plan()).changed ? "write" : "read";
+}
+
+/**
+ * Plan a file write for running. A call approved against a preview must find its targets as that
+ * preview saw them; otherwise it fails with `conflict`, carrying the change as it would apply now,
+ * and writes nothing. A call that reached here ungated in a read-only mode (it changed nothing when
+ * the gate looked, and is not plan mode's `.agent/plan/` exemption) may still not write.
+ */
+export async function planToRun<P extends FilePlan>(
+  ctx: ToolContext,
+  tool: string,
+  targets: string[] | null,
+  plan: () => Promise<P>,
+): Promise<P> {
+  const approved = ctx.approvedBasis === undefined ? null : FilesBasisSchema.safeParse(ctx.approvedBasis);
+  if (approved && !approved.success) {
+    throw new NbError("conflict", `The approval does not match this ${tool} call; nothing was written`);
+  }
+  let planned: P;
+  try {
+    planned = await plan();
+  } catch (e) {
+    const changed = approved ? await changedSince(ctx, approved.data) : [];
+    if (!changed.length) throw e;
+    throw conflict(tool, changed, `It no longer applies: ${toErrorInfo(e).message}`);
+  }
+  if (approved) {
+    const changed = differing(approved.data, planned.basis);
+    if (changed.length) throw conflict(tool, changed, planned.preview());
+  }
+  const mayWrite = ctx.mode === "normal" || ctx.approved || (ctx.mode === "plan" && isPlanExempt(targets));
+  if (planned.changed && !mayWrite) {
+    throw new NbError(
+      "conflict",
+      `${planned.basis.files.map((f) => f.path).join(", ")} changed while the ${tool} call ran; nothing was written. Call it again.`,
+    );
+  }
+  return planned;
+}
+
+/** Paths whose hash differs between two bases (or that only one of them has). */
+function differing(a: FilesBasis, b: FilesBasis): string[] {
+  const before = new Map(a.files.map((f) => [f.path, f.sha256]));
+  const after = new Map(b.files.map((f) => [f.path, f.sha256]));
+  return [...new Set([...before.keys(), ...after.keys()])].filter(
+    (p) => !before.has(p) || !after.has(p) || before.get(p) !== after.get(p),
+  );
+}
+
+/** The files of a basis whose content is no longer what it records (an unreadable one counts as changed). */
+async function changedSince(ctx: ToolContext, basis: FilesBasis): Promise<string[]> {
+  const out: string[] = [];
+  for (const f of basis.files) {
+    let now: string | null | undefined;
+    try {
+      now = contentHash(await readTextOrNull(authorize(ctx, f.path, "write")));
+    } catch {
+      now = undefined;
+    }
+    if (now !== f.sha256) out.push(f.path);
+  }
+  return out;
+}
+
+function conflict(tool: string, changed: string[], now: ToolPreview | string): NbError {
+  const fresh = typeof now === "string" ? now : `The ${tool} call as it would apply now:\n${now.text}`;
+  return new NbError(
+    "conflict",
+    `${changed.join(", ")} changed after the preview the user approved, so nothing was written. ${fresh}\nCall ${tool} again to ask the user to approve the change as it stands.`,
+    { details: { changed, ...(typeof now === "string" ? {} : { preview: now }) } },
+  );
 }

@@ -4,7 +4,7 @@ import { type FieldError, NbError } from "../../core/errors.js";
 import { detectLineEnding, fromLf, toLf } from "../../core/text.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, readText, unifiedDiff } from "./common.js";
+import { authorize, filesBasis, fileWriteEffect, planToRun, readText, unifiedDiff } from "./common.js";
 
 const Input = z
   .object({
@@ -73,16 +73,25 @@ export function applyEdits(text: string, edits: Edit[], display: string): string
   }
   let out = text;
   for (const s of [...spans].reverse()) out = out.slice(0, s.start) + s.newText + out.slice(s.end);
-  if (out === text) throw new NbError("invalid_input", `The edits change nothing in ${display}`);
   return out;
 }
 
 async function plan(input: z.infer<typeof Input>, ctx: ToolContext) {
   const r = authorize(ctx, input.path, "write");
   const before = await readText(r);
-  const eol = detectLineEnding(before);
-  const after = fromLf(applyEdits(toLf(before), input.edits, r.display), eol);
-  return { r, before, after, diff: unifiedDiff(r.display, toLf(before), toLf(after)) };
+  const lf = toLf(before);
+  const afterLf = applyEdits(lf, input.edits, r.display);
+  const diff = () => unifiedDiff(r.display, lf, afterLf);
+  const basis = filesBasis([{ display: r.display, before }]);
+  return {
+    r,
+    after: fromLf(afterLf, detectLineEnding(before)),
+    diff,
+    basis,
+    // Compared as LF text: edits that replace text with itself leave the file, line endings and all, alone.
+    changed: afterLf !== lf,
+    preview: () => ({ text: diff(), details: { path: r.display }, basis }),
+  };
 }
 
 export const editTool = defineTool({
@@ -91,18 +100,24 @@ export const editTool = defineTool({
   description:
     "Replace exact text in an existing file. Each oldText must occur exactly once in the original file and edits must not overlap; if any edit fails, nothing is written and each failure is named. Returns a unified diff.",
   input: Input,
-  effect: "write",
+  effect: (input, ctx) => fileWriteEffect(ctx, () => plan(input, ctx)),
   writeTargets: (input) => [input.path],
   async preview(input, ctx) {
-    const { r, diff } = await plan(input, ctx);
-    return { text: diff, details: { path: r.display } };
+    return (await plan(input, ctx)).preview();
   },
   async execute(input, ctx) {
-    const { r, after, diff } = await plan(input, ctx);
+    const { r, after, diff, changed } = await planToRun(ctx, "edit", [input.path], () => plan(input, ctx));
+    if (!changed) {
+      return {
+        text: `Unchanged: the edits leave ${r.display} as it is`,
+        details: { path: r.display, diff: "", unchanged: true },
+      };
+    }
     await writeFileAtomic(r.abs, after);
+    const text = diff();
     return {
-      text: `Edited ${r.display} (${input.edits.length} replacement${input.edits.length > 1 ? "s" : ""})\n${diff}`,
-      details: { path: r.display, diff },
+      text: `Edited ${r.display} (${input.edits.length} replacement${input.edits.length > 1 ? "s" : ""})\n${text}`,
+      details: { path: r.display, diff: text },
     };
   },
 });

@@ -3,7 +3,7 @@ import { writeFileAtomic } from "../../core/atomic-write.js";
 import { keepLineEndings } from "../../core/text.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, readTextOrNull, unifiedDiff } from "./common.js";
+import { authorize, filesBasis, fileWriteEffect, planToRun, readTextOrNull, unifiedDiff } from "./common.js";
 
 const Input = z
   .object({
@@ -15,7 +15,20 @@ const Input = z
 async function plan(input: z.infer<typeof Input>, ctx: ToolContext) {
   const r = authorize(ctx, input.path, "write");
   const before = await readTextOrNull(r);
-  return { r, before, after: keepLineEndings(before, input.content) };
+  const after = keepLineEndings(before, input.content);
+  const basis = filesBasis([{ display: r.display, before }]);
+  return {
+    r,
+    before,
+    after,
+    basis,
+    changed: after !== before,
+    preview: () => ({
+      text: unifiedDiff(r.display, before, after),
+      details: { path: r.display, created: before === null },
+      basis,
+    }),
+  };
 }
 
 export const writeTool = defineTool({
@@ -24,19 +37,21 @@ export const writeTool = defineTool({
   description:
     "Create a file or replace its whole content (parent folders are created; an existing file keeps its line endings). Prefer edit for small changes to existing files.",
   input: Input,
-  effect: "write",
+  effect: (input, ctx) => fileWriteEffect(ctx, () => plan(input, ctx)),
   writeTargets: (input) => [input.path],
   async preview(input, ctx) {
-    const { r, before, after } = await plan(input, ctx);
-    return {
-      text: unifiedDiff(r.display, before, after),
-      details: { path: r.display, created: before === null },
-    };
+    return (await plan(input, ctx)).preview();
   },
   async execute(input, ctx) {
-    const { r, before, after } = await plan(input, ctx);
-    await writeFileAtomic(r.abs, after);
+    const { r, before, after, changed } = await planToRun(ctx, "write", [input.path], () => plan(input, ctx));
     const bytes = Buffer.byteLength(after, "utf8");
+    if (!changed) {
+      return {
+        text: `Unchanged: ${r.display} already has this content (${bytes} bytes)`,
+        details: { path: r.display, bytes, created: false, unchanged: true },
+      };
+    }
+    await writeFileAtomic(r.abs, after);
     return {
       text: `${before === null ? "Created" : "Wrote"} ${r.display} (${bytes} bytes)`,
       details: { path: r.display, bytes, created: before === null },
