@@ -18,11 +18,14 @@ import { commitChanges, planPatch } from "../../src/tools/files/patch/apply.js";
 import { parsePatch } from "../../src/tools/files/patch/parse.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
-// The public fixtures (../shared/conformance/apply-patch), judged as their README says: only the final tree counts.
-const SCENARIOS = fileURLToPath(
+// NeuroBook's own scenarios, always run; see test/fixtures/apply-patch/README.md.
+const OWN = fileURLToPath(new URL("../fixtures/apply-patch/", import.meta.url));
+// The public fixtures (../shared/conformance/apply-patch), judged as their README says: only the final
+// tree counts. They sit beside the repository in CI, not in a user's clone.
+const UPSTREAM = fileURLToPath(
   new URL("../../../shared/conformance/apply-patch/scenarios/", import.meta.url),
 );
-// NeuroBook's apply_patch is all-or-nothing, so this scenario must leave the input tree (empty).
+// NeuroBook's apply_patch is all-or-nothing, so this upstream scenario must leave the input tree (empty).
 const ALL_OR_NOTHING = "015_failure_after_partial_success_leaves_changes";
 
 type Listing = Record<string, "dir" | string>;
@@ -43,29 +46,24 @@ function listing(root: string, skip: Set<string> = new Set()): Listing {
   return out;
 }
 
-const scenarios = existsSync(SCENARIOS)
-  ? readdirSync(SCENARIOS, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort()
-  : [];
+function scenariosIn(dir: string): string[] {
+  return existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort()
+    : [];
+}
+
 const tmp = mkdtempSync(join(tmpdir(), "nbook-conformance-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function expectedTree(name: string): Listing {
-  const dir = join(SCENARIOS, name);
-  return name === ALL_OR_NOTHING ? listing(join(dir, "input")) : listing(join(dir, "expected"));
-}
-
-describe("apply_patch conformance", () => {
-  it("finds the fixtures", () => {
-    expect(scenarios.length).toBe(23);
-  });
-
-  for (const name of scenarios) {
+/** The engine and the tool through dispatch, each on every scenario of `root`, judged on the final tree. */
+function runScenarios(source: string, root: string, expectedTree: (name: string) => Listing): void {
+  for (const name of scenariosIn(root)) {
     it(`engine: ${name}`, async () => {
-      const dir = join(SCENARIOS, name);
-      const scratch = join(tmp, `engine-${name}`);
+      const dir = join(root, name);
+      const scratch = join(tmp, `${source}-engine-${name}`);
       mkdirSync(scratch, { recursive: true });
       if (existsSync(join(dir, "input"))) cpSync(join(dir, "input"), scratch, { recursive: true });
       const patch = readFileSync(join(dir, "patch.txt"), "utf8");
@@ -79,8 +77,8 @@ describe("apply_patch conformance", () => {
     });
 
     it(`tool through dispatch: ${name}`, async () => {
-      const dir = join(SCENARIOS, name);
-      const wsDir = join(tmp, `ws-${name}`);
+      const dir = join(root, name);
+      const wsDir = join(tmp, `${source}-ws-${name}`);
       const ws = Workspace.init(wsDir);
       // A bare project: only project.yaml, which the comparison leaves out because the runner put it there.
       const scratch = join(wsDir, "p");
@@ -103,4 +101,27 @@ describe("apply_patch conformance", () => {
       ws.close();
     });
   }
+}
+
+describe("apply_patch on NeuroBook's own fixtures (test/fixtures/apply-patch)", () => {
+  it("finds the fixtures", () => {
+    expect(scenariosIn(OWN).length).toBe(8);
+  });
+  runScenarios("own", OWN, (name) => listing(join(OWN, name, "expected")));
 });
+
+const upstreamPresent = existsSync(UPSTREAM);
+describe.skipIf(!upstreamPresent)(
+  upstreamPresent
+    ? "apply_patch conformance (../shared/conformance/apply-patch)"
+    : "apply_patch conformance: SKIPPED, ../shared/conformance/apply-patch is not beside this clone (it is in CI)",
+  () => {
+    it("finds the fixtures", () => {
+      expect(scenariosIn(UPSTREAM).length).toBe(23);
+    });
+    runScenarios("upstream", UPSTREAM, (name) => {
+      const dir = join(UPSTREAM, name);
+      return name === ALL_OR_NOTHING ? listing(join(dir, "input")) : listing(join(dir, "expected"));
+    });
+  },
+);
