@@ -61,3 +61,35 @@ describe("openHarness with a configured scripted provider", () => {
     }
   });
 });
+
+describe("openHarness and overridden profiles", () => {
+  it("says once, before the session runs, that a profile overrides the built-in one", async () => {
+    writeFileSync(
+      join(project.root, ".nbook", "agent", "profiles", "leader.yaml"),
+      "key: leader.default\nname: Project leader\ntools: [read, write, execute_sql]\nprompt: Lead.\n",
+    );
+    const notices: string[] = [];
+    const h = openHarness({ workspace, project, notice: (line) => notices.push(line) });
+    try {
+      const s = h.createSession({ profileKey: "leader.default", project: "novel" });
+      expect(notices).toEqual([
+        "notice: profile leader.default is not the built-in one: the project file novel/.nbook/agent/profiles/leader.yaml overrides it with its own prompt and tools",
+      ]);
+      await h.invoke(s.id, { mode: "prompt", message: "hello" });
+      expect(notices).toHaveLength(1);
+    } finally {
+      h.close();
+    }
+  });
+
+  it("says nothing for a built-in profile", () => {
+    const notices: string[] = [];
+    const h = openHarness({ workspace, project, notice: (line) => notices.push(line) });
+    try {
+      h.createSession({ profileKey: "leader.default", project: "novel" });
+      expect(notices).toEqual([]);
+    } finally {
+      h.close();
+    }
+  });
+});

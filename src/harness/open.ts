@@ -21,6 +21,11 @@ export interface OpenHarnessOptions {
    */
   scriptStart?: number;
   settings?: Partial<LoopSettings>;
+  /**
+   * Where notices for the user go (default: stderr, so `--json` output stays clean): a session run
+   * with a profile that overrides a built-in one is announced once per process.
+   */
+  notice?: (line: string) => void;
 }
 
 /** Model calls a session has recorded (assistant messages and compactions), for resuming a script. */
@@ -48,7 +53,10 @@ function configSettings(workspace: Workspace, project: Project | null): Partial<
 export function openHarness(opts: OpenHarnessOptions): Harness {
   const { workspace, project } = opts;
   const registry = createToolRegistry();
-  const catalog = new ProfileCatalog(registry, workspace, project);
+  const notice = opts.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const catalog = new ProfileCatalog(registry, workspace, project, {
+    onOverriddenProfile: (text) => notice(`notice: ${text}`),
+  });
   const resolveModel = createModelResolver({
     workspaceRoot: workspace.root,
     projectRoot: project?.root ?? null,

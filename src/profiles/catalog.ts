@@ -10,7 +10,8 @@ import type { Workspace } from "../workspace/workspace.js";
 import { BUILTIN_PROFILES } from "./builtin/index.js";
 import { basePrompt } from "./builtin/prompt.js";
 import { defineProfile, entryKey, resolveAllowlist } from "./define.js";
-import type { Profile, ResolvedAllowlist } from "./types.js";
+import { projectInstructions } from "./project-instructions.js";
+import type { Profile, PromptContext, ResolvedAllowlist } from "./types.js";
 
 /** A profile file that could not be loaded, and why. */
 export interface ProfileProblem {
@@ -31,12 +32,55 @@ export const ProfileFileSchema = z
   })
   .strict();
 
-/** Profiles from three layers: built-in < user (workspace) < project. A later layer overrides by key. */
+const BUILTIN_KEYS = new Map(BUILTIN_PROFILES.map((p) => [p.key, p]));
+
+/** True when a user or project file replaced the built-in profile of the same key. */
+export function overridesBuiltin(p: Profile): boolean {
+  return p.source !== "builtin" && BUILTIN_KEYS.has(p.key);
+}
+
+/**
+ * What to tell the user before an agent runs with `p`, when it overrides a built-in profile (its
+ * prompt and tools are then someone else's, possibly a project's); null otherwise.
+ */
+export function overrideNotice(p: Profile): string | null {
+  const builtin = BUILTIN_KEYS.get(p.key);
+  if (!builtin || !overridesBuiltin(p)) return null;
+  const own = new Set(builtin.tools.map(entryKey));
+  const added = p.tools.map(entryKey).filter((k) => !own.has(k));
+  return (
+    `profile ${p.key} is not the built-in one: the ${p.source} file ${p.file} overrides it with its own prompt and tools` +
+    (added.length ? ` (tools the built-in does not have: ${added.join(", ")})` : "")
+  );
+}
+
+/** Hooks a catalog's owner may set. */
+export interface ProfileCatalogOptions {
+  /** Called once per key, the first time an overridden built-in profile is fetched with `get`. */
+  onOverriddenProfile?: (notice: string) => void;
+}
+
+/**
+ * Profiles from three layers: built-in < user (workspace) < project. A later layer overrides by key.
+ * A profile whose allowlist resolves to no tools is unavailable: an agent with it could do nothing,
+ * so it is not listed and `get` refuses it. Every profile's prompt ends with the project's AGENTS.md.
+ */
 export class ProfileCatalog {
   private readonly profiles = new Map<string, Profile>();
+  private readonly unavailable = new Map<string, string>();
+  private readonly noticed = new Set<string>();
+  private readonly workspace: Workspace | undefined;
+  private readonly opts: ProfileCatalogOptions;
   readonly problems: ProfileProblem[] = [];
 
-  constructor(registry: ToolRegistry, workspace?: Workspace, project?: Project | null) {
+  constructor(
+    registry: ToolRegistry,
+    workspace?: Workspace,
+    project?: Project | null,
+    opts: ProfileCatalogOptions = {},
+  ) {
+    this.workspace = workspace;
+    this.opts = opts;
     for (const p of BUILTIN_PROFILES) this.add(p, registry, "(builtin)");
     if (workspace)
       this.loadDir(join(workspace.nbookDir, "agent", "profiles"), "user", registry, workspace.root);
@@ -45,15 +89,22 @@ export class ProfileCatalog {
     }
   }
 
-  /** A profile by key; `not_found` when none. */
+  /** A profile by key; `not_found` when none, `not_allowed` when it is unavailable (no tools). */
   get(key: string): Profile {
     const p = this.profiles.get(key);
-    // Naming the known keys lets a person or an agent correct a typo without a second lookup.
     if (!p) {
+      const why = this.unavailable.get(key);
+      if (why) throw new NbError("not_allowed", why);
+      // Naming the known keys lets a person or an agent correct a typo without a second lookup.
       throw new NbError(
         "not_found",
         `Unknown profile: ${key}. Known profiles: ${[...this.profiles.keys()].join(", ")}`,
       );
+    }
+    if (this.opts.onOverriddenProfile && !this.noticed.has(key)) {
+      this.noticed.add(key);
+      const notice = overrideNotice(p);
+      if (notice) this.opts.onOverriddenProfile(notice);
     }
     return p;
   }
@@ -71,16 +122,38 @@ export class ProfileCatalog {
     return resolveAllowlist(this.get(key));
   }
 
-  private add(p: Profile, registry: ToolRegistry, file: string): boolean {
+  private add(p: Profile, registry: ToolRegistry, file: string): void {
     const unknown = p.tools.map(entryKey).filter((k) => !registry.has(k));
     if (unknown.length) {
       const msg = `profile ${p.key}: unknown tool${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`;
       if (p.source === "builtin") throw new Error(msg);
       this.problems.push({ file, message: msg });
-      return false;
+      return;
     }
-    this.profiles.set(p.key, p);
-    return true;
+    if (resolveAllowlist(p).size === 0) {
+      const why = `Profile ${p.key} is unavailable: its allowlist has no tools, so an agent with it could do nothing`;
+      // A built-in waiting for its tools (the researcher's web tools) is simply not offered yet.
+      if (p.source === "builtin")
+        this.unavailable.set(p.key, `${why} (its tools are not part of this version)`);
+      else this.problems.push({ file, message: why });
+      return;
+    }
+    this.unavailable.delete(p.key);
+    this.profiles.set(p.key, this.withInstructions(p));
+  }
+
+  /** `p` with the project's AGENTS.md appended to its prompt (read when the prompt is built). */
+  private withInstructions(p: Profile): Profile {
+    const workspace = this.workspace;
+    if (!workspace) return p;
+    const prompt = p.systemPrompt;
+    const systemPrompt = (ctx: PromptContext) => {
+      const own = prompt(ctx);
+      if (!ctx.projectName || !workspace.hasProject(ctx.projectName)) return own;
+      const section = projectInstructions(workspace.project(ctx.projectName));
+      return section ? `${own}\n\n${section}` : own;
+    };
+    return Object.freeze({ ...p, systemPrompt });
   }
 
   private loadDir(dir: string, source: "user" | "project", registry: ToolRegistry, base: string): void {
@@ -107,7 +180,7 @@ export class ProfileCatalog {
 
   /** Build a profile from a file; overriding a built-in keeps the built-in's schemas. */
   private fromFile(f: z.infer<typeof ProfileFileSchema>, source: "user" | "project", file: string): Profile {
-    const base = this.profiles.get(f.key);
+    const base = this.profiles.get(f.key) ?? BUILTIN_KEYS.get(f.key);
     const prompt = f.prompt;
     return defineProfile({
       key: f.key,

@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { NbError } from "../../src/core/errors.js";
+import { overrideNotice, overridesBuiltin, ProfileCatalog } from "../../src/profiles/catalog.js";
 import { describeProfile } from "../../src/profiles/describe.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
@@ -23,7 +24,6 @@ describe("profile catalog", () => {
       "leader.default",
       "writer",
       "retrieval",
-      "researcher",
       "world.engine",
       "inline.editor",
       "director",
@@ -113,6 +113,125 @@ describe("profile catalog", () => {
     expect(d.toolKeys).toContain("read");
     expect(d.InitialSchema).toMatchObject({ type: "object", required: ["prompt"] });
     expect(d.OutputSchema).toMatchObject({ type: "object" });
+  });
+});
+
+describe("profiles without tools", () => {
+  it("hides the researcher (no tools yet) and refuses it with a clear message", () => {
+    expect(bed.catalog.list().map((p) => p.key)).not.toContain("researcher");
+    expect(bed.catalog.has("researcher")).toBe(false);
+    let err: unknown;
+    try {
+      bed.catalog.get("researcher");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(NbError);
+    expect((err as NbError).code).toBe("not_allowed");
+    expect((err as NbError).message).toContain(
+      "Profile researcher is unavailable: its allowlist has no tools",
+    );
+    expect(() => bed.catalog.allowlist("researcher")).toThrow(/unavailable/);
+    // The list of known profiles in a not_found message does not offer it either.
+    expect(() => bed.catalog.get("reseacher")).toThrow(/Known profiles: (?!.*researcher)/);
+  });
+
+  it("applies to user and project files too (reported, not loaded), and a file giving tools makes a profile usable", () => {
+    mkdirSync(projectDir(), { recursive: true });
+    writeFileSync(join(userDir(), "idle.yaml"), "key: idle\nname: Idle\ntools: []\nprompt: Wait.\n");
+    writeFileSync(
+      join(projectDir(), "researcher.yaml"),
+      "key: researcher\nname: Local researcher\ntools: [read]\nprompt: Research the lorebook.\n",
+    );
+    const c = load();
+    expect(c.has("idle")).toBe(false);
+    expect(c.problems).toEqual([
+      {
+        file: ".nbook/agent/profiles/idle.yaml",
+        message:
+          "Profile idle is unavailable: its allowlist has no tools, so an agent with it could do nothing",
+      },
+    ]);
+    expect([...c.allowlist("researcher").keys()]).toEqual(["read"]);
+    // It keeps the built-in's schemas, like any override.
+    expect(c.get("researcher").initial.safeParse({ topic: "bells" }).success).toBe(true);
+  });
+});
+
+describe("overriding a built-in profile", () => {
+  it("is marked, and the first get announces it once with the tools the built-in lacks", () => {
+    mkdirSync(projectDir(), { recursive: true });
+    writeFileSync(
+      join(projectDir(), "writer.yaml"),
+      "key: writer\nname: Wide writer\ntools: [read, write, execute_sql]\nprompt: Write.\n",
+    );
+    writeFileSync(join(userDir(), "scout.yaml"), "key: scout\nname: Scout\ntools: [read]\nprompt: Scout.\n");
+    const notices: string[] = [];
+    const c = new ProfileCatalog(createToolRegistry(), bed.ws, bed.project, {
+      onOverriddenProfile: (n) => notices.push(n),
+    });
+    expect(overridesBuiltin(c.get("writer"))).toBe(true);
+    expect(overridesBuiltin(c.get("scout"))).toBe(false);
+    expect(overridesBuiltin(c.get("retrieval"))).toBe(false);
+    c.get("writer");
+    c.allowlist("writer");
+    expect(notices).toEqual([
+      "profile writer is not the built-in one: the project file novel/.nbook/agent/profiles/writer.yaml overrides it with its own prompt and tools (tools the built-in does not have: execute_sql)",
+    ]);
+    expect(overrideNotice(c.get("retrieval"))).toBeNull();
+  });
+});
+
+describe("the project's AGENTS.md", () => {
+  const ctx = (projectName: string | null) => ({
+    projectName,
+    projectTitle: null,
+    language: "en" as const,
+    mode: "normal" as const,
+    initial: {},
+    toolKeys: ["read"],
+  });
+
+  it("ends every profile's system prompt, built-in or from a file", () => {
+    writeFileSync(join(bed.project.root, "AGENTS.md"), "# Rules\n\nNever reveal who rang the bell.\n");
+    writeFileSync(join(userDir(), "scout.yaml"), "key: scout\nname: Scout\ntools: [read]\nprompt: Scout.\n");
+    const c = load();
+    for (const p of c.list()) {
+      const prompt = p.systemPrompt({
+        ...ctx("novel"),
+        initial: { systemPrompt: "x", subjectPath: "a", kind: "npc" },
+      });
+      expect(prompt, p.key).toMatch(
+        /## Project instructions \(AGENTS\.md[^\n]*\n# Rules\n\nNever reveal who rang the bell\.$/,
+      );
+    }
+    // Without a project there is nothing to add.
+    expect(c.get("writer").systemPrompt(ctx(null))).not.toContain("AGENTS.md");
+    // An edit is picked up by the next prompt.
+    writeFileSync(join(bed.project.root, "AGENTS.md"), "Second person, present tense.\n");
+    expect(c.get("writer").systemPrompt(ctx("novel"))).toContain("Second person, present tense.");
+  });
+
+  it("is cut past 12,000 characters at a line end, with a note saying how much is shown", () => {
+    const line = "Keep the tone quiet and wet; the bells are never explained in act one.\n";
+    const huge = `${line.repeat(1000)}TAIL-MARKER\n`;
+    writeFileSync(join(bed.project.root, "AGENTS.md"), huge);
+    const prompt = load().get("writer").systemPrompt(ctx("novel"));
+    const section = prompt.slice(prompt.indexOf("## Project instructions"));
+    expect(section).not.toContain("TAIL-MARKER");
+    const shown = Math.floor(12_000 / line.length) * line.length - 1;
+    expect(section).toContain(
+      `[AGENTS.md is cut here: ${shown.toLocaleString("en-US")} of ${(huge.length - 1).toLocaleString("en-US")} characters shown. Read the rest with the read tool (path AGENTS.md) when the task needs it.]`,
+    );
+    expect(section.length).toBeLessThan(12_500);
+  });
+
+  it("is not followed out of the project through a link", () => {
+    const outside = join(bed.dir, "elsewhere.md");
+    writeFileSync(outside, "OUTSIDE TEXT\n");
+    rmSync(join(bed.project.root, "AGENTS.md"));
+    symlinkSync(outside, join(bed.project.root, "AGENTS.md"));
+    expect(load().get("writer").systemPrompt(ctx("novel"))).not.toContain("OUTSIDE TEXT");
   });
 });
 

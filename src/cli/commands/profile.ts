@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { overridesBuiltin } from "../../profiles/catalog.js";
 import { describeProfile } from "../../profiles/describe.js";
 import { openCliContext } from "../context.js";
 import { printJson, reportCliError } from "../output.js";
@@ -8,7 +9,9 @@ export function registerProfile(program: Command): void {
   const profile = program.command("profile").description("List and inspect agent profiles");
   profile
     .command("list")
-    .description("List profiles (built-in, user and project layers) and any that failed to load")
+    .description(
+      "List the usable profiles (built-in, user and project layers; an override of a built-in is marked) and any that failed to load",
+    )
     .option("--workspace <dir>", "workspace root")
     .option("--project <name>", "project (adds its profile layer)")
     .option("--json", "print JSON")
@@ -20,6 +23,7 @@ export function registerProfile(program: Command): void {
           name: p.name,
           creation: p.creation,
           source: p.source,
+          overridesBuiltin: overridesBuiltin(p),
           tools: p.tools.length,
         }));
         if (o.json) {
@@ -28,7 +32,7 @@ export function registerProfile(program: Command): void {
         }
         for (const r of rows) {
           process.stdout.write(
-            `${r.key.padEnd(18)}${r.creation.padEnd(13)}${r.source.padEnd(9)}${r.tools} tools  ${r.name}\n`,
+            `${r.key.padEnd(18)}${r.creation.padEnd(13)}${r.source.padEnd(9)}${r.tools} tools  ${r.name}${r.overridesBuiltin ? `  [overrides the built-in ${r.key}]` : ""}\n`,
           );
         }
         for (const p of catalog.problems) process.stderr.write(`not loaded: ${p.file}: ${p.message}\n`);
