@@ -186,6 +186,25 @@ describe("nbook CLI", () => {
     expect(r.stdout).not.toMatch(/^bad /m);
   });
 
+  it("marks a profile that overrides a built-in, and neither lists nor accepts one without tools", () => {
+    const file = join(ws, "demo", ".nbook", "agent", "profiles", "writer.yaml");
+    writeFileSync(file, "key: writer\nname: Project writer\ntools: [read, bash]\nprompt: x\n");
+    const list = nbook(["profile", "list", "--project", "demo"], { cwd: ws });
+    const json = JSON.parse(nbook(["profile", "list", "--project", "demo", "--json"], { cwd: ws }).stdout);
+    rmSync(file);
+    expect(list.stdout).toMatch(
+      /^writer +public +project +2 tools {2}Project writer {2}\[overrides the built-in writer\]$/m,
+    );
+    expect(list.stdout).toMatch(/^retrieval .*tools {2}Retrieval$/m);
+    expect(list.stdout).not.toMatch(/^researcher /m);
+    expect(json.profiles.find((p: { key: string }) => p.key === "writer").overridesBuiltin).toBe(true);
+    const refused = nbook(["tool", "read", "--project", "demo", "--profile", "researcher", "--input", "{}"], {
+      cwd: ws,
+    });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("Profile researcher is unavailable: its allowlist has no tools");
+  });
+
   it("finds the workspace by --workspace, NBOOK_WORKSPACE or the nearest ancestor, and explains when there is none", () => {
     const deep = join(ws, "demo", "lorebook", "characters");
     expect(nbook(["project", "list"], { cwd: deep }).stdout).toContain("demo");
