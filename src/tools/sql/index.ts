@@ -5,10 +5,16 @@ import { PLOT_SCHEMA_DOC } from "../../plot/schema-doc.js";
 import type { Project } from "../../workspace/project.js";
 import { defineTool } from "../define.js";
 import { isReadOnlyMode } from "../dispatch.js";
-import type { AnyTool, ToolContext, ToolResult } from "../types.js";
+import type { AnyTool, ToolContext, ToolPreview, ToolResult } from "../types.js";
 import { describeTables, formatDescription } from "./describe.js";
 import { formatTable, rowObjects } from "./format.js";
-import { type SqlParams, SqlRunner, type StatementRequest } from "./runner.js";
+import {
+  type SqlBasis,
+  type SqlParams,
+  SqlRunner,
+  type StatementOutcome,
+  type StatementRequest,
+} from "./runner.js";
 import { checkStatementText } from "./statement-text.js";
 
 /** Rows a read returns at most. */
@@ -59,6 +65,8 @@ const Input = z
 
 type SqlInput = z.infer<typeof Input>;
 
+const SqlBasisSchema = z.object({ changes: z.number().int(), rows: z.string() }).strict();
+
 /** The project's warm SQL runner; the plot database is opened (and migrated) first so the file exists. */
 export function projectSqlRunner(project: Project): SqlRunner {
   plotDb(project);
@@ -95,9 +103,45 @@ async function describeSchema(ctx: ToolContext): Promise<ToolResult> {
   return { text: formatDescription(tables), details: { tables } };
 }
 
+/** What a write would change, as the user approves it: the row count, any RETURNING rows, the basis. */
+function writePreview(input: SqlInput, out: StatementOutcome, headline: string): ToolPreview {
+  const columns = out.columns;
+  const rows = out.rows.slice(0, PREVIEW_ROWS);
+  const lines = [headline, input.sql ?? ""];
+  if (columns.length) lines.push(formatTable(columns, rows));
+  return {
+    text: lines.join("\n"),
+    details: { sql: input.sql, changes: out.changes ?? 0, columns, rows: rowObjects(columns, rows) },
+    basis: out.basis ?? out.conflict,
+  };
+}
+
+/** The basis an approved call must match, or undefined when it was approved without a preview. */
+function approvedBasis(ctx: ToolContext): SqlBasis | undefined {
+  if (ctx.approvedBasis === undefined) return undefined;
+  const parsed = SqlBasisSchema.safeParse(ctx.approvedBasis);
+  if (!parsed.success)
+    throw new NbError("conflict", "The approval does not match this execute_sql call; nothing was changed");
+  return parsed.data;
+}
+
 async function runStatement(input: SqlInput, ctx: ToolContext): Promise<ToolResult> {
-  const req = statement(input, ctx, MAX_SQL_ROWS);
+  const expect = approvedBasis(ctx);
+  const req = { ...statement(input, ctx, MAX_SQL_ROWS), ...(expect ? { expect } : {}) };
   const out = await projectSqlRunner(requireProject(ctx)).run(req, ctx.signal);
+  if (expect && out.conflict) {
+    const now = plural(out.conflict.changes, "row");
+    const differs =
+      out.conflict.changes === expect.changes
+        ? `it would now change ${now}, but not the rows the approved preview counted`
+        : `it would now change ${now} where the approved preview counted ${plural(expect.changes, "row")}`;
+    const fresh = writePreview(input, out, `${req.command} would now change ${now} (dry run, rolled back):`);
+    throw new NbError(
+      "conflict",
+      `The statement no longer does what the user approved: ${differs}. It was rolled back; nothing was changed.\n${fresh.text}\nCall execute_sql again to ask the user to approve it as it stands.`,
+      { details: { preview: fresh } },
+    );
+  }
   const rows = rowObjects(out.columns, out.rows);
   const details = {
     command: req.command,
@@ -149,16 +193,11 @@ export const executeSql = defineTool({
   preview: async (input, ctx) => {
     const req = { ...statement(input, ctx, PREVIEW_ROWS), allowWrite: true };
     const out = await projectSqlRunner(requireProject(ctx)).preview(req, ctx.signal);
-    const changes = out.changes ?? 0;
-    const lines = [
-      `${req.command} would change ${plural(changes, "row")} (dry run, rolled back):`,
-      input.sql ?? "",
-    ];
-    if (out.columns.length) lines.push(formatTable(out.columns, out.rows));
-    return {
-      text: lines.join("\n"),
-      details: { sql: input.sql, changes, columns: out.columns, rows: rowObjects(out.columns, out.rows) },
-    };
+    return writePreview(
+      input,
+      out,
+      `${req.command} would change ${plural(out.changes ?? 0, "row")} (dry run, rolled back):`,
+    );
   },
   execute: (input, ctx) => (input.describe ? describeSchema(ctx) : runStatement(input, ctx)),
 });

@@ -28,6 +28,17 @@ export interface StatementRequest {
   maxCellChars: number;
   /** False in a read-only mode without approval: a writing statement is refused. */
   allowWrite: boolean;
+  /** An approved write: commit only if it touches exactly these rows, else roll back (see `conflict`). */
+  expect?: SqlBasis;
+}
+
+/**
+ * What a write changed, as an approval is pinned to it: SQLite's change count and a sha256 of the
+ * rows touched (cascades included) — inserts by table, updates and deletes by table and row key.
+ */
+export interface SqlBasis {
+  changes: number;
+  rows: string;
 }
 
 /** What running (or dry-running) a statement gives back. */
@@ -40,6 +51,10 @@ export interface StatementOutcome {
   cutCells: number;
   /** Rows changed, for writes. */
   changes?: number;
+  /** From `preview`: what an approval of this write must match. */
+  basis?: SqlBasis;
+  /** From an approved `run` that touched other rows than `expect`: what it did touch (rolled back). */
+  conflict?: SqlBasis;
 }
 
 /** A live column of project.sqlite. */
@@ -79,12 +94,12 @@ export class SqlRunner {
     return this.request({ op: "inspect", ...req }, signal);
   }
 
-  /** Run a statement. */
+  /** Run a statement; with `expect`, in a transaction rolled back unless it touches exactly those rows. */
   run(req: StatementRequest, signal?: AbortSignal): Promise<StatementOutcome> {
     return this.request({ op: "run", ...req }, signal);
   }
 
-  /** Run a writing statement in a transaction that is rolled back, to see what it would change. */
+  /** Run a writing statement in a transaction that is rolled back, to see what it would change (and its basis). */
   preview(req: StatementRequest, signal?: AbortSignal): Promise<StatementOutcome> {
     return this.request({ op: "preview", ...req }, signal);
   }

@@ -2,6 +2,7 @@
 // argument. It is a separate process, not a worker thread, because a thread busy inside SQLite cannot
 // be stopped (Worker.terminate waits for the native call to return); a process can be killed at once.
 // Plain JavaScript so it starts without a TypeScript loader, under vitest and ./bin/nbook alike.
+import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 
 const file = process.argv[2];
@@ -180,6 +181,55 @@ function execute(db, stmt, req, write) {
   return { columns, ...collect(stmt.iterate(...args), req) };
 }
 
+const quoteId = (name) => `"${name.replace(/"/g, '""')}"`;
+const quoteText = (text) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Inside the open transaction, install temporary triggers that log each row a statement touches —
+ * its table, the operation and, for updates and deletes, the row's key (rowid, or the primary key of
+ * a WITHOUT ROWID table) — cascades included. A rollback removes them; `unwatch` before a commit.
+ */
+function watch(db) {
+  db.exec("CREATE TEMP TABLE nb_touched (tbl TEXT NOT NULL, op TEXT NOT NULL, key TEXT)");
+  const tables = db
+    .prepare(
+      "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite%'",
+    )
+    .all();
+  tables.forEach(({ name, wr }, i) => {
+    const pk = db.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk").pluck().all(name);
+    const key = (row) =>
+      wr ? `json_array(${pk.map((c) => `${row}.${quoteId(c)}`).join(", ")})` : `${row}.rowid`;
+    const log = (op, keyExpr) =>
+      `INSERT INTO temp.nb_touched VALUES (${quoteText(name)}, '${op}', ${keyExpr});`;
+    const on = `ON main.${quoteId(name)} BEGIN`;
+    db.exec(`CREATE TEMP TRIGGER nb_touch_${i}_i AFTER INSERT ${on} ${log("insert", "NULL")} END;
+      CREATE TEMP TRIGGER nb_touch_${i}_u AFTER UPDATE ${on} ${log("update", key("OLD"))} END;
+      CREATE TEMP TRIGGER nb_touch_${i}_d AFTER DELETE ${on} ${log("delete", key("OLD"))} END;`);
+  });
+}
+
+/** Drop what `watch` installed (before a commit, which would otherwise keep it). */
+function unwatch(db) {
+  for (const name of db
+    .prepare("SELECT name FROM temp.sqlite_master WHERE type = 'trigger' AND name LIKE 'nb_touch_%'")
+    .pluck()
+    .all())
+    db.exec(`DROP TRIGGER temp.${quoteId(name)}`);
+  db.exec("DROP TABLE temp.nb_touched");
+}
+
+/**
+ * What a watched statement changed: the row count SQLite reports and a sha256 of the rows it
+ * touched (inserts by table, updates and deletes by table and key). An approval is pinned to this.
+ */
+function touched(db, changes) {
+  const hash = createHash("sha256");
+  for (const r of db.prepare("SELECT tbl, op, key FROM temp.nb_touched ORDER BY tbl, op, key").raw().all())
+    hash.update(`${r.join("\t")}\n`);
+  return { changes, rows: hash.digest("hex") };
+}
+
 function run(req) {
   const { stmt, write } = inspect(req);
   if (write && !req.allowWrite) {
@@ -190,17 +240,38 @@ function run(req) {
     const { ro } = open();
     return { write, ...execute(ro, ro.prepare(req.sql), req, false) };
   }
-  return { write, ...execute(connections.rw, stmt, req, true) };
+  if (!req.expect) return { write, ...execute(connections.rw, stmt, req, true) };
+  // An approved write commits only if it changes exactly the rows its preview did.
+  const { rw } = connections;
+  rw.exec("BEGIN IMMEDIATE");
+  try {
+    watch(rw);
+    const out = execute(rw, stmt, req, true);
+    const basis = touched(rw, out.changes);
+    if (basis.changes !== req.expect.changes || basis.rows !== req.expect.rows) {
+      return { write, ...out, conflict: basis };
+    }
+    unwatch(rw);
+    rw.exec("COMMIT");
+    return { write, ...out };
+  } finally {
+    if (rw.inTransaction) rw.exec("ROLLBACK");
+  }
 }
 
-/** Run a write inside a transaction that is always rolled back, to say what it would change. */
+/**
+ * Run a write inside a transaction that is always rolled back, to say what it would change: the
+ * rows, and the `basis` an approval of it must match.
+ */
 function preview(req) {
   const { stmt, write } = inspect(req);
   if (!write) return { write, columns: [], rows: [], truncated: false, cutCells: 0, changes: 0 };
   const { rw } = connections;
   rw.exec("BEGIN IMMEDIATE");
   try {
-    return { write, ...execute(rw, stmt, req, true) };
+    watch(rw);
+    const out = execute(rw, stmt, req, true);
+    return { write, ...out, basis: touched(rw, out.changes) };
   } finally {
     if (rw.inTransaction) rw.exec("ROLLBACK");
   }
