@@ -1,3 +1,4 @@
+// @ts-check
 // Whether dist/ was built from the sources as they are now. Kept free of dependencies so that
 // bin/nbook can ask on every start-up for a few milliseconds of stat calls.
 import { createHash } from "node:crypto";
@@ -7,7 +8,11 @@ import { join, relative } from "node:path";
 /** The file in dist/ that records which sources it was built from. */
 export const STAMP_FILE = ".build-stamp";
 
-/** The files under src/ that go into dist/: every file except tests. */
+/**
+ * The files under src/ that go into dist/: every file except tests.
+ * @param {string} root the repository
+ * @returns {string[]} paths relative to src/
+ */
 export function sourceFiles(root) {
   const src = join(root, "src");
   return readdirSync(src, { recursive: true, withFileTypes: true })
@@ -16,7 +21,10 @@ export function sourceFiles(root) {
     .sort();
 }
 
-/** A digest of the name, size and modification time of every input of the build (sources and build settings). */
+/**
+ * A digest of the name, size and modification time of every input of the build (sources and build settings).
+ * @param {string} root the repository
+ */
 export function sourceFingerprint(root) {
   const inputs = [
     ...sourceFiles(root).map((f) => join("src", f)),
@@ -33,7 +41,10 @@ export function sourceFingerprint(root) {
   return hash.digest("hex");
 }
 
-/** True when dist/ holds a complete build of the current sources. */
+/**
+ * True when dist/ holds a complete build of the current sources.
+ * @param {string} root the repository
+ */
 export function isBuildCurrent(root) {
   let stamp;
   try {

@@ -1,3 +1,4 @@
+// @ts-check
 // Compiles src/ into dist/ file by file with esbuild (no bundling, the same relative layout), and
 // copies every other file under src/ (SQL and sandbox worker entry files) beside the compiled code,
 // so `new URL("./x.js", import.meta.url)` resolves in dist/ as it does in src/.
@@ -38,6 +39,7 @@ export async function ensureBuilt(root = ROOT) {
   });
 }
 
+/** @param {string} root */
 async function compile(root) {
   const src = join(root, "src");
   const dist = join(root, "dist");
@@ -64,7 +66,11 @@ async function compile(root) {
   writeAtomic(join(dist, STAMP_FILE), fingerprint);
 }
 
-/** Write a file unless it already holds `contents`, so a rebuild leaves unchanged modules alone. */
+/**
+ * Write a file unless it already holds `contents`, so a rebuild leaves unchanged modules alone.
+ * @param {string} path
+ * @param {Uint8Array} contents
+ */
 function writeIfChanged(path, contents) {
   let current;
   try {
@@ -77,14 +83,22 @@ function writeIfChanged(path, contents) {
   writeAtomic(path, contents);
 }
 
-/** Replace a file in one step: a process starting meanwhile reads the old file or the new one, never half. */
+/**
+ * Replace a file in one step: a process starting meanwhile reads the old file or the new one, never half.
+ * @param {string} path
+ * @param {Uint8Array | string} contents
+ */
 function writeAtomic(path, contents) {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, contents);
   renameSync(tmp, path);
 }
 
-/** Delete what an earlier build left for sources that are gone. */
+/**
+ * Delete what an earlier build left for sources that are gone.
+ * @param {string} dist
+ * @param {Set<string>} keep absolute paths of this build's files
+ */
 function removeOthers(dist, keep) {
   for (const e of readdirSync(dist, { recursive: true, withFileTypes: true })) {
     const path = join(e.parentPath ?? e.path, e.name);
@@ -95,7 +109,13 @@ function removeOthers(dist, keep) {
   }
 }
 
-/** Run `fn` holding dist/.build-lock, so concurrent builds (parallel test runs, CLI starts) take turns. */
+/**
+ * Run `fn` holding dist/.build-lock, so concurrent builds (parallel test runs, CLI starts) take turns.
+ * @template T
+ * @param {string} root
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
 async function withBuildLock(root, fn) {
   const dist = join(root, "dist");
   const lock = join(dist, LOCK_DIR);
@@ -105,7 +125,7 @@ async function withBuildLock(root, fn) {
       mkdirSync(lock);
       break;
     } catch (e) {
-      if (e.code !== "EEXIST") throw e;
+      if (/** @type {NodeJS.ErrnoException} */ (e).code !== "EEXIST") throw e;
       const held = statSync(lock, { throwIfNoEntry: false });
       if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 25));
