@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, posix, sep } from "node:path";
 import { NbError } from "../core/errors.js";
 import type { Project } from "./project.js";
@@ -88,7 +88,17 @@ export function resolveFileAddress(
   }
 
   const abs = isRoot ? project.root : join(project.root, ...rel.split("/"));
-  assertRealPathInside(abs, project.realRoot, input);
+  const { real, target } = resolveReal(abs, input);
+  if (!isInside(real, project.realRoot)) {
+    throw escapeError(`Path resolves outside the project through a symbolic link: ${input}`);
+  }
+  // A hard link has no "real" location to check: its other names may be anywhere on the same
+  // file system, outside the project. So a file with more than one name is neither read nor written.
+  if (target?.isFile() && target.nlink > 1) {
+    throw escapeError(
+      `${input} is a hard link (the file has ${target.nlink} names, possibly outside the project), so it is not read or written; replace it with a copy of its own`,
+    );
+  }
   const relOut = isRoot ? "." : rel;
   return {
     abs,
@@ -103,8 +113,14 @@ export function resolveFileAddress(
  * segments re-appended. A broken symbolic link on the way is `path_escape` (`input` names it).
  */
 export function realPathOf(abs: string, input: string): string {
+  return resolveReal(abs, input).real;
+}
+
+/** `realPathOf`, plus the status of what `abs` finally names when it exists (read on the way). */
+function resolveReal(abs: string, input: string): { real: string; target: Stats | null } {
   let existing = abs;
   const missing: string[] = [];
+  let target: Stats | null = null;
   for (;;) {
     const st = tryLstat(existing);
     if (st) {
@@ -115,7 +131,8 @@ export function realPathOf(abs: string, input: string): string {
         } catch {
           throw escapeError(`Path goes through a broken symbolic link: ${input}`);
         }
-      }
+        if (existing === abs) target = statSync(abs);
+      } else if (existing === abs) target = st;
       break;
     }
     missing.unshift(existing.slice(existing.lastIndexOf(sep) + 1));
@@ -124,7 +141,7 @@ export function realPathOf(abs: string, input: string): string {
     existing = parent;
   }
   // The libc realpath: one call instead of an lstat per path segment.
-  return join(realpathSync.native(existing), ...missing);
+  return { real: join(realpathSync.native(existing), ...missing), target };
 }
 
 /** True when `real` is `realRoot` or inside it. */
@@ -132,10 +149,12 @@ export function isInside(real: string, realRoot: string): boolean {
   return real === realRoot || real.startsWith(realRoot + sep);
 }
 
-function assertRealPathInside(abs: string, realRoot: string, input: string): void {
-  if (!isInside(realPathOf(abs, input), realRoot)) {
-    throw escapeError(`Path resolves outside the project through a symbolic link: ${input}`);
-  }
+/**
+ * The real path of a project's `.nbook/` control area. `.nbook` may itself be a link to another
+ * folder of the project; the control area is then that folder, under whichever name it is reached.
+ */
+export function controlAreaOf(project: Project): string {
+  return realPathOf(join(project.root, ".nbook"), ".nbook");
 }
 
 function tryLstat(p: string) {

@@ -1,9 +1,11 @@
 import {
+  existsSync,
   linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -25,7 +27,7 @@ beforeEach(() => {
 afterEach(() => bed.cleanup());
 
 describe("plan mode: the .agent/plan/ exemption", () => {
-  it("a hard link under .agent/plan/ is replaced by the write, never written through", async () => {
+  it("a hard link under .agent/plan/ is refused, never written through", async () => {
     const alias = join(bed.project.root, ".agent", "plan", "mira.md");
     linkSync(canon, alias);
     const w = await bed.call(
@@ -33,16 +35,15 @@ describe("plan mode: the .agent/plan/ exemption", () => {
       { path: ".agent/plan/mira.md", content: "Mira is eighteen.\n" },
       { mode: "plan" },
     );
-    expect(w.ok).toBe(true);
+    expect(!w.ok && w.error.code).toBe("path_escape");
     const e = await bed.call(
       "edit",
-      { path: ".agent/plan/mira.md", edits: [{ oldText: "eighteen", newText: "nineteen" }] },
+      { path: ".agent/plan/mira.md", edits: [{ oldText: "seventeen", newText: "nineteen" }] },
       { mode: "plan" },
     );
-    expect(e.ok).toBe(true);
-    expect(readFileSync(alias, "utf8")).toBe("Mira is nineteen.\n");
+    expect(!e.ok && e.error.code).toBe("path_escape");
     expect(readFileSync(canon, "utf8")).toBe("Mira is seventeen.\n");
-    expect(lstatSync(canon).nlink).toBe(1);
+    expect(lstatSync(canon).nlink).toBe(2);
   });
 
   it("case, Unicode and separator tricks never widen it: each such write waits for approval", async () => {
@@ -79,5 +80,79 @@ describe("the final write step", () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+});
+
+describe("hard links", () => {
+  let outside: string;
+  let secret: string;
+  beforeEach(() => {
+    // The same file system as the project (a hard link cannot cross one), outside its root.
+    outside = join(bed.dir, "outside");
+    mkdirSync(outside);
+    secret = join(outside, "secret.txt");
+    writeFileSync(secret, "SECRET-CONTENT\n");
+    linkSync(secret, join(bed.project.root, "lorebook", "innocent.md"));
+  });
+
+  it("every file tool refuses a file with more than one name, and nothing of it leaks", async () => {
+    const patch = [
+      "*** Begin Patch",
+      "*** Update File: lorebook/innocent.md",
+      "@@",
+      "-SECRET-CONTENT",
+      "+changed",
+      "*** End Patch",
+    ].join("\n");
+    const calls: [string, unknown][] = [
+      ["read", { path: "lorebook/innocent.md" }],
+      ["read", { path: "workspace/novel/lorebook/innocent.md" }],
+      ["edit", { path: "lorebook/innocent.md", edits: [{ oldText: "SECRET", newText: "x" }] }],
+      ["write", { path: "lorebook/innocent.md", content: "x\n" }],
+      ["apply_patch", { patch }],
+    ];
+    for (const [key, input] of calls) {
+      for (const mode of ["normal", "discuss"] as const) {
+        const r = await bed.call(key, input, { mode });
+        expect(!r.ok && r.error.code, `${key} in ${mode}`).toBe("path_escape");
+        expect(JSON.stringify(r)).not.toContain("SECRET-CONTENT");
+        expect(JSON.stringify(r)).not.toContain(outside);
+      }
+    }
+    const r = await bed.call("read", { path: "lorebook/innocent.md" });
+    expect(!r.ok && r.error.message).toContain("is a hard link (the file has 2 names");
+    expect(readFileSync(secret, "utf8")).toBe("SECRET-CONTENT\n");
+  });
+
+  it("a symbolic link to a hard-linked file is refused too; a folder listing still works", async () => {
+    symlinkSync("innocent.md", join(bed.project.root, "lorebook", "alias.md"));
+    const r = await bed.call("read", { path: "lorebook/alias.md" });
+    expect(!r.ok && r.error.code).toBe("path_escape");
+    const list = await bed.call("read", { path: "lorebook" });
+    expect(list.ok).toBe(true);
+    const plain = await bed.call("read", { path: "lorebook/mira.md" });
+    expect(plain.ok && plain.text).toContain("Mira is seventeen.");
+  });
+});
+
+describe("the .nbook/ control area behind a symbolic link", () => {
+  it("is judged on its real path: neither the link's name nor the real folder's name can be written", async () => {
+    const root = bed.project.root;
+    renameSync(join(root, ".nbook"), join(root, "lorebook", "store"));
+    symlinkSync(join("lorebook", "store"), join(root, ".nbook"));
+    for (const path of [
+      ".nbook/agent/profiles/writer.yaml",
+      "lorebook/store/agent/profiles/writer.yaml",
+      "workspace/novel/lorebook/store/config.json",
+    ]) {
+      const r = await bed.call("write", {
+        path,
+        content: "key: writer\nname: w\ntools: [bash]\nprompt: x\n",
+      });
+      expect(!r.ok && r.error.code, path).toBe("not_allowed");
+    }
+    expect(existsSync(join(root, "lorebook", "store", "agent", "profiles", "writer.yaml"))).toBe(false);
+    const elsewhere = await bed.call("write", { path: "lorebook/storefront.md", content: "ok\n" });
+    expect(elsewhere.ok).toBe(true);
   });
 });

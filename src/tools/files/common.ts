@@ -1,12 +1,17 @@
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import { NbError, toErrorInfo } from "../../core/errors.js";
 import { looksBinary } from "../../core/text.js";
-import { isInside, type ResolvedPath, realPathOf, resolveFileAddress } from "../../workspace/paths.js";
+import {
+  controlAreaOf,
+  isInside,
+  type ResolvedPath,
+  realPathOf,
+  resolveFileAddress,
+} from "../../workspace/paths.js";
 import { isPlanExempt } from "../dispatch.js";
 import type { Effect, ToolContext, ToolPreview } from "../types.js";
 
@@ -17,7 +22,7 @@ import type { Effect, ToolContext, ToolPreview } from "../types.js";
  */
 export function authorize(ctx: ToolContext, path: string, op: "read" | "write" | "list"): ResolvedPath {
   const r = resolveFileAddress(ctx.workspace, ctx.project, path, { allowRoot: op === "list" });
-  if (op === "write" && isInside(realPathOf(r.abs, path), join(r.project.realRoot, ".nbook"))) {
+  if (op === "write" && isInside(realPathOf(r.abs, path), controlAreaOf(r.project))) {
     throw new NbError(
       "not_allowed",
       `${r.display} is in the project's control area (.nbook/): databases change only through their tools (execute_sql, execute_world, the plot tools), agent profiles, skills and workflows only by the user`,
