@@ -29,7 +29,7 @@ describe("withTimeouts", () => {
       short,
       site,
     );
-    const e = await model.doGenerate({ prompt }).catch((x: unknown) => x);
+    const e = await Promise.resolve(model.doGenerate({ prompt })).catch((x: unknown) => x);
     expect(isModelTimeout(e)).toBe(true);
     expect((e as Error).message).toBe(
       "openai (api.example.com): timeout: no complete answer within 0.05 s (providers.p.timeouts.generateMs)",
@@ -45,7 +45,9 @@ describe("withTimeouts", () => {
       site,
     );
     setTimeout(() => controller.abort(new DOMException("stop", "AbortError")), 5);
-    const e = await model.doStream({ prompt, abortSignal: controller.signal }).catch((x: unknown) => x);
+    const e = await Promise.resolve(model.doStream({ prompt, abortSignal: controller.signal })).catch(
+      (x: unknown) => x,
+    );
     expect(isModelTimeout(e)).toBe(false);
     expect((e as Error).name).toBe("AbortError");
   });
