@@ -273,7 +273,6 @@ describe("step scheduling", () => {
         description: "test probe",
         input: z.object({}).strict(),
         effect,
-        gate: "never",
         execute: async () => {
           running++;
           most = Math.max(most, running);

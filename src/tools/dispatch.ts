@@ -142,15 +142,15 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
 
   try {
     const effect = typeof tool.effect === "function" ? await tool.effect(parsed.data, ctx) : tool.effect;
-    const gated =
+    const modeGated =
       effect === "write" &&
-      tool.gate !== "never" &&
       isReadOnlyMode(dctx.mode) &&
-      !ctx.approved &&
       !(
         dctx.mode === "plan" &&
         planExemptOnDisk(tool.writeTargets ? tool.writeTargets(parsed.data) : null, dctx)
       );
+    const gated =
+      !ctx.approved && (modeGated || (tool.alwaysGated !== undefined && (await tool.alwaysGated(ctx))));
     return { tool, input: parsed.data, effect, ctx, needsApproval: gated };
   } catch (e) {
     return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
@@ -179,7 +179,9 @@ export async function approvalResult(planned: PlannedCall, dctx: DispatchContext
       : { text: JSON.stringify(input, null, 2) };
     return fail(
       "approval_required",
-      `${tool.key} changes the workspace and the session is in ${dctx.mode} mode (read-only). ` +
+      (isReadOnlyMode(dctx.mode)
+        ? `${tool.key} changes the workspace and the session is in ${dctx.mode} mode (read-only). `
+        : `${tool.key} needs the user's approval for every call here. `) +
         `The user must approve this one call.\n${capModelText(preview.text).text}`,
       { details: { tool: tool.key, input, preview } },
     );

@@ -99,10 +99,10 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
    */
   readonly writeTargets?: (input: z.infer<S>) => string[] | null;
   /**
-   * `never`: the mode gate never stops this tool even though it may write (the seed's trusted
-   * `bash`). Absent: write-effect calls are gated in read-only modes.
+   * True when a call needs the user's approval in every mode, normal too (bash where it cannot be
+   * confined). Absent: only the mode gate applies (write-effect calls in read-only modes).
    */
-  readonly gate?: "never";
+  readonly alwaysGated?: (ctx: ToolContext) => MaybePromise<boolean>;
   /** Called with the description a profile binding sees (e.g. readonly execute_world). */
   readonly describe?: (binding: ToolBinding) => string;
 }

@@ -118,11 +118,12 @@ describe("dispatch: mode gate", () => {
     }
   }
 
-  it("discuss mode lets read and bash run", async () => {
+  it("discuss mode lets read run and stops bash, like any write, with the command as preview", async () => {
     const r = await bed.call("read", { path: "lorebook/mira.md" }, { mode: "discuss" });
     expect(r.ok && r.text).toContain("seventeen");
     const b = await bed.call("bash", { command: "cat lorebook/mira.md" }, { mode: "discuss" });
-    expect(b.ok && b.text).toContain("seventeen");
+    expect(!b.ok && b.error.code).toBe("approval_required");
+    expect(!b.ok && b.error.message).toContain("$ cat lorebook/mira.md");
   });
 
   it("an explicit approval runs that one call in a read-only mode", async () => {

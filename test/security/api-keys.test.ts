@@ -1,12 +1,11 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { agentDbPath, exportJsonl } from "../../src/harness/store/index.js";
+import { REDACTED } from "../../src/models/redact.js";
 import { type HarnessFixture, harnessFixture } from "../harness-fixture.js";
+import { runNbook } from "../helpers.js";
 
-const NBOOK = fileURLToPath(new URL("../../bin/nbook", import.meta.url));
 const KEY = "sk-redteam-SECRET-4f1e9a0c77";
 const DEFAULT_KEY = "sk-redteam-DEFAULT-80b3d2e1aa";
 let fx: HarnessFixture;
@@ -57,14 +56,9 @@ describe("API keys through bash", () => {
 });
 
 describe("API keys through bash, from the command line", () => {
-  it("a key the shell reads from its parent's environment is masked in the output", () => {
-    const config = JSON.parse(readFileSync(join(fx.workspace.nbookDir, "config.json"), "utf8"));
-    expect(config.providers.local.apiKeyEnv).toBe("NB_REDTEAM_KEY");
-    const command = "tr '\\0' '\\n' < /proc/$PPID/environ | grep -a '^NB_REDTEAM_KEY='; echo after";
-    const r = spawnSync(
-      process.execPath,
+  const run = (command: string) => {
+    const r = runNbook(
       [
-        NBOOK,
         "tool",
         "bash",
         "--input",
@@ -75,12 +69,37 @@ describe("API keys through bash, from the command line", () => {
         "novel",
         "--json",
       ],
-      { env: { ...process.env, NB_REDTEAM_KEY: KEY }, encoding: "utf8", timeout: 60_000 },
+      { cwd: fx.dir, env: { NB_REDTEAM_KEY: KEY, OPENAI_API_KEY: DEFAULT_KEY } },
     );
     expect(r.status).toBe(0);
-    const out = JSON.parse(r.stdout);
+    return { raw: r.stdout, out: JSON.parse(r.stdout) as { ok: boolean; text: string } };
+  };
+
+  it("no process the shell can read holds a key: not its parent's /proc environ, not any /proc entry, not env", () => {
+    const config = JSON.parse(readFileSync(join(fx.workspace.nbookDir, "config.json"), "utf8"));
+    expect(config.providers.local.apiKeyEnv).toBe("NB_REDTEAM_KEY");
+    const { raw, out } = run(
+      // The parent's environment comes last: output past 50 KiB keeps only its tail.
+      "cat /proc/[0-9]*/environ | tr '\\0' '\\n'; env; echo \"B64:$(base64 -w0 /proc/$PPID/environ)\"; echo after",
+    );
     expect(out.ok).toBe(true);
-    expect(out.text).toContain("NB_REDTEAM_KEY=[redacted]");
-    expect(r.stdout).not.toContain(KEY);
+    expect(out.text).toContain("after");
+    const b64 = /B64:([A-Za-z0-9+/=]*)/.exec(out.text)?.[1] ?? "";
+    const parentEnv = Buffer.from(b64, "base64").toString("latin1");
+    for (const text of [raw, parentEnv]) {
+      for (const secret of [KEY, DEFAULT_KEY, "NB_REDTEAM_KEY", "OPENAI_API_KEY"])
+        expect(text).not.toContain(secret);
+      // Nothing had to be masked: the keys never reached the command at all.
+      expect(text).not.toContain(REDACTED);
+    }
+    // What the shell's parent does hold: the sandbox's own allowlisted environment.
+    expect(parentEnv).toContain("NBOOK_PROJECT_ROOT=/project");
+  });
+
+  it("a key that a command finds elsewhere (a project file) is still masked in the output", () => {
+    writeFileSync(join(fx.project.root, "leaked.txt"), `token=${KEY}\n`);
+    const { raw, out } = run("cat leaked.txt");
+    expect(out.text).toContain(`token=${REDACTED}`);
+    expect(raw).not.toContain(KEY);
   });
 });

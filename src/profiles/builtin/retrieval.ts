@@ -23,10 +23,11 @@ export const retrieval = defineProfile({
       note: z.string().optional(),
     })
     .strict(),
-  tools: ["bash", "read", "report_result"],
+  // bash runs confined (docs/bash.md) and read-only here: retrieval searches, it never changes a file.
+  tools: [{ key: "bash", access: "readonly" }, "read", "report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the retrieval agent: you find what the project already says about a topic.", ctx)}
 
 Task: ${String(ctx.initial.prompt ?? "")}
-Search with bash (rg) over lorebook/ and manuscript/, read the promising files, and return the relevant paths with why each matters. Do not change any file.`,
+Search with bash (grep -rn, or rg where it is installed) over lorebook/ and manuscript/, read the promising files, and return the relevant paths with why each matters. Do not change any file.`,
 });

@@ -25,7 +25,8 @@ export const writer = defineProfile({
     "read",
     "write",
     "edit",
-    "bash",
+    // bash runs confined (docs/bash.md); read-only here, since prose goes through write and edit.
+    { key: "bash", access: "readonly" },
     "report_result",
     ...PLOT_READ_TOOLS,
     { key: "execute_world", access: "readonly" },

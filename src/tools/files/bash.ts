@@ -1,18 +1,28 @@
-import { spawn } from "node:child_process";
+import { lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { apiKeyEnvNames } from "../../models/key-env.js";
 import { REDACTED } from "../../models/redact.js";
+import type { Project } from "../../workspace/project.js";
 import { defineTool } from "../define.js";
 import { truncateTail } from "../truncate.js";
+import type { ToolBinding, ToolContext } from "../types.js";
+import { commandEnv } from "./bash-env.js";
 import { spillBashOutput } from "./bash-output.js";
+import { type RunOutcome, runCommand } from "./bash-run.js";
+import {
+  bwrapArgs,
+  SANDBOX_HOME,
+  SANDBOX_PATH,
+  SANDBOX_PROJECT,
+  type SandboxStatus,
+  sandboxStatus,
+} from "./bash-sandbox.js";
 
 const DEFAULT_TIMEOUT_S = 120;
 const MAX_TIMEOUT_S = 600;
-// Kept in memory per command; beyond this only the tail is kept and the spill is marked partial.
-const MEMORY_CAP = 16 * 1024 * 1024;
-// How long output is still read after bash itself has exited.
-const PIPE_GRACE_MS = 500;
 
 const Input = z
   .object({
@@ -25,32 +35,106 @@ const Input = z
       .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}, max ${MAX_TIMEOUT_S})`),
   })
   .strict();
+type BashInput = z.infer<typeof Input>;
 
-interface RunOutcome {
-  output: string;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  aborted: boolean;
-  partial: boolean;
+/** A binding `{ access: "readonly" }` mounts the project read-only (the writer and retrieval profiles). */
+function readOnlyBinding(binding: ToolBinding): boolean {
+  return binding.access === "readonly";
+}
+
+function requireProject(ctx: ToolContext): Project {
+  if (!ctx.project)
+    throw new NbError("unsupported", "bash runs in a project folder, and this call has no current project");
+  return ctx.project;
+}
+
+/** What a bash call may do here, in a sentence for the model. */
+function describeBash(binding: ToolBinding, status: SandboxStatus): string {
+  const use = "Run a bash command in the project folder (search with grep, count words, run scripts).";
+  const output = `stdout and stderr are merged; long output keeps its tail and the full output can be read with read on the returned bash-output:// locator. Default timeout ${DEFAULT_TIMEOUT_S}s.`;
+  if (!status.confined) {
+    const rule = readOnlyBinding(binding)
+      ? "bash cannot be confined on this machine and this profile may only read, so every call is refused: use read."
+      : "bash cannot be confined on this machine, so every call needs the user's approval: prefer read to look at files and write, edit or apply_patch to change them.";
+    return `${use} ${rule} ${output}`;
+  }
+  const confinement = readOnlyBinding(binding)
+    ? "It runs confined: it sees the project read-only (not its .nbook/) and the system's programs, nothing else of the machine, has no network and no API keys, and nothing it starts outlives the call."
+    : "It runs confined: it sees the project (not its .nbook/) and the system's programs, nothing else of the machine, can write only inside the project, has no network and no API keys, and nothing it starts outlives the call. Change files with write, edit or apply_patch rather than through the shell; in discuss and plan mode every bash call needs the user's approval.";
+  return `${use} ${confinement} ${output}`;
+}
+
+/** The approval preview: the command, where it runs, how long it may take and what it can reach. */
+function previewText(input: BashInput, project: Project, status: SandboxStatus): string {
+  const timeout = input.timeout ?? DEFAULT_TIMEOUT_S;
+  const reach = status.confined
+    ? "confined: it can write only inside the project (not .nbook/) and has no network"
+    : `NOT confined (${status.reason}): it runs with your full access to this machine and its network`;
+  return `$ ${input.command}\n(bash in project ${project.name}, timeout ${timeout} s; ${reach})`;
 }
 
 /**
- * The command's environment: the process's own without the model providers' API keys (`keyNames`),
- * since what the command prints goes to the model and into the session record.
+ * The project's `.nbook/` is covered in the sandbox, which needs a real folder there: a missing one
+ * is created (else the sandbox could create it, and with it profiles), a symlink or file refused.
  */
-function commandEnv(keyNames: ReadonlySet<string>, cwd: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NBOOK_PROJECT_ROOT: cwd };
-  for (const name of keyNames) delete env[name];
-  return env;
+async function ensureControlArea(project: Project): Promise<void> {
+  const dir = join(project.realRoot, ".nbook");
+  const st = await lstat(dir).catch(() => null);
+  if (!st) await mkdir(dir);
+  else if (!st.isDirectory())
+    throw new NbError(
+      "not_allowed",
+      "The project's .nbook is not a plain folder (a symlink or a file), so bash cannot hide it; fix the project first",
+    );
+}
+
+/** Run the command in bubblewrap: the project at /project, nothing else of the workspace, no network. */
+async function runConfined(
+  input: BashInput,
+  ctx: ToolContext,
+  project: Project,
+  bwrap: string,
+): Promise<RunOutcome> {
+  await ensureControlArea(project);
+  const args = bwrapArgs({
+    workspaceRealRoot: ctx.workspace.realRoot,
+    projectRealRoot: project.realRoot,
+    writable: !readOnlyBinding(ctx.binding),
+  });
+  return runCommand({
+    file: bwrap,
+    args: [...args, "--", "bash", "-c", input.command],
+    cwd: "/",
+    env: commandEnv({ path: SANDBOX_PATH, home: SANDBOX_HOME, projectRoot: SANDBOX_PROJECT }),
+    timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+    signal: ctx.signal,
+  });
+}
+
+/** Run the command as this process's user (only ever after the user approved this one call). */
+async function runUnconfined(input: BashInput, ctx: ToolContext, project: Project): Promise<RunOutcome> {
+  const home = await mkdtemp(join(tmpdir(), "nbook-bash-home-"));
+  try {
+    return await runCommand({
+      file: "bash",
+      args: ["-c", input.command],
+      cwd: project.root,
+      env: commandEnv({ path: process.env.PATH ?? SANDBOX_PATH, home, projectRoot: project.root }),
+      timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+      signal: ctx.signal,
+    });
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
 }
 
 // Shorter values are no real keys, and masking them would garble ordinary output.
 const MIN_MASKED_KEY = 8;
 
 /**
- * Mask the API keys this process holds in a command's output: a trusted shell can still read one
- * elsewhere (its parent's /proc/<pid>/environ, a file), and it must not be recorded verbatim.
+ * Mask the API keys this process holds in a command's output. A command's environment has none,
+ * and a confined one cannot see this process; this is defence in depth (a key in a project file,
+ * an approved unconfined call).
  */
 function maskKeys(output: string, keyNames: ReadonlySet<string>): string {
   let out = output;
@@ -61,99 +145,53 @@ function maskKeys(output: string, keyNames: ReadonlySet<string>): string {
   return out;
 }
 
-/** Run `bash -c` in its own process group; kill the whole group on timeout, abort, or once bash has exited. */
-function runBash(
-  command: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<RunOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bash", ["-c", command], {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let partial = false;
-    const onData = (b: Buffer) => {
-      chunks.push(b);
-      size += b.length;
-      while (size > MEMORY_CAP && chunks.length > 1) {
-        size -= chunks.shift()!.length;
-        partial = true;
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    let timedOut = false;
-    let aborted = false;
-    const killGroup = () => {
-      try {
-        process.kill(-child.pid!, "SIGTERM");
-        setTimeout(() => {
-          try {
-            process.kill(-child.pid!, "SIGKILL");
-          } catch {}
-        }, 250).unref();
-      } catch {}
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      killGroup();
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let leftovers: NodeJS.Timeout | undefined;
-    child.on("exit", () => {
-      clearTimeout(timer);
-      // What bash left behind (`cmd &`, a daemon that called setsid) must not hold the pipes, and
-      // with them this call, open: after a short grace its group ends and reading stops.
-      leftovers = setTimeout(() => {
-        killGroup();
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, PIPE_GRACE_MS);
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(new NbError("io_error", `Could not start bash: ${e.message}`));
-    });
-    child.on("close", (code, sig) => {
-      clearTimeout(timer);
-      clearTimeout(leftovers);
-      signal?.removeEventListener("abort", onAbort);
-      resolve({
-        output: Buffer.concat(chunks).toString("utf8"),
-        exitCode: code,
-        signal: sig,
-        timedOut,
-        aborted,
-        partial,
-      });
-    });
-  });
-}
-
 export const bashTool = defineTool({
   key: "bash",
   group: "files",
-  description: `Run a bash command in the project folder (search with rg, run scripts and builds). It is a trusted shell, not sandboxed: do not use it to write files — use write, edit or apply_patch. stdout and stderr are merged; long output keeps its tail and the full output can be read with read on the returned bash-output:// locator. Default timeout ${DEFAULT_TIMEOUT_S}s.`,
+  description: `Run a bash command in the project folder, confined by bubblewrap (the project writable except .nbook/, nothing else of the workspace, no network, no API keys); where bubblewrap is unavailable every call needs the user's approval. Default timeout ${DEFAULT_TIMEOUT_S}s.`,
+  describe: (binding) => describeBash(binding, sandboxStatus()),
   input: Input,
-  // The seed's explicit exception: a trusted shell that read-only modes do not gate.
-  effect: "write",
-  gate: "never",
+  // A confined read-only binding cannot write; anything else may, and read-only modes gate it.
+  effect: (_input, ctx) => {
+    requireProject(ctx);
+    if (!readOnlyBinding(ctx.binding)) return "write";
+    const status = sandboxStatus();
+    if (!status.confined)
+      throw new NbError(
+        "unsupported",
+        `This profile may only read, and bash cannot be confined on this machine (${status.reason}); use read instead`,
+      );
+    return "read";
+  },
+  // Unconfined, a command could do anything this process can: the user approves each one.
+  alwaysGated: () => !sandboxStatus().confined,
+  preview: (input, ctx) => {
+    const project = requireProject(ctx);
+    const status = sandboxStatus();
+    return {
+      text: previewText(input, project, status),
+      details: {
+        command: input.command,
+        project: project.name,
+        timeout: input.timeout ?? DEFAULT_TIMEOUT_S,
+        confined: status.confined,
+      },
+    };
+  },
   async execute(input, ctx) {
-    const cwd = ctx.project ? ctx.project.root : ctx.workspace.root;
+    const project = requireProject(ctx);
+    const status = sandboxStatus();
+    // The gate stops an unconfined call first; this holds for any caller that skips dispatch.
+    if (!status.confined && (readOnlyBinding(ctx.binding) || !ctx.approved))
+      throw new NbError(
+        "approval_required",
+        `bash is not confined here (${status.reason}); approve the call`,
+      );
     const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
-    const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: ctx.project?.root });
-    const run = await runBash(input.command, cwd, commandEnv(keyNames, cwd), timeoutS * 1000, ctx.signal);
+    const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
+    const run = status.confined
+      ? await runConfined(input, ctx, project, status.bwrap)
+      : await runUnconfined(input, ctx, project);
     const r = { ...run, output: maskKeys(run.output, keyNames) };
     const tail = truncateTail(r.output);
     let locator: string | undefined;
@@ -167,6 +205,7 @@ export const bashTool = defineTool({
       exitCode: r.exitCode,
       signal: r.signal,
       timedOut: r.timedOut,
+      confined: status.confined,
       ...(locator ? { fullOutput: locator } : {}),
     };
     if (r.timedOut) {
@@ -177,7 +216,7 @@ export const bashTool = defineTool({
       );
     }
     if (r.aborted) throw new NbError("aborted", `${text}\n[Command aborted]`, { details });
-    const status = r.exitCode === 0 ? "" : `\n[Exit code ${r.exitCode ?? `signal ${r.signal}`}]`;
-    return { text: text + status, details };
+    const exit = r.exitCode === 0 ? "" : `\n[Exit code ${r.exitCode ?? `signal ${r.signal}`}]`;
+    return { text: text + exit, details };
   },
 });

@@ -1,0 +1,107 @@
+import { spawn } from "node:child_process";
+import { basename } from "node:path";
+import { NbError } from "../../core/errors.js";
+
+// Kept in memory per command; beyond this only the tail is kept and the spill is marked partial.
+const MEMORY_CAP = 16 * 1024 * 1024;
+// How long output is still read after the command itself has exited.
+const PIPE_GRACE_MS = 500;
+// Between SIGTERM and SIGKILL when a command is stopped.
+const KILL_GRACE_MS = 250;
+
+/** How a command ended and what it printed (stdout and stderr merged). */
+export interface RunOutcome {
+  output: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  partial: boolean;
+}
+
+/** One process to run: the program and its arguments, where, with which environment, for how long. */
+export interface RunSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Run a process in its own process group and collect its merged output; kill the whole group on
+ * timeout, on abort, or once the process has exited (what it left behind must not hold the call).
+ */
+export function runCommand(spec: RunSpec): Promise<RunOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(spec.file, spec.args, {
+      cwd: spec.cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: spec.env,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let partial = false;
+    const onData = (b: Buffer) => {
+      chunks.push(b);
+      size += b.length;
+      while (size > MEMORY_CAP && chunks.length > 1) {
+        size -= chunks.shift()!.length;
+        partial = true;
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    let timedOut = false;
+    let aborted = false;
+    const killGroup = () => {
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+        setTimeout(() => {
+          try {
+            process.kill(-child.pid!, "SIGKILL");
+          } catch {}
+        }, KILL_GRACE_MS).unref();
+      } catch {}
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, spec.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
+    let leftovers: NodeJS.Timeout | undefined;
+    child.on("exit", () => {
+      clearTimeout(timer);
+      // What the command left behind (`cmd &`, a daemon that called setsid) must not hold the
+      // pipes, and with them this call, open: after a short grace its group ends and reading stops.
+      leftovers = setTimeout(() => {
+        killGroup();
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS);
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(new NbError("io_error", `Could not start ${basename(spec.file)}: ${e.message}`));
+    });
+    child.on("close", (code, sig) => {
+      clearTimeout(timer);
+      clearTimeout(leftovers);
+      spec.signal?.removeEventListener("abort", onAbort);
+      resolve({
+        output: Buffer.concat(chunks).toString("utf8"),
+        exitCode: code,
+        signal: sig,
+        timedOut,
+        aborted,
+        partial,
+      });
+    });
+  });
+}
