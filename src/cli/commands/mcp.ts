@@ -28,7 +28,8 @@ authorisation, SQL limits, the writer's read-only World Engine); tool errors com
 with isError and the error code.
 In discuss/plan mode a write asks for approval through MCP elicitation when the client supports it;
 otherwise it returns an approval_required error with the preview and writes nothing. As for the
-agents, bash (a trusted shell) is never gated, and plan mode lets .agent/plan/*.md be written.
+agents, bash asks too (it runs confined in bubblewrap; where that is unavailable it asks in every
+mode), and plan mode lets .agent/plan/*.md be written.
 Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and nbook://<project>/world/schema.
 Over stdio, stdout carries only MCP messages; logs go to stderr.
 --http serves http://127.0.0.1:<port>/mcp and prints the URL and a bearer token (set NBOOK_MCP_TOKEN
