@@ -26,38 +26,123 @@ function fail(message: string, code: ErrorCode = "invalid_input"): NbError {
   return new NbError(code, message, { fields: [{ pointer: "/patch", message }] });
 }
 
-type Matcher = (a: string, b: string) => boolean;
-// Tried in order: exact, then ignoring trailing whitespace, then ignoring surrounding whitespace.
-const MATCHERS: Matcher[] = [
-  (a, b) => a === b,
-  (a, b) => a.trimEnd() === b.trimEnd(),
-  (a, b) => a.trim() === b.trim(),
-];
+// Tried in order: exact, then ignoring trailing whitespace, then ignoring surrounding whitespace. Two
+// lines match under a level when their normal forms are equal.
+const NORMALISE: Array<(line: string) => string> = [(l) => l, (l) => l.trimEnd(), (l) => l.trim()];
 
-function matchesAt(lines: string[], pattern: string[], at: number, eq: Matcher): boolean {
-  if (at < 0 || at + pattern.length > lines.length) return false;
-  for (let k = 0; k < pattern.length; k++) if (!eq(lines[at + k], pattern[k])) return false;
-  return true;
+/**
+ * Where the lines a patch looks for occur in the file, per matching level: one pass over the file
+ * per level a search reaches (instead of a scan to the end for every hunk), recording only the lines
+ * the patch names, so a large file costs no per-line allocation.
+ */
+class LineIndex {
+  private readonly byLevel: Array<Map<string, number[]> | undefined> = [];
+
+  /** `needles`: every line the searches will ask for (anchors and context). */
+  constructor(
+    readonly lines: readonly string[],
+    private readonly needles: readonly string[],
+  ) {}
+
+  /** Ascending positions of the lines whose normal form at `level` equals that of `line`. */
+  positions(level: number, line: string): readonly number[] {
+    const norm = NORMALISE[level];
+    let map = this.byLevel[level];
+    if (!map) {
+      map = new Map();
+      for (const n of this.needles) map.set(norm(n), []);
+      this.fill(map, norm);
+      this.byLevel[level] = map;
+    }
+    const key = norm(line);
+    let at = map.get(key);
+    if (!at) {
+      // A line outside the needles given up front: indexed on its own.
+      const one = new Map([[key, [] as number[]]]);
+      this.fill(one, norm);
+      at = one.get(key) as number[];
+      map.set(key, at);
+    }
+    return at;
+  }
+
+  matchesAt(pattern: readonly string[], at: number, level: number): boolean {
+    const { lines } = this;
+    if (at < 0 || at + pattern.length > lines.length) return false;
+    const norm = NORMALISE[level];
+    for (let k = 0; k < pattern.length; k++) if (norm(lines[at + k]) !== norm(pattern[k])) return false;
+    return true;
+  }
+
+  private fill(map: Map<string, number[]>, norm: (line: string) => string): void {
+    const { lines } = this;
+    if (norm !== NORMALISE[0]) {
+      for (let i = 0; i < lines.length; i++) map.get(norm(lines[i]))?.push(i);
+      return;
+    }
+    // Exact level: a line whose length no needle has is skipped without hashing it.
+    let longest = 0;
+    for (const k of map.keys()) longest = Math.max(longest, k.length);
+    const length = new Uint8Array(longest + 1);
+    for (const k of map.keys()) length[k.length] = 1;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (line.length <= longest && length[line.length]) map.get(line)?.push(i);
+    }
+  }
+}
+
+/** The first index of the ascending `xs` whose value is at least `min`. */
+function lowerBound(xs: readonly number[], min: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid] < min) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
  * Find `pattern` at or after `from`; with `eof`, prefer a match ending at the last line. Returns -1
  * or the index. A second match is an ambiguity error unless `first` (the search follows an anchor,
- * which already says where to look: its first match wins).
+ * which already says where to look: its first match wins). Only the places where the pattern's
+ * rarest line occurs are tried.
  */
 function seek(
-  lines: string[],
-  pattern: string[],
+  index: LineIndex,
+  pattern: readonly string[],
   from: number,
   opts: { eof: boolean; first: boolean },
   what: string,
 ): number {
-  for (const eq of MATCHERS) {
-    if (opts.eof && matchesAt(lines, pattern, lines.length - pattern.length, eq))
-      return lines.length - pattern.length;
+  const total = index.lines.length;
+  if (pattern.length === 0) {
+    // An empty pattern matches everywhere: at `from` when that is all there is or the first match wins.
+    if (opts.eof) return total;
+    if (from > total) return -1;
+    if (opts.first || from === total) return from;
+    throw fail(
+      `${what} is ambiguous: it matches at lines ${from + 1} and ${from + 2}; add more context or an "@@ <line>" anchor`,
+    );
+  }
+  for (let level = 0; level < NORMALISE.length; level++) {
+    if (opts.eof && index.matchesAt(pattern, total - pattern.length, level)) return total - pattern.length;
+    let key = 0;
+    let candidates = index.positions(level, pattern[0]);
+    for (let k = 1; k < pattern.length && candidates.length; k++) {
+      const p = index.positions(level, pattern[k]);
+      if (p.length < candidates.length) {
+        key = k;
+        candidates = p;
+      }
+    }
     let found = -1;
-    for (let at = from; at + pattern.length <= lines.length; at++) {
-      if (!matchesAt(lines, pattern, at, eq)) continue;
+    for (let c = lowerBound(candidates, from + key); c < candidates.length; c++) {
+      const at = candidates[c] - key;
+      if (at + pattern.length > total) break;
+      if (!index.matchesAt(pattern, at, level)) continue;
       if (opts.first) return at;
       if (found !== -1) {
         throw fail(
@@ -79,7 +164,10 @@ export function applyChunks(
 ): { text: string; oldLines: string[]; edits: LineEdit[] } {
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
-  const oldLines = [...lines];
+  const index = new LineIndex(
+    lines,
+    chunks.flatMap((c) => [...c.anchors, ...c.oldLines]),
+  );
   const edits: LineEdit[] = [];
   let cursor = 0;
   chunks.forEach((c, ci) => {
@@ -88,7 +176,7 @@ export function applyChunks(
     // match after the anchor before them.
     c.anchors.forEach((anchor, k) => {
       const at = seek(
-        lines,
+        index,
         [anchor],
         cursor,
         { eof: false, first: k > 0 },
@@ -104,11 +192,11 @@ export function applyChunks(
     }
     let old = c.oldLines;
     let insert = c.newLines;
-    let at = seek(lines, old, cursor, after, what);
+    let at = seek(index, old, cursor, after, what);
     if (at === -1 && old[old.length - 1] === "") {
       old = old.slice(0, -1);
       if (insert[insert.length - 1] === "") insert = insert.slice(0, -1);
-      at = seek(lines, old, cursor, after, what);
+      at = seek(index, old, cursor, after, what);
     }
     if (at === -1) {
       throw fail(`${what}: context not found (expected lines starting with "${old[0].slice(0, 80)}")`);
@@ -116,8 +204,36 @@ export function applyChunks(
     edits.push({ at, remove: old.length, insert });
     cursor = at + old.length;
   });
-  for (const e of [...edits].sort((a, b) => b.at - a.at)) lines.splice(e.at, e.remove, ...e.insert);
-  return { text: lines.length ? `${lines.join("\n")}\n` : "", oldLines, edits };
+  return { text: rewrite(text, lines, edits), oldLines: lines, edits };
+}
+
+/**
+ * The text with `edits` applied, ending with a newline. Edits at distinct, non-overlapping places
+ * are spliced between unchanged stretches of the original text, so the untouched lines are not
+ * copied one by one; overlapping ones are applied line by line, last first.
+ */
+function rewrite(text: string, lines: readonly string[], edits: LineEdit[]): string {
+  const ordered = [...edits].sort((a, b) => a.at - b.at);
+  const disjoint = ordered.every(
+    (e, i) => i === 0 || (ordered[i - 1].at + ordered[i - 1].remove <= e.at && ordered[i - 1].at < e.at),
+  );
+  if (!disjoint) {
+    const out = [...lines];
+    for (const e of [...edits].sort((a, b) => b.at - a.at)) out.splice(e.at, e.remove, ...e.insert);
+    return out.length ? `${out.join("\n")}\n` : "";
+  }
+  const source = text.endsWith("\n") || lines.length === 0 ? text : `${text}\n`;
+  // Character offset of the start of each line of `source` (the last entry is its end).
+  const start = new Float64Array(lines.length + 1);
+  for (let i = 0; i < lines.length; i++) start[i + 1] = start[i] + lines[i].length + 1;
+  let out = "";
+  let line = 0;
+  for (const e of ordered) {
+    out += source.slice(start[line], start[e.at]);
+    if (e.insert.length) out += `${e.insert.join("\n")}\n`;
+    line = e.at + e.remove;
+  }
+  return out + source.slice(start[line]);
 }
 
 async function readCurrent(t: PatchTarget): Promise<string | null | "dir"> {
