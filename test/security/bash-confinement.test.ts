@@ -18,6 +18,22 @@ afterAll(() => bed.cleanup());
 
 const abs = (...parts: string[]) => join(bed.project.root, ...parts);
 
+/** A sleep duration no other process on the machine is likely to use, to find the sleeps by. */
+const uniqueSleep = () => String(7000 + Math.floor(Math.random() * 2000));
+
+/** Kill the host processes whose command line has `tag` as an argument; return their pids. */
+function killSurvivors(tag: string): string[] {
+  const found = readdirSync("/proc").filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(tag);
+    } catch {
+      return false;
+    }
+  });
+  for (const pid of found) process.kill(Number(pid), "SIGKILL");
+  return found;
+}
+
 /** The text of a result, ok or not (a failing command is still an ok bash call with an exit code). */
 function textOf(r: DispatchResult): string {
   return r.ok ? r.text : `${r.error.code}: ${r.error.message}`;
@@ -167,30 +183,23 @@ describe("bash runs confined to the project", () => {
   });
 
   it("leaves no process behind: daemons started with setsid, nohup or a double fork are gone when the call returns", async () => {
-    const tag = String(7000 + Math.floor(Math.random() * 2000));
+    const tag = uniqueSleep();
     const r = await bed.call("bash", {
       command: `setsid sleep ${tag} & (setsid sleep ${tag} &); nohup sleep ${tag} >/dev/null 2>&1 & setsid bash -c 'sleep ${tag}' </dev/null >/dev/null 2>&1 & echo started`,
     });
     expect(textOf(r)).toContain("started");
-    const survivors = () =>
-      readdirSync("/proc")
-        .filter((n) => /^\d+$/.test(n))
-        .filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(tag);
-          } catch {
-            return false;
-          }
-        });
-    const left = survivors();
-    for (const pid of left) process.kill(Number(pid), "SIGKILL");
-    expect(left).toEqual([]);
+    expect(killSurvivors(tag)).toEqual([]);
   });
 
   it("still kills a command at its timeout, sandbox and all", async () => {
-    const r = await bed.call("bash", { command: "echo started; sleep 30", timeout: 0.5 });
+    const tag = uniqueSleep();
+    const r = await bed.call("bash", {
+      command: `echo started; setsid sleep ${tag} & sleep ${tag}`,
+      timeout: 0.5,
+    });
     expect(!r.ok && r.error.code).toBe("timeout");
     expect(textOf(r)).toContain("started");
+    expect(killSurvivors(tag)).toEqual([]);
   });
 });
 
