@@ -10,7 +10,7 @@ import type { Mode } from "../src/tools/types.js";
 import type { Project } from "../src/workspace/project.js";
 import { type CreateProjectOptions, Workspace } from "../src/workspace/workspace.js";
 
-/** The CLI entry point every CLI test spawns. */
+/** The CLI entry point every CLI test spawns; it runs the compiled dist/, which test/global-setup.ts builds. */
 export const NBOOK_BIN = fileURLToPath(new URL("../bin/nbook", import.meta.url));
 
 /** A throw-away workspace with one project, and a dispatch bound to it. */

@@ -1,32 +1,19 @@
-import { NbError } from "../core/errors.js";
 import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Project } from "../workspace/project.js";
-import { Workspace } from "../workspace/workspace.js";
+import { type Located, type LocateOptions, locateProject } from "./locate.js";
 
-/** Options every command accepts for locating the workspace and project. */
-export interface LocateOptions {
-  workspace?: string;
-  project?: string;
-}
+export type { LocateOptions };
 
-/** What a command works on. */
-export interface CliContext {
-  workspace: Workspace;
-  project: Project | null;
+/** What a command that calls tools works on. */
+export interface CliContext extends Located {
   registry: ToolRegistry;
   catalog: ProfileCatalog;
 }
 
-/** Find the workspace and the current project the way every command does. */
+/** Find the workspace and the current project, with every tool and the profiles that may use them. */
 export function openCliContext(opts: LocateOptions, needProject = false): CliContext {
-  const workspace = Workspace.discover({ workspace: opts.workspace });
-  const name = opts.project ?? workspace.projectAt(process.cwd());
-  const project = name ? workspace.project(name) : null;
-  if (needProject && !project) {
-    throw new NbError("invalid_input", "No project: pass --project <name> or run inside a project folder");
-  }
+  const { workspace, project } = locateProject(opts, needProject);
   const registry = createToolRegistry();
   return { workspace, project, registry, catalog: new ProfileCatalog(registry, workspace, project) };
 }

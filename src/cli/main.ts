@@ -4,7 +4,7 @@ import { EXIT, printJson } from "./output.js";
 /** One top-level command: what the top-level help shows, and how to load its registration. */
 export interface CommandEntry {
   name: string;
-  /** The term the top-level help lists, e.g. "run [options] <message>". */
+  /** The term the top-level help lists, e.g. "tool [options] [key]". */
   term: string;
   description: string;
   load(): Promise<(program: Command) => void>;
@@ -37,8 +37,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "run",
-    term: "run [options] <message>",
-    description: "Run an agent once on a message (a new session, or --session N)",
+    term: "run [options] [message]",
+    description:
+      "Run an agent once on a message (a new session, or --session N); --session N alone continues it",
     load: async () => (await import("./commands/run.js")).registerRun,
   },
   {

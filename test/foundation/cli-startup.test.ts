@@ -78,7 +78,7 @@ describe("nbook start-up", () => {
   it("--help runs the compiled build and loads no command and no heavy package", () => {
     const r = traced(["--help"]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("run [options] <message>");
+    expect(r.stdout).toContain("approve [options] <sessionId> <approvalId>");
     // The hooks saw the process load: the compiled entry and commander, and no TypeScript.
     expect(r.loaded.some((u) => u.endsWith("/dist/cli/main.js"))).toBe(true);
     expect(packagesIn(r.loaded).has("commander")).toBe(true);
@@ -106,10 +106,18 @@ describe("nbook start-up", () => {
     expect(agentOnly.filter((p) => packages.has(p))).toEqual([]);
   });
 
+  it("`plot tree` finds its project without loading any tool's code", () => {
+    const r = traced(["plot", "tree", "--workspace", bed.ws.root, "--project", "novel"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("0 acts");
+    expect(r.loaded.some((u) => u.includes("/dist/plot/"))).toBe(true);
+    expect(r.loaded.filter((u) => u.includes("/dist/tools/"))).toEqual([]);
+  });
+
   it("a command's own help is complete: `run --help` and `help tool` show their options", () => {
     const run = runNbook(["run", "--help"], { cwd: dir });
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain("Usage: nbook run [options] <message>");
+    expect(run.stdout).toContain("Usage: nbook run [options]");
     expect(run.stdout).toContain("--profile <key>");
     expect(run.stdout).toContain("--session <id>");
     const tool = runNbook(["help", "tool"], { cwd: dir });

@@ -16,7 +16,7 @@ import {
 } from "../../plot/index.js";
 import { DECISION_STATUS, LIMITS, type Placement, PROMISE_STATUS } from "../../plot/schemas.js";
 import type { StoryTree } from "../../plot/tree.js";
-import { openCliContext } from "../context.js";
+import { locateProject } from "../locate.js";
 import { printJson, reportCliError } from "../output.js";
 
 interface PlotOptions {
@@ -26,7 +26,7 @@ interface PlotOptions {
 }
 
 function open(o: PlotOptions): Promise<PlotContext> {
-  const { project } = openCliContext(o, true);
+  const { project } = locateProject(o, true);
   return openPlotContext(project!, "user");
 }
 
