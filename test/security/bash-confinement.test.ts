@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -121,6 +121,15 @@ describe("bash runs confined to the project", () => {
     expect(existsSync(join(bed.project.root, ".nbook", "evil"))).toBe(false);
     expect(existsSync(join(bed.project.root, ".nbook", "agent", "profiles", "evil.yaml"))).toBe(false);
     expect(readFileSync(join(bed.project.root, ".nbook", "marker.txt"), "utf8")).toBe("control area\n");
+  });
+
+  it("refuses to run in a project whose .nbook is a symlink (it could not be hidden)", async () => {
+    const linked = bed.ws.createProject("linked");
+    renameSync(join(linked.root, ".nbook"), join(bed.dir, "moved-nbook"));
+    symlinkSync(join(bed.dir, "moved-nbook"), join(linked.root, ".nbook"));
+    const r = await bed.call("bash", { command: "touch ran.txt" }, { project: linked });
+    expect(!r.ok && r.error.code).toBe("not_allowed");
+    expect(existsSync(join(linked.root, "ran.txt"))).toBe(false);
   });
 
   it("cannot see or write another project, by relative or host path", async () => {
@@ -253,6 +262,27 @@ describe("without a sandbox (NBOOK_BASH_SANDBOX=off): every call asks", () => {
     expect(textOf(ok)).toContain(`root=${bed.project.root}`);
     expect(ok.ok && ok.details).toMatchObject({ confined: false });
     expect(existsSync(abs("unconfined.txt"))).toBe(true);
+  });
+
+  it("a normal-mode agent run waits for approval of a bash call, and the approved call runs once", async () => {
+    process.env.NBOOK_BASH_SANDBOX = "off";
+    vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const fx = harnessFixture([
+      { toolCalls: [{ name: "bash", input: { command: "echo once >> ran.txt" } }] },
+      { text: "done" },
+    ]);
+    try {
+      const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+      const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "Run it" });
+      expect(r.status).toBe("waiting");
+      expect(r.pending?.preview).toContain("NOT confined");
+      expect(existsSync(join(fx.project.root, "ran.txt"))).toBe(false);
+      const done = await fx.harness.settle(s.id, r.pending!.approvalId, { approved: true });
+      expect(done.status).toBe("completed");
+      expect(readFileSync(join(fx.project.root, "ran.txt"), "utf8")).toBe("once\n");
+    } finally {
+      fx.close();
+    }
   });
 
   it("refuses read-only bash outright, since read-only cannot be enforced", async () => {
