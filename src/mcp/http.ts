@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { NbError } from "../core/errors.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
 /** A running Streamable HTTP MCP endpoint. */
@@ -15,6 +16,45 @@ export interface McpHttpHandle {
   url: string;
   token: string;
   close(): Promise<void>;
+}
+
+/** How the HTTP endpoint runs, beyond the server's own options. */
+export interface McpHttpOptions extends McpServerOptions {
+  /** 0 (or absent) = any free port. */
+  port?: number;
+  /** The bearer token; at least `MIN_TOKEN_LENGTH` characters. Absent = a random one. */
+  token?: string;
+  /** Most sessions open at once; an initialize beyond it gets 503. */
+  maxSessions?: number;
+  /** A session without any request for this long is closed (its id then gets 404). */
+  sessionIdleMs?: number;
+  /** The clock idle sessions are measured with (tests move it). */
+  now?: () => number;
+}
+
+/** Shortest bearer token accepted: a guessable token would open every tool to any local process. */
+export const MIN_TOKEN_LENGTH = 32;
+export const DEFAULT_MAX_SESSIONS = 32;
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+
+// RFC 6750 b64token: what fits an Authorization header unchanged.
+const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** Refuse a user-chosen token that is short or not header-safe (`invalid_input`, saying what to do). */
+export function assertStrongToken(token: string): void {
+  const fix = "unset NBOOK_MCP_TOKEN to get a random one, or make one with `openssl rand -hex 32`";
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new NbError(
+      "invalid_input",
+      `The MCP bearer token must be at least ${MIN_TOKEN_LENGTH} random characters (this one has ${token.length}): ${fix}`,
+    );
+  }
+  if (!TOKEN_CHARS.test(token)) {
+    throw new NbError(
+      "invalid_input",
+      `The MCP bearer token may hold only letters, digits and -._~+/ (with = padding at the end): ${fix}`,
+    );
+  }
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -25,9 +65,30 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+/**
+ * Why a request may not reach the endpoint, or null. Only this machine's clients talking to this
+ * port are served: a Host other than a loopback name with our port is a DNS-rebinding page, and
+ * an Origin other than our own is a web page in the user's browser.
+ */
+function refusedOrigin(req: IncomingMessage, port: number): string | null {
+  const allowed = [`127.0.0.1:${port}`, `localhost:${port}`];
+  const host = req.headers.host?.toLowerCase();
+  if (!host || !allowed.includes(host)) return `Forbidden: Host must be ${allowed.join(" or ")}`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !allowed.some((h) => origin.toLowerCase() === `http://${h}`)) {
+    return "Forbidden: cross-origin requests are not served";
+  }
+  return null;
 }
 
 // Tool inputs are text; a body past this is a mistake or an attack, not a request.
@@ -47,14 +108,69 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Serve MCP over Streamable HTTP on 127.0.0.1, every request guarded by a bearer token. */
-export async function serveMcpHttp(
-  opts: McpServerOptions & { port?: number; token?: string },
-): Promise<McpHttpHandle> {
-  const token = opts.token || randomBytes(24).toString("base64url");
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+/** One MCP session: its transport, when it was last used, and how many of its requests are open. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  lastActive: number;
+  open: number;
+}
+
+/**
+ * Serve MCP over Streamable HTTP on 127.0.0.1. Every request needs a loopback Host with this port,
+ * no foreign Origin, and the bearer token. At most `maxSessions` sessions are open at once, and a
+ * session idle for `sessionIdleMs` (no request, none open) is closed.
+ */
+export async function serveMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle> {
+  if (opts.token !== undefined) assertStrongToken(opts.token);
+  const token = opts.token ?? randomBytes(32).toString("base64url");
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const now = opts.now ?? Date.now;
+  const sessions = new Map<string, Session>();
+  // Initializations under way count against the cap, so a burst cannot overshoot it.
+  let starting = 0;
+  let port = 0;
+
+  const expireIdle = async () => {
+    const cutoff = now() - idleMs;
+    for (const [id, s] of sessions) {
+      if (s.open === 0 && s.lastActive <= cutoff) {
+        sessions.delete(id);
+        await s.transport.close();
+      }
+    }
+  };
+
+  const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+    if (sessions.size + starting >= maxSessions) {
+      return reply(
+        res,
+        503,
+        `Too many MCP sessions (${maxSessions}): end one (DELETE /mcp) or wait for an idle one to expire (after ${Math.round(idleMs / 1000)} s)`,
+        { "retry-after": String(Math.max(1, Math.round(Math.min(idleMs, 60_000) / 1000))) },
+      );
+    }
+    starting++;
+    try {
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, lastActive: now(), open: 0 });
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await createMcpServer(opts).connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      starting--;
+    }
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const refused = refusedOrigin(req, port);
+    if (refused) return reply(res, 403, refused);
     if (!tokenMatches(req.headers.authorization, token)) {
       res.writeHead(401, { "www-authenticate": "Bearer" });
       res.end();
@@ -62,10 +178,19 @@ export async function serveMcpHttp(
     }
     if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp")
       return reply(res, 404, "Not found: use /mcp");
+    await expireIdle();
     const sid = req.headers["mcp-session-id"];
     const existing = typeof sid === "string" ? sessions.get(sid) : undefined;
-    // MCP: a session id the server does not know (ended, or never issued) is answered with 404.
+    // MCP: a session id the server does not know (ended, expired, or never issued) is answered with 404.
     if (sid !== undefined && !existing) return reply(res, 404, "Session not found: initialize a new one");
+    if (existing) {
+      existing.open++;
+      existing.lastActive = now();
+      res.once("close", () => {
+        existing.open--;
+        existing.lastActive = now();
+      });
+    }
     if (req.method === "POST") {
       let body: unknown;
       try {
@@ -74,23 +199,15 @@ export async function serveMcpHttp(
         if (e instanceof BodyTooLarge) return reply(res, 413, `Body larger than ${MAX_BODY} bytes`);
         return reply(res, 400, "Body is not valid JSON");
       }
-      if (existing) return existing.handleRequest(req, res, body);
+      if (existing) return existing.transport.handleRequest(req, res, body);
       if (!isInitializeRequest(body))
         return reply(res, 400, "No valid session: send an initialize request first");
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, transport);
-        },
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
-      await createMcpServer(opts).connect(transport);
-      return transport.handleRequest(req, res, body);
+      return startSession(req, res, body);
     }
     if (req.method === "GET" || req.method === "DELETE")
-      return existing ? existing.handleRequest(req, res) : reply(res, 400, "Missing mcp-session-id");
+      return existing
+        ? existing.transport.handleRequest(req, res)
+        : reply(res, 400, "Missing mcp-session-id");
     return reply(res, 405, "Method not allowed: use POST, GET or DELETE");
   };
 
@@ -107,12 +224,19 @@ export async function serveMcpHttp(
       resolve();
     });
   });
-  const { port } = http.address() as AddressInfo;
+  port = (http.address() as AddressInfo).port;
+  // Idle sessions are also closed when no request comes to trigger it; the timer never keeps the process up.
+  const sweeper = setInterval(
+    () => void expireIdle().catch(() => {}),
+    Math.max(1000, Math.min(idleMs, 60_000)),
+  );
+  sweeper.unref();
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     token,
     async close() {
-      for (const t of sessions.values()) await t.close();
+      clearInterval(sweeper);
+      for (const s of sessions.values()) await s.transport.close();
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       // Kept-alive client connections would otherwise hold the server open until they time out.
       http.closeAllConnections();

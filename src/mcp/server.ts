@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { NbError, toErrorInfo } from "../core/errors.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
+import { projectInstructions } from "../profiles/project-instructions.js";
 import { type DispatchContext, dispatch } from "../tools/dispatch.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { DispatchResult, Mode } from "../tools/types.js";
@@ -59,20 +60,26 @@ async function askApproval(
   return answer.action === "accept" && answer.content?.approve === true;
 }
 
-/** Build an MCP server exposing a profile's tools and the project's Markdown as resources. */
+/** What the client's model is told about this server: where and as whom it works, and the project's AGENTS.md. */
+function serverInstructions(opts: McpServerOptions): string {
+  const head = `NeuroBook project ${opts.project?.name ?? "(none)"} as profile ${opts.profileKey}, ${opts.mode} mode. Paths are relative to the project; other projects are workspace/<project>/<path>.`;
+  const agents = opts.project ? projectInstructions(opts.project) : null;
+  return agents ? `${head}\n\n${agents}` : head;
+}
+
+/** Build an MCP server exposing a profile's tools and, for a profile that may read, the project's Markdown as resources. */
 export function createMcpServer(opts: McpServerOptions): Server {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const tools = mcpTools(opts.registry, opts.catalog, opts.profileKey);
   const hidden = [opts.workspace.root, opts.workspace.realRoot];
   if (opts.project) hidden.push(opts.project.root, opts.project.realRoot);
+  const allow = opts.catalog.allowlist(opts.profileKey);
+  // Resources are file reads by another name: a profile without `read` gets none.
+  const readsFiles = allow.has("read");
   const server = new Server(
     { name: "neurobook", version: VERSION },
-    {
-      capabilities: { tools: {}, resources: {} },
-      instructions: `NeuroBook project ${opts.project?.name ?? "(none)"} as profile ${opts.profileKey}, ${opts.mode} mode. Paths are relative to the project; other projects are workspace/<project>/<path>.`,
-    },
+    { capabilities: { tools: {}, resources: {} }, instructions: serverInstructions(opts) },
   );
-  const allow = opts.catalog.allowlist(opts.profileKey);
   const base: Omit<DispatchContext, "approved"> = {
     registry: opts.registry,
     workspace: opts.workspace,
@@ -119,11 +126,17 @@ export function createMcpServer(opts: McpServerOptions): Server {
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: opts.project ? await listResources(opts.project) : [],
+    resources: opts.project && readsFiles ? await listResources(opts.project) : [],
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     try {
+      if (!readsFiles) {
+        throw new NbError(
+          "not_allowed",
+          `Profile ${opts.profileKey} has no read tool, so it cannot read the project's files as resources either`,
+        );
+      }
       if (!opts.project) throw new NbError("not_found", "This server has no current project");
       return { contents: [await readResource(opts.project, req.params.uri)] };
     } catch (e) {

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveMcpHttp } from "../../src/mcp/http.js";
+import { type McpHttpHandle, type McpHttpOptions, serveMcpHttp } from "../../src/mcp/http.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { BIN, expectedTools, type McpBed, mcpBed, textOf } from "./fixture.js";
 
@@ -13,7 +14,7 @@ beforeAll(() => {
 });
 afterAll(() => m.close());
 
-const TOKEN = "test-token-0123456789";
+const TOKEN = "test-token-0123456789-abcdefghijklmnop";
 
 /** A connected SDK client for `url` sending `token`. */
 async function httpClient(url: string, token: string): Promise<Client> {
@@ -45,6 +46,58 @@ async function startCli(
     child.once("exit", (code) => reject(new Error(`nbook mcp --http exited with ${code}`)));
   });
   return { child, out };
+}
+
+const INIT = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+};
+
+/** A POST through node:http, which (unlike fetch) lets a test send any Host header. */
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown = INIT,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          text += d;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** An in-process endpoint on the sample project, as the writer. */
+function serve(extra: Partial<McpHttpOptions> = {}): Promise<McpHttpHandle> {
+  return serveMcpHttp({
+    workspace: m.bed.ws,
+    project: m.bed.project,
+    registry: createToolRegistry(),
+    catalog: m.bed.catalog,
+    profileKey: "writer",
+    mode: "normal",
+    log: () => {},
+    ...extra,
+  });
 }
 
 describe("nbook mcp over Streamable HTTP", () => {
@@ -107,6 +160,7 @@ describe("nbook mcp over Streamable HTTP", () => {
           },
         });
       expect((await post({})).status).toBe(401);
+      expect((await post({ authorization: `Bearer ${TOKEN.slice(0, -1)}` })).status).toBe(401);
       expect((await post({ authorization: "Bearer wrong" })).status).toBe(401);
       expect((await post({ authorization: `Bearer ${TOKEN}`, "mcp-session-id": "unknown" })).status).toBe(
         404,
@@ -125,6 +179,26 @@ describe("nbook mcp over Streamable HTTP", () => {
       child.kill("SIGTERM");
       await once(child, "exit");
     }
+  });
+
+  it("refuses a short NBOOK_MCP_TOKEN before serving anything", async () => {
+    const child = spawn(BIN, ["mcp", "--workspace", m.bed.ws.root, "--project", "demo", "--http"], {
+      env: { ...process.env, NBOOK_MCP_TOKEN: "x" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("The MCP bearer token must be at least 32 random characters (this one has 1)");
+    expect(stderr).toContain("unset NBOOK_MCP_TOKEN to get a random one");
   });
 
   it("reports a port that is taken as an error, without a stack trace", async () => {
@@ -148,6 +222,109 @@ describe("nbook mcp over Streamable HTTP", () => {
     } finally {
       child.kill("SIGTERM");
       await once(child, "exit");
+    }
+  });
+});
+
+describe("MCP over HTTP: who may connect", () => {
+  it("generates a long random token and refuses short or header-unsafe ones", async () => {
+    const h = await serve();
+    try {
+      expect(h.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    } finally {
+      await h.close();
+    }
+    await expect(serve({ token: "a".repeat(31) })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(serve({ token: `${"a".repeat(31)} b` })).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it("serves only loopback Host names with its own port, and no foreign Origin", async () => {
+    const h = await serve({ token: TOKEN });
+    const port = new URL(h.url).port;
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    try {
+      for (const host of ["evil.example", `evil.example:${port}`, "127.0.0.1:1", `127.0.0.2:${port}`]) {
+        const r = await rawPost(h.url, { ...auth, host });
+        expect(r.status, host).toBe(403);
+        expect(r.text).toContain("Forbidden: Host must be");
+      }
+      // A DNS-rebinding page is refused before the token is even looked at.
+      expect((await rawPost(h.url, { host: "evil.example" })).status).toBe(403);
+      for (const origin of [
+        "http://evil.example",
+        "null",
+        `http://127.0.0.1:${port}.evil.example`,
+        `https://127.0.0.1:${port}`,
+      ]) {
+        const r = await rawPost(h.url, { ...auth, origin });
+        expect(r.status, origin).toBe(403);
+        expect(r.text).toContain("cross-origin");
+      }
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+        expect((await rawPost(h.url, { ...auth, host })).status, host).toBe(200);
+      }
+      expect((await rawPost(h.url, { ...auth, origin: `http://localhost:${port}` })).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("MCP over HTTP: sessions are capped and idle ones expire", () => {
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const open = async (h: McpHttpHandle) => {
+    const r = await rawPost(h.url, auth);
+    return { status: r.status, id: r.headers["mcp-session-id"] as string | undefined, text: r.text };
+  };
+  const ping = (h: McpHttpHandle, id: string) =>
+    rawPost(
+      h.url,
+      { ...auth, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "ping",
+      },
+    );
+
+  it("answers an initialize beyond the cap with 503, and a session ended by its client frees a place", async () => {
+    const h = await serve({ token: TOKEN, maxSessions: 2 });
+    try {
+      const a = await open(h);
+      const b = await open(h);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const c = await open(h);
+      expect(c.status).toBe(503);
+      expect(c.text).toContain("Too many MCP sessions (2)");
+      expect((await ping(h, a.id!)).status).toBe(200);
+      const ended = await fetch(h.url, {
+        method: "DELETE",
+        headers: { ...auth, "mcp-session-id": a.id!, "mcp-protocol-version": "2025-06-18" },
+      });
+      expect(ended.status).toBe(200);
+      expect((await ping(h, a.id!)).status).toBe(404);
+      expect((await open(h)).status).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("closes a session after sessionIdleMs without requests; a used one stays", async () => {
+    let clock = 1_000_000;
+    const h = await serve({ token: TOKEN, maxSessions: 2, sessionIdleMs: 60_000, now: () => clock });
+    try {
+      const idle = await open(h);
+      const busy = await open(h);
+      clock += 40_000;
+      expect((await ping(h, busy.id!)).status).toBe(200);
+      clock += 30_000; // idle: 70 s without a request; busy: 30 s
+      expect((await ping(h, idle.id!)).status).toBe(404);
+      expect((await ping(h, busy.id!)).status).toBe(200);
+      // The expired session's place is free again.
+      expect((await open(h)).status).toBe(200);
+      expect((await open(h)).status).toBe(503);
+    } finally {
+      await h.close();
     }
   });
 });

@@ -1,7 +1,11 @@
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMcpServer } from "../../src/mcp/server.js";
+import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type McpBed, mcpBed } from "./fixture.js";
 
 let m: McpBed;
@@ -77,5 +81,61 @@ describe("nbook mcp resources", () => {
       nbCode: "invalid_input",
     });
     expect(await readFailure("file:///etc/passwd", c)).toEqual({ code: -32602, nbCode: "invalid_input" });
+  });
+});
+
+/** A client connected in-process to an MCP server for the sample project as `profileKey`. */
+async function inProcess(profileKey: string): Promise<Client> {
+  const server = createMcpServer({
+    workspace: m.bed.ws,
+    project: m.bed.project,
+    registry: createToolRegistry(),
+    catalog: m.bed.catalog,
+    profileKey,
+    mode: "normal",
+    log: () => {},
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "t", version: "1" });
+  await client.connect(b);
+  return client;
+}
+
+describe("nbook mcp resources follow the profile", () => {
+  it("a profile without read lists no resources and reads none", async () => {
+    const c = await inProcess("memory.curator");
+    try {
+      expect((await c.listResources()).resources).toEqual([]);
+      for (const uri of [
+        "nbook://demo/manuscript/01-the-drowned-bell/index.md",
+        "nbook://demo/world/schema",
+      ]) {
+        const e = await c.readResource({ uri }).then(
+          () => null,
+          (err: unknown) => err as McpError,
+        );
+        expect(e, uri).toBeInstanceOf(McpError);
+        expect((e!.data as { code: string }).code).toBe("not_allowed");
+        expect(e!.message).toContain("Profile memory.curator has no read tool");
+      }
+      const reader = await inProcess("adhoc");
+      expect((await reader.listResources()).resources.length).toBeGreaterThan(3);
+      await reader.close();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("the server's instructions carry the project's AGENTS.md", async () => {
+    const c = await inProcess("writer");
+    try {
+      const instructions = c.getInstructions() ?? "";
+      expect(instructions).toContain("as profile writer");
+      expect(instructions).toContain("## Project instructions (AGENTS.md");
+      expect(instructions).toContain("The bells are never explained outright in the first act.");
+    } finally {
+      await c.close();
+    }
   });
 });

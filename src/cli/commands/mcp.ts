@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { serveMcpHttp } from "../../mcp/http.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveMcpHttp } from "../../mcp/http.js";
 import { serveMcpStdio } from "../../mcp/stdio.js";
 import { SESSION_BOUND_GROUPS, sessionBoundKeys } from "../../mcp/tools.js";
+import { overrideNotice } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import { openCliContext } from "../context.js";
 import { parseMode } from "../input.js";
@@ -15,6 +16,16 @@ interface McpOptions {
   mode: string;
   http?: boolean;
   port: string;
+  maxSessions: string;
+  sessionIdle: string;
+}
+
+/** A whole number from an option, within bounds; `invalid_input` naming the option otherwise. */
+function wholeNumber(text: string, option: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new NbError("invalid_input", `${option} must be a whole number from ${min} to ${max}`);
+  return n;
 }
 
 /** The `--help` epilogue; the left-out tools are read from the registry, so the list stays exact. */
@@ -30,10 +41,15 @@ In discuss/plan mode a write asks for approval through MCP elicitation when the 
 otherwise it returns an approval_required error with the preview and writes nothing. As for the
 agents, bash asks too (it runs confined in bubblewrap; where that is unavailable it asks in every
 mode), and plan mode lets .agent/plan/*.md be written.
-Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and nbook://<project>/world/schema.
+Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and nbook://<project>/world/schema,
+for a profile with the read tool (without it, none are listed or read).
+The server's instructions carry the project's AGENTS.md (cut past 12,000 characters).
 Over stdio, stdout carries only MCP messages; logs go to stderr.
 --http serves http://127.0.0.1:<port>/mcp and prints the URL and a bearer token (set NBOOK_MCP_TOKEN
-to choose the token); every request needs "Authorization: Bearer <token>".`;
+to choose the token: at least 32 random characters); every request needs "Authorization: Bearer
+<token>", a Host of 127.0.0.1:<port> or localhost:<port>, and no Origin other than that (so no web
+page can reach it). At most --max-sessions sessions are open at once (more get 503), and a session
+without requests for --session-idle minutes is closed (its id then gets 404).`;
 }
 
 /** `nbook mcp`: serve NeuroBook's tools over MCP (stdio by default, or Streamable HTTP). */
@@ -47,19 +63,32 @@ export function registerMcp(program: Command): void {
     .option("--mode <mode>", "normal, discuss or plan (read-only modes ask before each write)", "normal")
     .option("--http", "serve Streamable HTTP on 127.0.0.1 instead of stdio")
     .option("--port <n>", "port for --http (0 = any free port)", "0")
+    .option("--max-sessions <n>", "--http: most sessions open at once", String(DEFAULT_MAX_SESSIONS))
+    .option(
+      "--session-idle <minutes>",
+      "--http: close a session after this many minutes without a request",
+      String(DEFAULT_SESSION_IDLE_MS / 60_000),
+    )
     .addHelpText("after", helpText)
     .action(async (o: McpOptions) => {
       try {
         const mode = parseMode(o.mode);
-        const port = Number(o.port);
-        if (!/^\d+$/.test(o.port) || port > 65535)
-          throw new NbError("invalid_input", "--port must be 0..65535");
+        const port = wholeNumber(o.port, "--port", 0, 65535);
+        const maxSessions = wholeNumber(o.maxSessions, "--max-sessions", 1, 10_000);
+        const idleMinutes = wholeNumber(o.sessionIdle, "--session-idle", 1, 7 * 24 * 60);
         const ctx = openCliContext(o);
-        ctx.catalog.get(o.profile);
         const log = (line: string) => process.stderr.write(`${line}\n`);
+        const notice = overrideNotice(ctx.catalog.get(o.profile));
+        if (notice) log(`notice: ${notice}`);
         const opts = { ...ctx, profileKey: o.profile, mode, log };
         if (o.http) {
-          const h = await serveMcpHttp({ ...opts, port, token: process.env.NBOOK_MCP_TOKEN });
+          const h = await serveMcpHttp({
+            ...opts,
+            port,
+            token: process.env.NBOOK_MCP_TOKEN || undefined,
+            maxSessions,
+            sessionIdleMs: idleMinutes * 60_000,
+          });
           process.stdout.write(
             `NeuroBook MCP (Streamable HTTP) at ${h.url}\nAuthorization: Bearer ${h.token}\n`,
           );
