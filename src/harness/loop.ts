@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { NbError } from "../core/errors.js";
+import { isNbError, NbError } from "../core/errors.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
@@ -206,7 +206,17 @@ export class Harness {
     // The model the run continues on is resolved first: a missing key or script settles nothing.
     const session = store.session(sessionId);
     const profile = catalog.get(session.profileKey);
-    this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key);
+    try {
+      this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key);
+    } catch (e) {
+      if (!isNbError(e)) throw e;
+      const what = pending.kind === "user_input" ? "question" : "approval";
+      throw new NbError(
+        e.code,
+        `${e.message.replace(/[.\s]*$/, "")}. Nothing was settled: ${what} ${approvalId} still waits.`,
+        { fields: e.fields, details: e.details },
+      );
+    }
     // The session counts as running while the answer is applied, so no other invocation slips in.
     const guard = new AbortController();
     const onAbort = () => guard.abort();

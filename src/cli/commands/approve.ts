@@ -27,6 +27,12 @@ export function registerApprove(program: Command): void {
     .action(async (sessionId: string, approvalId: string, o: ApproveOptions) => {
       let harness: Harness | null = null;
       try {
+        if (o.reject && o.answer !== undefined) {
+          throw new NbError(
+            "invalid_input",
+            "--reject and --answer cannot be used together: --answer answers the question, --reject dismisses it",
+          );
+        }
         harness = openAgentCli({ ...o, session: sessionId }).harness;
         const h = harness;
         const pending = h.pending(sessionId);
@@ -36,17 +42,26 @@ export function registerApprove(program: Command): void {
             "This is a question: pass --answer <text> (or --reject to dismiss it)",
           );
         }
-        await runAndReport(h, sessionId, o.json, () =>
-          h.settle(
-            sessionId,
-            approvalId,
-            {
-              approved: !o.reject,
-              ...(o.reason ? { reason: o.reason } : {}),
-              ...(o.answer !== undefined ? { answer: o.answer } : {}),
-            },
-            { model: o.model },
-          ),
+        const settled =
+          pending?.kind === "user_input" && !o.reject
+            ? `Question ${approvalId} is answered.`
+            : `Approval ${approvalId} is settled (${o.reject ? "rejected" : "approved"}).`;
+        await runAndReport(
+          h,
+          sessionId,
+          o.json,
+          () =>
+            h.settle(
+              sessionId,
+              approvalId,
+              {
+                approved: !o.reject,
+                ...(o.reason ? { reason: o.reason } : {}),
+                ...(o.answer !== undefined ? { answer: o.answer } : {}),
+              },
+              { model: o.model },
+            ),
+          settled,
         );
       } catch (e) {
         reportCliError(e, o.json);

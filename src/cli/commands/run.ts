@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { NbError } from "../../core/errors.js";
 import type { HarnessEvent, PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
 import { modelCallsRecorded, openHarness } from "../../harness/open.js";
@@ -126,8 +127,16 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
   });
 }
 
-/** Print a run's outcome (one JSON object with --json) and set the exit status. */
-function reportRun(r: RunResult, json: boolean | undefined): void {
+/**
+ * Print a run's outcome (one JSON object with --json) and set the exit status. `before` says what
+ * already happened for good (an approval settled), for a run that then stopped early.
+ */
+function reportRun(r: RunResult, json: boolean | undefined, before?: string): void {
+  // A run that stopped early (error, abort, step limit) left the session consistent: it can go on.
+  const resume =
+    r.status === "error" || r.status === "aborted" || r.status === "step_limit"
+      ? `nbook run --session ${r.sessionId}`
+      : null;
   if (json) {
     const out: Record<string, unknown> = {
       sessionId: r.sessionId,
@@ -140,6 +149,7 @@ function reportRun(r: RunResult, json: boolean | undefined): void {
       out.pending = r.pending;
     }
     if (r.error) out.error = r.error;
+    if (resume) out.resume = resume;
     printJson(out);
   } else if (r.status === "waiting" && r.pending) {
     const how =
@@ -147,6 +157,10 @@ function reportRun(r: RunResult, json: boolean | undefined): void {
         ? `nbook approve ${r.sessionId} ${r.pending.approvalId} --answer "<your answer>"`
         : `nbook approve ${r.sessionId} ${r.pending.approvalId} [--reject --reason "…"]`;
     process.stdout.write(`\nSession ${r.sessionId} is waiting. Settle it with:\n  ${how}\n`);
+  } else if (resume) {
+    process.stdout.write(
+      `\n${before ? `${before} ` : ""}Session ${r.sessionId}: the run ended with status ${r.status}. It can go on: ${resume}\n`,
+    );
   } else if (r.status !== "completed") {
     process.stdout.write(`\nSession ${r.sessionId}: run ended with status ${r.status}.\n`);
   } else {
@@ -165,12 +179,15 @@ export async function runAndReport(
   sessionId: string,
   json: boolean | undefined,
   start: () => Promise<RunResult>,
+  before?: string,
 ): Promise<void> {
   if (!json) attachPrinter(harness, (s) => process.stdout.write(s));
   const release = abortOnSigint(harness, () => sessionId);
-  const r = await start();
-  release();
-  reportRun(r, json);
+  try {
+    reportRun(await start(), json, before);
+  } finally {
+    release();
+  }
 }
 
 /** Abort the session's run on Ctrl-C (a second Ctrl-C exits). */
@@ -191,8 +208,10 @@ function abortOnSigint(harness: Harness, sessionId: () => string | null): () => 
 export function registerRun(program: Command): void {
   program
     .command("run")
-    .description("Run an agent once on a message (a new session, or --session N)")
-    .argument("<message>", "what to ask")
+    .description(
+      "Run an agent once on a message (a new session, or --session N); --session N alone continues it",
+    )
+    .argument("[message]", "what to ask (without it, --session N continues that session where it stopped)")
     .option("--profile <key>", "agent profile for a new session", "leader.default")
     .option("--mode <mode>", "normal, discuss or plan, for a new session (default: normal)")
     .option(
@@ -208,15 +227,23 @@ export function registerRun(program: Command): void {
     .option("--project <name>", "project (default: the project folder you are in)")
     .option("--workspace <dir>", "workspace root")
     .option("--json", "print one JSON object at the end: {sessionId, status, finalMessage, data}")
-    .action(async (message: string, o: AgentCliOptions) => {
+    .action(async (message: string | undefined, o: AgentCliOptions) => {
       let harness: Harness | null = null;
       try {
+        if (message === undefined && !o.session) {
+          throw new NbError("invalid_input", "Give a message, or --session N to continue that session");
+        }
         const opened = openAgentSessions(o);
         harness = opened.harness;
         const h = harness;
         const session = o.session ?? opened.newSession();
         await runAndReport(h, session, o.json, () =>
-          h.invoke(session, { mode: "prompt", message, model: o.model }),
+          h.invoke(
+            session,
+            message === undefined
+              ? { mode: "continue", model: o.model }
+              : { mode: "prompt", message, model: o.model },
+          ),
         );
       } catch (e) {
         reportCliError(e, o.json);
