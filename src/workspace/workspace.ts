@@ -12,11 +12,19 @@ export const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
 
+/** The sample novel's folder for a language (its world and plot seed is `<folder>.seed.yaml`). */
+export function sampleNovelDir(language: "en" | "zh"): string {
+  return join(EXAMPLES_DIR, language === "zh" ? "sample-novel-zh" : "sample-novel");
+}
+
 export interface CreateProjectOptions {
   title?: string;
   summary?: string;
   language?: "en" | "zh";
-  /** Copy the sample novel from examples/ instead of starting empty. */
+  /**
+   * Copy the sample novel's files from examples/ (in the project's language) instead of starting
+   * empty; `createSampleProject` (sample.ts) also seeds its world and plot.
+   */
   sample?: boolean;
 }
 
@@ -144,7 +152,7 @@ export class Workspace {
     const root = join(this.root, name);
     if (existsSync(root)) throw new NbError("conflict", `A file or folder named "${name}" already exists`);
     if (opts.sample) {
-      cpSync(join(EXAMPLES_DIR, "sample-novel"), root, { recursive: true });
+      cpSync(sampleNovelDir(opts.language ?? "en"), root, { recursive: true });
       const base = readProjectMeta(join(root, "project.yaml"));
       const meta: ProjectMeta = {
         ...base,

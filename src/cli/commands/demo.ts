@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Harness } from "../../harness/loop.js";
 import { openHarness } from "../../harness/open.js";
+import { createSampleProject } from "../../workspace/sample.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { EXIT, reportCliError } from "../output.js";
 import { attachPrinter } from "./run.js";
@@ -40,7 +41,7 @@ export function registerDemo(program: Command): void {
       try {
         const dir = o.dir ? resolve(o.dir) : freshDir();
         const workspace = Workspace.init(dir);
-        const project = workspace.createProject(PROJECT, { sample: true });
+        const project = await createSampleProject(workspace, PROJECT);
         harness = openHarness({ workspace, project, script: SCRIPT });
         const h = harness;
         out(

@@ -8,25 +8,32 @@ export function registerProject(program: Command): void {
   const project = program.command("project").description("Create and list novel projects");
   project
     .command("create")
-    .description("Create a project with the full layout (or a copy of the sample novel)")
+    .description("Create a project with the full layout (or the sample novel)")
     .argument("<name>", "folder name of the project")
     .option("--title <title>", "the novel's title")
     .option("--language <lang>", "en or zh (default en)")
-    .option("--sample", "start from the sample novel in examples/")
+    .option(
+      "--sample",
+      "start from the sample novel in examples/ (English, or Chinese with --language zh), with its world and plot",
+    )
     .option("--workspace <dir>", "workspace root (default: NBOOK_WORKSPACE or the nearest .nbook/)")
     .action(
-      (name: string, o: { title?: string; language?: string; sample?: boolean; workspace?: string }) => {
+      async (
+        name: string,
+        o: { title?: string; language?: string; sample?: boolean; workspace?: string },
+      ) => {
         try {
           if (o.language !== undefined && o.language !== "en" && o.language !== "zh") {
             throw new NbError("invalid_input", `--language must be en or zh, not ${o.language}`);
           }
           const ws = Workspace.discover({ workspace: o.workspace });
-          const p = ws.createProject(name, {
-            title: o.title,
-            language: o.language as "en" | "zh" | undefined,
-            sample: o.sample,
-          });
+          const opts = { title: o.title, language: o.language as "en" | "zh" | undefined };
+          // The sample's seeding needs the World Engine and plot modules; load them only then.
+          const p = o.sample
+            ? await (await import("../../workspace/sample.js")).createSampleProject(ws, name, opts)
+            : ws.createProject(name, opts);
           process.stdout.write(`Created project ${p.name} ("${p.meta().title}") at ${p.root}\n`);
+          ws.close();
         } catch (e) {
           reportCliError(e);
         }
