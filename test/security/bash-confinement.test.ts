@@ -1,4 +1,12 @@
-import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -290,6 +298,29 @@ describe("without a sandbox (NBOOK_BASH_SANDBOX=off): every call asks", () => {
     vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     const r = await bed.call("bash", { command: "ls" }, { profile: "retrieval", approved: true });
     expect(!r.ok && r.error.code).toBe("unsupported");
+  });
+
+  it("finds out by itself that bwrap is missing: the notice names it and a normal-mode call is stopped", () => {
+    const bin = join(bed.dir, "bin-without-bwrap");
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, "node"));
+    symlinkSync("/bin/bash", join(bin, "bash"));
+    const r = runNbook(
+      [
+        "tool",
+        "bash",
+        "--workspace",
+        bed.ws.root,
+        "--project",
+        "novel",
+        "--json",
+        "--input",
+        '{"command":"echo ran"}',
+      ],
+      { cwd: bed.dir, env: { PATH: bin, NBOOK_BASH_SANDBOX: "" } },
+    );
+    expect(r.stderr).toContain("bash cannot be confined (bubblewrap (bwrap) is not installed)");
+    expect(JSON.parse(r.stdout).error.code).toBe("approval_required");
   });
 
   it("from the command line: stopped with a one-line notice, run with --approve", () => {
