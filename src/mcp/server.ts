@@ -5,14 +5,15 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { NbError, toErrorInfo } from "../core/errors.js";
+import { NbError } from "../core/errors.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import { projectInstructions } from "../profiles/project-instructions.js";
-import { type DispatchContext, dispatch } from "../tools/dispatch.js";
+import type { DispatchContext } from "../tools/dispatch.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { DispatchResult, Mode } from "../tools/types.js";
+import type { Mode } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { callWithApproval } from "./approval.js";
 import { toProtocolError } from "./errors.js";
 import { listResources, readResource } from "./resources.js";
 import { isSessionBound, mcpTools, toMcpResult } from "./tools.js";
@@ -30,35 +31,6 @@ export interface McpServerOptions {
 }
 
 const VERSION = "0.1.0";
-
-/** How long a person may take to answer an approval prompt (the SDK's 60 s default is too short). */
-const APPROVAL_TIMEOUT_MS = 30 * 60_000;
-
-/** Ask the user through elicitation to approve one gated call; true only on an explicit yes. */
-async function askApproval(
-  server: Server,
-  tool: string,
-  r: Extract<DispatchResult, { ok: false }>,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const preview = (r.error.details as { preview?: { text?: string } } | undefined)?.preview?.text ?? "";
-  const answer = await server.elicitInput(
-    {
-      mode: "form",
-      message: `NeuroBook is in a read-only mode. Approve this one ${tool} call?\n\n${preview}`.slice(
-        0,
-        20_000,
-      ),
-      requestedSchema: {
-        type: "object",
-        properties: { approve: { type: "boolean", title: "Approve", description: "Run this one call" } },
-        required: ["approve"],
-      },
-    },
-    { signal, timeout: APPROVAL_TIMEOUT_MS },
-  );
-  return answer.action === "accept" && answer.content?.approve === true;
-}
 
 /** What the client's model is told about this server: where and as whom it works, and the project's AGENTS.md. */
 function serverInstructions(opts: McpServerOptions): string {
@@ -105,24 +77,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
       });
     }
     const call = { key, input: req.params.arguments ?? {} };
-    let r = await dispatch(call, { ...base, signal: extra.signal });
-    if (!r.ok && r.error.code === "approval_required" && server.getClientCapabilities()?.elicitation?.form) {
-      try {
-        if (await askApproval(server, key, r, extra.signal))
-          r = await dispatch(call, { ...base, approved: true, signal: extra.signal });
-        else
-          r = {
-            ok: false,
-            error: {
-              code: "approval_required",
-              message: `The user declined this ${key} call; nothing was changed.`,
-            },
-          };
-      } catch (e) {
-        log(`elicitation failed: ${toErrorInfo(e, hidden).message}`);
-      }
-    }
-    return toMcpResult(r);
+    return toMcpResult(await callWithApproval(server, call, { ...base, signal: extra.signal }, log));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,8 @@ let plain: Client;
 let asking: Client;
 let answer = false;
 const asked: string[] = [];
+/** Runs while the user looks at a prompt (a hand edit, say), before the answer goes back. */
+let meanwhile: (() => void) | null = null;
 
 beforeAll(async () => {
   m = mcpBed();
@@ -19,6 +21,8 @@ beforeAll(async () => {
     mode: "discuss",
     elicit: (message) => {
       asked.push(message);
+      meanwhile?.();
+      meanwhile = null;
       return answer;
     },
   });
@@ -141,6 +145,50 @@ describe("nbook mcp in a read-only mode", () => {
     expect(approved.r.isError).toBeFalsy();
     expect(textOf(approved.r)).toContain("written");
     expect(await wren()).toBe("7");
+  });
+
+  it("a hand edit while the prompt is open is kept: the approved edit answers conflict with a fresh diff", async () => {
+    const file = join(m.bed.project.root, "notes-mcp.md");
+    writeFileSync(file, "Mira is seventeen.\n");
+    const call = {
+      name: "edit",
+      arguments: { path: "notes-mcp.md", edits: [{ oldText: "seventeen", newText: "eighteen" }] },
+    };
+    meanwhile = () => writeFileSync(file, "Mira is seventeen.\nThe user's line.\n");
+    const { r } = await askOnce(call, true);
+    expect(errorOf(r).code).toBe("conflict");
+    expect(textOf(r)).toContain("notes-mcp.md changed after the preview the user approved");
+    expect(readFileSync(file, "utf8")).toBe("Mira is seventeen.\nThe user's line.\n");
+  });
+
+  it("does not offer a change whose preview a prompt cannot show whole, and says how long it is", async () => {
+    const content = `${"The tide rose over the bell road.\n".repeat(700)}The hidden tail.\n`;
+    const call = { name: "write", arguments: { path: "notes/long.md", content } };
+    answer = true;
+    asked.length = 0;
+    const r = await asking.callTool(call);
+    expect(asked).toEqual([]);
+    expect(errorOf(r).code).toBe("approval_required");
+    expect(textOf(r)).toMatch(/not offered for approval.*preview is 24,\d{3} characters.*at most 20,000/s);
+    expect(existsSync(join(m.bed.project.root, "notes", "long.md"))).toBe(false);
+    // A change that fits is shown whole, to its last line.
+    const short = await askOnce(
+      { name: "write", arguments: { path: "notes/short.md", content: "The tail.\n" } },
+      false,
+    );
+    expect(short.message).toContain("+The tail.");
+  });
+
+  it("a write that changes nothing runs without asking", async () => {
+    const same = readFileSync(lorebookFile(), "utf8");
+    asked.length = 0;
+    const r = await asking.callTool({
+      name: "write",
+      arguments: { path: "lorebook/index.md", content: same },
+    });
+    expect(r.isError).toBeFalsy();
+    expect(textOf(r)).toContain("Unchanged: lorebook/index.md");
+    expect(asked).toEqual([]);
   });
 
   it("in plan mode lets .agent/plan/*.md be written and gates any other write", async () => {
