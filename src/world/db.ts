@@ -2,12 +2,15 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
+/** The top-level attribute of a stored patch path (its first segment, decoded), as SQL. */
+const TOP_OF_PATH = `replace(replace(CASE WHEN instr(substr(path, 2), '/') > 0
+  THEN substr(path, 2, instr(substr(path, 2), '/') - 1) ELSE substr(path, 2) END, '~1', '/'), '~0', '~')`;
+
 /**
- * world.sqlite: the log (subjects, slices, patches) plus derived tables kept in step with it in the
- * same transaction (latest state, checkpoints, E issues, live-interval indexes of references and
- * text entries with an FTS5 trigram index). Derived tables can always be rebuilt from the log.
+ * The log: subjects, slices and patches. It is the truth; everything else is derived from it.
+ * `patches.top` is computed from the path, so it can never disagree with it.
  */
-const DDL = `
+const LOG_DDL = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS subjects(id TEXT PRIMARY KEY, type TEXT NOT NULL, name TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS subjects_type ON subjects(type, id);
@@ -16,41 +19,82 @@ CREATE TABLE IF NOT EXISTS slices(
   title TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', kind TEXT NOT NULL DEFAULT 'event');
 CREATE TABLE IF NOT EXISTS patches(
   id TEXT PRIMARY KEY, slice_id TEXT NOT NULL, subject_id TEXT NOT NULL, instant INTEGER NOT NULL,
-  seq INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL, value TEXT, summary TEXT);
+  seq INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL, value TEXT, summary TEXT,
+  top TEXT GENERATED ALWAYS AS (${TOP_OF_PATH}) VIRTUAL);
 CREATE UNIQUE INDEX IF NOT EXISTS patches_slice ON patches(slice_id, seq);
 CREATE INDEX IF NOT EXISTS patches_subject ON patches(subject_id, instant, seq);
-
-CREATE TABLE IF NOT EXISTS state_latest(subject_id TEXT PRIMARY KEY, state TEXT NOT NULL, last_instant INTEGER);
-CREATE TABLE IF NOT EXISTS checkpoints(subject_id TEXT NOT NULL, instant INTEGER NOT NULL, state TEXT NOT NULL,
-  PRIMARY KEY(subject_id, instant)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS issues(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, slice_id TEXT, patch_id TEXT,
-  instant INTEGER, label TEXT NOT NULL, attr TEXT NOT NULL, op TEXT, message TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS issues_subject ON issues(subject_id, instant);
-CREATE INDEX IF NOT EXISTS issues_slice ON issues(slice_id);
-CREATE TABLE IF NOT EXISTS refs(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, attr TEXT NOT NULL, target TEXT NOT NULL,
-  from_instant INTEGER NOT NULL, to_instant INTEGER);
-CREATE INDEX IF NOT EXISTS refs_target ON refs(target, to_instant);
-CREATE INDEX IF NOT EXISTS refs_subject ON refs(subject_id, to_instant);
 CREATE TABLE IF NOT EXISTS text_bodies(id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE, vector BLOB, model TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(body, content='text_bodies', content_rowid='id', tokenize='trigram');
-CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL, attr TEXT NOT NULL,
-  body_id INTEGER NOT NULL, from_instant INTEGER NOT NULL, to_instant INTEGER);
-CREATE INDEX IF NOT EXISTS texts_subject ON texts(subject_id, to_instant);
-CREATE INDEX IF NOT EXISTS texts_body ON texts(body_id);
 `;
 
-/** Open (creating if needed) a world database with WAL and the schema above. */
+/** Bumped whenever the derived tables change shape: a database from before is re-derived on open. */
+const DERIVED_VERSION = "2";
+
+/**
+ * Derived tables, kept in step with the log in the same transaction, all per subject and
+ * top-level attribute (attributes fold independently, so a write re-derives only those it
+ * touches): the latest value, checkpoints, E issues, and the live intervals of references and
+ * text entries (texts' bodies are shared, with an FTS5 trigram index).
+ */
+const DERIVED_DDL = `
+CREATE INDEX IF NOT EXISTS patches_top ON patches(subject_id, top, instant, seq);
+CREATE TABLE IF NOT EXISTS state_latest(subject_id TEXT NOT NULL, top TEXT NOT NULL, ord INTEGER NOT NULL,
+  value TEXT, last_instant INTEGER NOT NULL, UNIQUE(subject_id, top));
+CREATE TABLE IF NOT EXISTS checkpoints(subject_id TEXT NOT NULL, top TEXT NOT NULL, instant INTEGER NOT NULL,
+  value TEXT, UNIQUE(subject_id, top, instant));
+CREATE TABLE IF NOT EXISTS issues(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL,
+  slice_id TEXT, patch_id TEXT, instant INTEGER, label TEXT NOT NULL, attr TEXT NOT NULL, op TEXT,
+  message TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS issues_subject ON issues(subject_id, top, instant);
+CREATE INDEX IF NOT EXISTS issues_slice ON issues(slice_id);
+CREATE INDEX IF NOT EXISTS issues_patch ON issues(patch_id);
+CREATE TABLE IF NOT EXISTS refs(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL,
+  attr TEXT NOT NULL, target TEXT NOT NULL, from_instant INTEGER NOT NULL, to_instant INTEGER);
+CREATE INDEX IF NOT EXISTS refs_target ON refs(target, to_instant);
+CREATE INDEX IF NOT EXISTS refs_from ON refs(subject_id, top, from_instant);
+CREATE INDEX IF NOT EXISTS refs_to ON refs(subject_id, top, to_instant);
+CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL,
+  attr TEXT NOT NULL, body_id INTEGER NOT NULL, from_instant INTEGER NOT NULL, to_instant INTEGER);
+CREATE INDEX IF NOT EXISTS texts_from ON texts(subject_id, top, from_instant);
+CREATE INDEX IF NOT EXISTS texts_to ON texts(subject_id, top, to_instant);
+CREATE INDEX IF NOT EXISTS texts_body ON texts(body_id, to_instant);
+`;
+
+const DERIVED_TABLES = ["state_latest", "checkpoints", "issues", "refs", "texts"];
+
+/**
+ * Bring a database written by an older version to the current shape: the log gains `patches.top`;
+ * derived tables of another shape are dropped and recreated empty, and the schema fingerprint is
+ * forgotten so the next schema load re-derives them from the log. Text bodies (and their stored
+ * vectors) are kept.
+ */
+function migrate(db: Database.Database): void {
+  const cols = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_xinfo('patches')").all();
+  if (!cols.some((c) => c.name === "top"))
+    db.exec(`ALTER TABLE patches ADD COLUMN top TEXT GENERATED ALWAYS AS (${TOP_OF_PATH}) VIRTUAL`);
+  const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'derived'").get();
+  if (version?.value === DERIVED_VERSION) return;
+  for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+  db.exec("DELETE FROM meta WHERE key = 'schema'");
+  db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived', ?)").run(DERIVED_VERSION);
+}
+
+/** Open (creating or migrating if needed) a world database with WAL and the tables above. */
 export function openWorldDb(file: string): Database.Database {
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
-  db.exec(DDL);
+  db.transaction(() => {
+    db.exec(LOG_DDL);
+    migrate(db);
+    db.exec(DERIVED_DDL);
+  }).immediate();
   return db;
 }
 
-/** A patch row as stored. */
+/** A patch row as stored (`top`: the top-level attribute its path addresses). */
 export interface PatchRow {
   id: string;
   slice_id: string;
@@ -61,6 +105,7 @@ export interface PatchRow {
   op: string;
   value: string | null;
   summary: string | null;
+  top: string;
 }
 
 export interface SliceRow {
@@ -82,6 +127,13 @@ export interface IssueRow {
   message: string;
 }
 
+/** A top-level attribute's latest value (JSON, null when absent) and the instant of its last patch. */
+export interface LatestRow {
+  top: string;
+  value: string | null;
+  last_instant: number;
+}
+
 /** The prepared statements the engine uses; created once per connection. */
 export function prepareStatements(db: Database.Database) {
   const p = <R = unknown>(sql: string) => db.prepare<unknown[], R>(sql);
@@ -100,7 +152,6 @@ export function prepareStatements(db: Database.Database) {
     subjectsByType: p<{ id: string; type: string; name: string }>(
       "SELECT id, type, name FROM subjects WHERE type = ? ORDER BY id",
     ),
-    subjectIds: p<{ id: string }>("SELECT id FROM subjects"),
     insertSubject: p("INSERT INTO subjects(id, type, name) VALUES (?, ?, ?)"),
 
     sliceById: p<SliceRow>("SELECT id, instant, title, summary, kind FROM slices WHERE id = ?"),
@@ -118,50 +169,57 @@ export function prepareStatements(db: Database.Database) {
       "INSERT INTO patches(id, slice_id, subject_id, instant, seq, path, op, value, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     deletePatchesOfSlice: p("DELETE FROM patches WHERE slice_id = ?"),
-    patchesAfter: p<PatchRow>(
-      "SELECT * FROM patches WHERE subject_id = ? AND instant > ? ORDER BY instant, seq",
-    ),
-    patchesBetween: p<PatchRow>(
-      "SELECT * FROM patches WHERE subject_id = ? AND instant > ? AND instant <= ? ORDER BY instant, seq",
-    ),
     patchesOfSubject: p<PatchRow & { title: string }>(
       "SELECT p.*, s.title AS title FROM patches p JOIN slices s ON s.id = p.slice_id WHERE p.subject_id = ? ORDER BY p.instant, p.seq",
     ),
-    lastPatchesOfSubject: p<PatchRow>(
-      "SELECT * FROM patches WHERE subject_id = ? ORDER BY instant DESC, seq DESC",
+    topsInOrder: p<{ top: string }>("SELECT top FROM patches WHERE subject_id = ? ORDER BY instant, seq"),
+    topAfter: p<PatchRow>(
+      "SELECT * FROM patches WHERE subject_id = ? AND top = ? AND instant > ? ORDER BY instant, seq",
+    ),
+    topBetween: p<PatchRow>(
+      "SELECT * FROM patches WHERE subject_id = ? AND top = ? AND instant > ? AND instant <= ? ORDER BY instant, seq",
+    ),
+    topLastFirst: p<PatchRow>(
+      "SELECT * FROM patches WHERE subject_id = ? AND top = ? ORDER BY instant DESC, seq DESC",
     ),
 
-    latest: p<{ state: string; last_instant: number | null }>(
-      "SELECT state, last_instant FROM state_latest WHERE subject_id = ?",
+    latest: p<LatestRow>(
+      "SELECT top, value, last_instant FROM state_latest WHERE subject_id = ? ORDER BY ord",
     ),
-    putLatest: p(
-      "INSERT INTO state_latest(subject_id, state, last_instant) VALUES (?, ?, ?) ON CONFLICT(subject_id) DO UPDATE SET state = excluded.state, last_instant = excluded.last_instant",
+    putLatest: db.prepare<[{ subject: string; top: string; value: string | null; last: number }]>(
+      `INSERT INTO state_latest(subject_id, top, ord, value, last_instant)
+       VALUES (@subject, @top, (SELECT coalesce(max(ord), 0) + 1 FROM state_latest WHERE subject_id = @subject), @value, @last)
+       ON CONFLICT(subject_id, top) DO UPDATE SET value = excluded.value, last_instant = excluded.last_instant`,
     ),
-    checkpointBefore: p<{ instant: number; state: string }>(
-      "SELECT instant, state FROM checkpoints WHERE subject_id = ? AND instant < ? ORDER BY instant DESC LIMIT 1",
+    deleteLatest: p("DELETE FROM state_latest WHERE subject_id = ? AND top = ?"),
+    checkpointBefore: p<{ instant: number; value: string | null }>(
+      "SELECT instant, value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant < ? ORDER BY instant DESC LIMIT 1",
     ),
-    checkpointAtOrBefore: p<{ instant: number; state: string }>(
-      "SELECT instant, state FROM checkpoints WHERE subject_id = ? AND instant <= ? ORDER BY instant DESC LIMIT 1",
+    checkpointAtOrBefore: p<{ instant: number; value: string | null }>(
+      "SELECT instant, value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant <= ? ORDER BY instant DESC LIMIT 1",
     ),
-    deleteCheckpointsFrom: p("DELETE FROM checkpoints WHERE subject_id = ? AND instant >= ?"),
-    insertCheckpoint: p("INSERT INTO checkpoints(subject_id, instant, state) VALUES (?, ?, ?)"),
+    deleteCheckpointsFrom: p("DELETE FROM checkpoints WHERE subject_id = ? AND top = ? AND instant >= ?"),
+    insertCheckpoint: p("INSERT INTO checkpoints(subject_id, top, instant, value) VALUES (?, ?, ?, ?)"),
 
     issuesOfSubject: p<IssueRow>("SELECT * FROM issues WHERE subject_id = ? ORDER BY instant, id"),
     issuesOfSlice: p<IssueRow>("SELECT * FROM issues WHERE slice_id = ? ORDER BY id"),
     issuesOfPatch: p<IssueRow>("SELECT * FROM issues WHERE patch_id = ?"),
     issuesAll: p<IssueRow>("SELECT * FROM issues ORDER BY subject_id, instant, id"),
-    deleteIssuesFrom: p("DELETE FROM issues WHERE subject_id = ? AND (instant >= ? OR label = 'E2')"),
-    deleteE2: p("DELETE FROM issues WHERE subject_id = ? AND label = 'E2'"),
+    // E2 issues have no instant, so these two never touch each other's rows.
+    deleteIssuesFrom: p("DELETE FROM issues WHERE subject_id = ? AND top = ? AND instant >= ?"),
+    deleteE2: p("DELETE FROM issues WHERE subject_id = ? AND top = ? AND label = 'E2'"),
     insertIssue: p(
-      "INSERT INTO issues(subject_id, slice_id, patch_id, instant, label, attr, op, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO issues(subject_id, top, slice_id, patch_id, instant, label, attr, op, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
 
-    deleteRefsFrom: p("DELETE FROM refs WHERE subject_id = ? AND from_instant >= ?"),
-    reopenRefsFrom: p("UPDATE refs SET to_instant = NULL WHERE subject_id = ? AND to_instant >= ?"),
-    openRefs: p<{ id: number; attr: string; target: string }>(
-      "SELECT id, attr, target FROM refs WHERE subject_id = ? AND to_instant IS NULL",
+    deleteRefsFrom: p("DELETE FROM refs WHERE subject_id = ? AND top = ? AND from_instant >= ?"),
+    reopenRefsFrom: p(
+      "UPDATE refs SET to_instant = NULL WHERE subject_id = ? AND top = ? AND to_instant >= ?",
     ),
-    insertRef: p("INSERT INTO refs(subject_id, attr, target, from_instant) VALUES (?, ?, ?, ?)"),
+    openRefs: p<{ id: number; attr: string; target: string }>(
+      "SELECT id, attr, target FROM refs WHERE subject_id = ? AND top = ? AND to_instant IS NULL",
+    ),
+    insertRef: p("INSERT INTO refs(subject_id, top, attr, target, from_instant) VALUES (?, ?, ?, ?, ?)"),
     closeRef: p("UPDATE refs SET to_instant = ? WHERE id = ?"),
     refsToLatest: p<{ subject_id: string; attr: string }>(
       "SELECT subject_id, attr FROM refs WHERE target = ? AND to_instant IS NULL ORDER BY subject_id, attr",
@@ -173,10 +231,12 @@ export function prepareStatements(db: Database.Database) {
       "SELECT DISTINCT subject_id FROM refs WHERE target = ? AND to_instant IS NULL",
     ),
 
-    deleteTextsFrom: p("DELETE FROM texts WHERE subject_id = ? AND from_instant >= ?"),
-    reopenTextsFrom: p("UPDATE texts SET to_instant = NULL WHERE subject_id = ? AND to_instant >= ?"),
+    deleteTextsFrom: p("DELETE FROM texts WHERE subject_id = ? AND top = ? AND from_instant >= ?"),
+    reopenTextsFrom: p(
+      "UPDATE texts SET to_instant = NULL WHERE subject_id = ? AND top = ? AND to_instant >= ?",
+    ),
     openTexts: p<{ id: number; attr: string; body: string }>(
-      "SELECT t.id, t.attr, b.body FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.to_instant IS NULL",
+      "SELECT t.id, t.attr, b.body FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.top = ? AND t.to_instant IS NULL",
     ),
     bodyId: p<{ id: number }>("SELECT id FROM text_bodies WHERE body = ?"),
     insertBody: p("INSERT INTO text_bodies(body) VALUES (?)"),

@@ -84,18 +84,18 @@ export function walkDeclaredRefs(
     else if ((spec.type === "list" || spec.type === "set") && Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) go(v[i], [...path, String(i)], spec.of as AttrSpec);
     } else if (spec.type === "object" && isPlainObject(v)) {
-      for (const [k, f] of Object.entries(spec.fields ?? {})) go(v[k], [...path, k], f);
+      for (const [k, f] of Object.entries(spec.fields ?? {}))
+        if (Object.hasOwn(v, k)) go(v[k], [...path, k], f);
     } else if (spec.type === "record" && isPlainObject(v)) {
       for (const [k, x] of Object.entries(v)) go(x, [...path, k], spec.of as AttrSpec);
     }
   };
-  for (const [name, spec] of Object.entries(type.attrs)) if (hasRef(spec)) go(state[name], [name], spec);
+  for (const [name, spec] of Object.entries(type.attrs))
+    if (holdsRef(spec) && Object.hasOwn(state, name)) go(state[name], [name], spec);
 }
 
-function hasRef(spec: AttrSpec): boolean {
-  return (
-    spec.type === "ref" ||
-    (spec.of ? hasRef(spec.of) : false) ||
-    Object.values(spec.fields ?? {}).some(hasRef)
-  );
+/** True when a declared attribute can hold a reference somewhere inside it. */
+export function holdsRef(spec: AttrSpec | undefined): boolean {
+  if (!spec) return false;
+  return spec.type === "ref" || holdsRef(spec.of) || Object.values(spec.fields ?? {}).some(holdsRef);
 }

@@ -21,9 +21,14 @@ export function pointerOf(segments: readonly string[]): string {
   return toPointer(segments);
 }
 
-/** The top-level attribute a path addresses (its first segment). */
+/**
+ * The top-level attribute a path addresses: its first segment, decoded. Computed as the database
+ * computes `patches.top`, so a stored path that is not a valid pointer gets the same answer.
+ */
 export function topAttr(path: string): string {
-  return segmentsOf(path)[0] ?? "";
+  const rest = path.slice(1);
+  const end = rest.indexOf("/");
+  return (end >= 0 ? rest.slice(0, end) : rest).replace(/~1/g, "/").replace(/~0/g, "~");
 }
 
 /** True when one path is a prefix of the other, segment-wise (the two touch the same data). */

@@ -42,7 +42,7 @@ import { openWorldDb, prepareStatements, type SliceRow, type Statements } from "
 import { embeddingClientFromConfig } from "./embeddings.js";
 import { isPlainObject, type JsonObject, refTarget } from "./json.js";
 import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
-import { BEFORE_TIME, Reducer } from "./reduce.js";
+import { Reducer } from "./reduce.js";
 import { describeSchema, loadSchemaFile, type WorldSchema } from "./schema.js";
 import { TextSearch } from "./search.js";
 import { issueFromRow, patchFromRow, SliceWriter } from "./writes.js";
@@ -118,7 +118,7 @@ export class World implements WorldApi {
       this.db.exec(
         "DELETE FROM state_latest; DELETE FROM checkpoints; DELETE FROM issues; DELETE FROM refs; DELETE FROM texts;",
       );
-      for (const s of this.st.subjectsAll.all()) this.reducer.recompute(s.id, s.type, BEFORE_TIME);
+      for (const s of this.st.subjectsAll.all()) this.reducer.derive(s.id, s.type);
       this.st.setMeta.run("schema", (this.current as WorldSchema).fingerprint);
     })();
   }

@@ -15,7 +15,7 @@ import type { IssueRow, PatchRow, SliceRow, Statements } from "./db.js";
 import { ISSUE_CATALOG, issueKey, makeIssue } from "./issues.js";
 import { cloneJson, isPlainObject, type JsonObject } from "./json.js";
 import { applyPatch, resolveValue } from "./ops.js";
-import { isPrefixOf, pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
+import { isPrefixOf, pathsOverlap, pointerProblem, segmentsOf, topAttr } from "./pointer.js";
 import { type Reducer, semanticsFor } from "./reduce.js";
 import { defaultsFor, resolvePath, type WorldSchema } from "./schema.js";
 
@@ -114,7 +114,8 @@ export class SliceWriter {
     if (!existing)
       st.insertSlice.run(sliceId, t, input.title ?? "", input.summary ?? "", input.kind ?? "event");
     for (const [k, d] of final.entries()) this.insertDraft(sliceId, t, already + k, d);
-    for (const sid of affected) this.ctx.reducer.recompute(sid, this.typeOf(sid), t);
+    for (const [sid, tops] of topsBySubject(final))
+      this.ctx.reducer.recompute(sid, this.typeOf(sid), t, tops);
     this.recheckReferrers(created.keys());
     const advisories = this.advisories(sliceId, t, final, sliceId);
     return this.result(sliceId, t, affected, before, advisories);
@@ -222,7 +223,11 @@ export class SliceWriter {
     st.deletePatchesOfSlice.run(sliceId);
     for (const [k, d] of list.entries()) this.insertDraft(sliceId, newInstant, k, d);
     const from = Math.min(slice.instant, newInstant);
-    for (const sid of affected) this.ctx.reducer.recompute(sid, this.typeOf(sid), from);
+    const touched = topsBySubject([
+      ...oldRows.map((r) => ({ subjectId: r.subject_id, path: r.path })),
+      ...list,
+    ]);
+    for (const [sid, tops] of touched) this.ctx.reducer.recompute(sid, this.typeOf(sid), from, tops);
     for (const d of checked) {
       const failed = st.issuesOfPatch.get(d.id);
       if (failed) {
@@ -258,7 +263,8 @@ export class SliceWriter {
     const before = this.issueKeys(affected);
     st.deletePatchesOfSlice.run(sliceId);
     st.deleteSlice.run(sliceId);
-    for (const sid of affected) this.ctx.reducer.recompute(sid, this.typeOf(sid), slice.instant);
+    const touched = topsBySubject(rows.map((r) => ({ subjectId: r.subject_id, path: r.path })));
+    for (const [sid, tops] of touched) this.ctx.reducer.recompute(sid, this.typeOf(sid), slice.instant, tops);
     return this.result(sliceId, slice.instant, affected, before, []);
   }
 
@@ -315,6 +321,8 @@ export class SliceWriter {
     const checkRef = refCheckerFrom((id) => st.subject.get(id));
     const states = new Map<string, JsonObject>();
     const out: Draft[] = [];
+    // Only the attributes the drafts address matter: each is checked against its own history.
+    const tops = topsBySubject(drafts);
     for (const d of drafts) {
       const type = this.typeOf(d.subjectId);
       const where = d.origin === null ? "/patches" : `/patches/${d.origin}`;
@@ -322,7 +330,7 @@ export class SliceWriter {
       if (problem) throw invalid(`${where}/${problem.field}`, problem.message);
       let state = states.get(d.subjectId);
       if (!state) {
-        state = reducer.stateAt(d.subjectId, type, t);
+        state = reducer.stateAt(d.subjectId, type, t, tops.get(d.subjectId));
         states.set(d.subjectId, state);
       }
       const segs = segmentsOf(d.path);
@@ -385,7 +393,7 @@ export class SliceWriter {
       seen.add(key);
       const segs = segmentsOf(d.path);
       const covered: string[][] = [];
-      for (const r of this.ctx.st.patchesAfter.all(d.subjectId, instant)) {
+      for (const r of this.ctx.st.topAfter.all(d.subjectId, topAttr(d.path), instant)) {
         if (r.slice_id === excludeSlice || pointerProblem(r.path)) continue;
         const rs = segmentsOf(r.path);
         if (!pathsOverlap(rs, segs) || covered.some((c) => isPrefixOf(c, rs))) continue;
@@ -472,6 +480,17 @@ export class SliceWriter {
 
 function uniqueSubjects(items: Array<{ subjectId: string }>): string[] {
   return [...new Set(items.map((i) => i.subjectId))];
+}
+
+/** The top-level attributes each subject's patches address. */
+function topsBySubject(patches: Array<{ subjectId: string; path: string }>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const p of patches) {
+    const tops = out.get(p.subjectId) ?? new Set<string>();
+    tops.add(topAttr(p.path));
+    out.set(p.subjectId, tops);
+  }
+  return out;
 }
 
 function escapeSegment(attr: string): string {
