@@ -13,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { isBuildCurrent, STAMP_FILE, sourceFiles, sourceFingerprint } from "./build-stamp.mjs";
@@ -39,8 +39,10 @@ export async function ensureBuilt(root = ROOT) {
   });
 }
 
-/** @param {string} root */
-async function compile(root) {
+/** @param {string} repo */
+async function compile(repo) {
+  // Absolute, as esbuild's output paths are: removeOthers compares the two.
+  const root = resolve(repo);
   const src = join(root, "src");
   const dist = join(root, "dist");
   // Taken before reading any source: an edit made during the build leaves the stamp stale.
@@ -128,7 +130,7 @@ async function withBuildLock(root, fn) {
       if (/** @type {NodeJS.ErrnoException} */ (e).code !== "EEXIST") throw e;
       const held = statSync(lock, { throwIfNoEntry: false });
       if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 25));
+      else await new Promise((done) => setTimeout(done, 25));
     }
   }
   try {

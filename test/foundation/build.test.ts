@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildDist, ensureBuilt } from "../../scripts/build.mjs";
@@ -55,6 +55,13 @@ describe("the dist/ build", () => {
     expect(await ensureBuilt(root)).toBe(true);
     expect(readFileSync(dist("word.js"), "utf8")).toContain("goodbye");
     expect(existsSync(dist("worker/child.mjs"))).toBe(false);
+    expect(isBuildCurrent(root)).toBe(true);
+  });
+
+  it("builds the same from a relative path to the repository", async () => {
+    await buildDist(relative(process.cwd(), root));
+    expect(existsSync(dist("greet.js"))).toBe(true);
+    expect(existsSync(dist("worker/child.mjs"))).toBe(true);
     expect(isBuildCurrent(root)).toBe(true);
   });
 
