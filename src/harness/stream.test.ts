@@ -169,7 +169,10 @@ describe("callModel on the provider's doStream", () => {
       doStream: async () => {
         attempts++;
         if (attempts === 2) return textAnswer();
-        return answer([{ type: "stream-start", warnings: [] }, { type: "error", error: dropped() }]);
+        return answer([
+          { type: "stream-start", warnings: [] },
+          { type: "error", error: dropped() },
+        ]);
       },
     });
     const first = call(early);
