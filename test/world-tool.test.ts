@@ -1,5 +1,9 @@
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ErrorInfo } from "../src/core/errors.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
+import { type DispatchContext, dispatch } from "../src/tools/dispatch.js";
+import type { ToolPreview } from "../src/tools/types.js";
 import { runWorldScript, WORLD_SCRIPT_TIMEOUT_MS } from "../src/tools/world/run.js";
 import { openWorld } from "../src/world/world.js";
 import { makeTestBed, type TestBed } from "./helpers.js";
@@ -280,6 +284,151 @@ describe("execute_world in a read-only mode", () => {
       ),
     );
     expect(r.text).toBe("61");
+  });
+});
+
+describe("execute_world approval of a preview", () => {
+  const registry = createToolRegistry();
+  /** A leader.default call in discuss mode; approved against `basis` when one is given. */
+  const call = (code: string, approval?: { basis: unknown }) => {
+    const dctx: DispatchContext = {
+      registry,
+      workspace: bed.ws,
+      project: bed.project,
+      mode: "discuss",
+      profileKey: "leader.default",
+      allow: bed.catalog.allowlist("leader.default"),
+      ...(approval ? { approved: true, approvedBasis: approval.basis } : {}),
+    };
+    return dispatch({ key: "execute_world", input: { code } }, dctx);
+  };
+  const preview = async (code: string): Promise<ToolPreview> => {
+    const r = await call(code);
+    if (r.ok) throw new Error("expected an approval");
+    expect(r.error.code).toBe("approval_required");
+    return (r.error.details as { preview: ToolPreview }).preview;
+  };
+  const failure = async (r: ReturnType<typeof call>): Promise<ErrorInfo> => {
+    const out = await r;
+    if (out.ok) throw new Error(`expected a failure, got: ${out.text}`);
+    return out.error;
+  };
+  const patchesAt = (time: number) =>
+    world()
+      .slice.list({ from: time, to: time, withPatches: true })
+      .flatMap((s) => (s.patches ?? []).map(({ patchId: _, ...p }) => p));
+
+  it("shows the script and its writes, and an approval stores exactly what the preview showed", async () => {
+    // Time and randomness differ between two runs; a new slice (random id) is then edited.
+    const code = `
+      const r = world.slice.write({ time: 7500, title: "scouting", patches: [
+        { subjectId: "scout", type: "character", path: "/seen", op: "replace", value: Date.now() },
+        { subjectId: "scout", path: "/luck", op: "replace", value: Math.random() },
+      ]});
+      world.slice.editPatches(r.sliceId, [{ add: { subjectId: "scout", path: "/stamp", op: "replace", value: String(new Date().getTime()) } }]);
+      return "scouted";`;
+    const p = await preview(code);
+    expect(p.text).toContain("the script would make 2 changes:\n- write slice ");
+    expect(p.text).toContain(`script:\n${code}`);
+    const shown = (p.details as { writes: Array<{ patches: Array<Record<string, unknown>> }> }).writes[1]
+      .patches;
+    expect(patchesAt(7500)).toEqual([]);
+
+    const r = await call(code, { basis: p.basis });
+    expect(r.ok).toBe(true);
+    expect(patchesAt(7500)).toEqual(shown.map(({ patchId: _, ...rest }) => rest));
+  });
+
+  it("refuses with conflict and changes nothing when the world changed since the preview", async () => {
+    const code = `
+      const hp = world.subject.get("scout").luck;
+      world.slice.write({ time: 7600, patches: [{ subjectId: "scout", path: "/luck", op: "replace", value: hp / 2 }] });`;
+    const p = await preview(code);
+    expect(p.text).toContain("scout replace /luck");
+    world().slice.write({
+      time: 7550,
+      patches: [{ subjectId: "scout", path: "/luck", op: "replace", value: 8 }],
+    });
+
+    const e = await failure(call(code, { basis: p.basis }));
+    expect(e.code).toBe("conflict");
+    expect(e.message).toContain(
+      "The script no longer makes the writes its preview showed (1 change); nothing was stored.",
+    );
+    expect(e.message).toContain("Now it would make 1 change:");
+    expect(e.message).toContain("scout replace /luck 4");
+    expect(patchesAt(7600)).toEqual([]);
+    expect(world().subject.get("scout")?.luck).toBe(8);
+  });
+
+  it("a script that would delete everything on its second run is refused, not run", async () => {
+    // The preview wrote one slice; by approval time another writer added one, and the script
+    // deletes every slice it finds after 7700.
+    const code = `
+      const later = world.slice.list({ from: 7700 });
+      for (const s of later) world.slice.delete(s.id);
+      if (!later.length) world.slice.write({ time: 7800, patches: [{ subjectId: "scout", path: "/hp", op: "replace", value: 60 }] });`;
+    const p = await preview(code);
+    expect(p.text).toContain("the script would make 1 change:");
+    world().slice.write({
+      time: 7700,
+      patches: [{ subjectId: "scout", path: "/hp", op: "replace", value: 70 }],
+    });
+    const e = await failure(call(code, { basis: p.basis }));
+    expect(e.code).toBe("conflict");
+    expect(e.message).toContain("Now it would make 1 change:\n- delete slice ");
+    expect(
+      world()
+        .slice.list({ from: 7700 })
+        .map((s) => s.instant),
+    ).toEqual([7700]);
+  });
+
+  it("refuses a basis it did not make", async () => {
+    const code = `world.slice.write({ time: 7900, patches: [{ subjectId: "scout", path: "/hp", op: "replace", value: 1 }] });`;
+    const e = await failure(call(code, { basis: { writes: "anything" } }));
+    expect(e.code).toBe("conflict");
+    expect(patchesAt(7900)).toEqual([]);
+  });
+});
+
+describe("execute_world runs off the main thread", () => {
+  /** True when another connection can take world.sqlite's write lock at once. */
+  const writeLockFree = () => {
+    const db = new Database(bed.project.dbPath("world"));
+    try {
+      db.pragma("busy_timeout = 0");
+      db.exec("BEGIN IMMEDIATE; ROLLBACK");
+      return true;
+    } catch {
+      return false;
+    } finally {
+      db.close();
+    }
+  };
+  const bomb = `world.slice.write({ time: 8100, patches: [{ subjectId: "hero", path: "/hp", op: "replace", value: 1 }] });
+    return Array.prototype.indexOf.call({ length: 2 ** 40 }, 1);`;
+
+  it("a builtin that ignores the interrupt is killed at the deadline; what it wrote is rolled back", async () => {
+    const run = runWorldScript(bed.project, bomb, { access: "readwrite", timeoutMs: 300 });
+    await expect(run).rejects.toMatchObject({ code: "timeout", message: "Script timed out after 0.3 s" });
+    expect(writeLockFree()).toBe(true);
+    expect(world().slice.list({ from: 8100, to: 8100 })).toEqual([]);
+    const next = await runWorldScript(bed.project, "return world.subject.get('hero').hp", {
+      access: "readonly",
+    });
+    expect(next.value).toBe(61);
+  });
+
+  it("an abort kills the script's worker and rolls back what it wrote", async () => {
+    const ctl = new AbortController();
+    const run = runWorldScript(bed.project, bomb, { access: "readwrite", signal: ctl.signal });
+    // Aborted once the script holds its write transaction (the lock is taken by its first write).
+    while (writeLockFree()) await new Promise((r) => setTimeout(r, 20));
+    ctl.abort();
+    await expect(run).rejects.toMatchObject({ code: "aborted" });
+    expect(writeLockFree()).toBe(true);
+    expect(world().slice.list({ from: 8100, to: 8100 })).toEqual([]);
   });
 });
 

@@ -34,15 +34,31 @@ export function resultText(o: WorldScriptOutcome): string {
   return parts.join("\n\n");
 }
 
-/** The approval preview of a dry run: every slice the script would write, edit or delete, with its patches. */
-export function previewText(o: WorldScriptOutcome, time: (t: number) => string): string {
-  if (!o.writes.length) return "Dry run (rolled back): the script changed nothing.";
-  const lines = [
-    `Dry run (rolled back): the script would make ${o.writes.length} change${o.writes.length === 1 ? "" : "s"}:`,
-  ];
+/**
+ * The approval preview of a dry run: every slice the script would write, edit or delete, with its
+ * patches, then the script itself. Approving commits exactly these writes or nothing.
+ */
+export function previewText(code: string, o: WorldScriptOutcome, time: (t: number) => string): string {
+  const lines = o.writes.length
+    ? [`Dry run (rolled back): the script would make ${changes(o.writes.length)}:`, ...writesText(o, time)]
+    : ["Dry run (rolled back): the script changed nothing."];
+  return `${lines.join("\n")}\n\nscript:\n${code}`;
+}
+
+/** The lines of each write (slice, then its patches) and of the issues the writes caused. */
+export function writesText(
+  o: Pick<WorldScriptOutcome, "writes" | "issues">,
+  time: (t: number) => string,
+): string[] {
+  const lines: string[] = [];
   for (const w of o.writes) lines.push(...writeLines(w, time));
   if (o.issues.length) lines.push(`issues it would cause (${o.issues.length}):`, ...o.issues.map(issueLine));
-  return lines.join("\n");
+  return lines;
+}
+
+/** "1 change", "3 changes". */
+export function changes(n: number): string {
+  return `${n} change${n === 1 ? "" : "s"}`;
 }
 
 function writeLines(w: WriteRecord, time: (t: number) => string): string[] {

@@ -3,11 +3,17 @@ import type { Issue, WorldApi } from "../../world/api.js";
 import type { Calendar } from "../../world/calendar/index.js";
 import type { HostApi } from "../../world/sandbox/index.js";
 import type { WorldAccess } from "./access.js";
+import type { SliceMeta } from "./basis.js";
 
-/** Issues caused by the script's writes, deduplicated, in the order they appeared. */
-export class IssueCollector {
+/**
+ * What the script's write calls left beside the world's own write records: the issues they caused
+ * (deduplicated, in the order they appeared) and the slice summary/kind each successful call set.
+ */
+export class WriteCollector {
   private readonly seen = new Set<string>();
   readonly issues: Issue[] = [];
+  /** One entry per successful write call, in the order of the world's write records. */
+  readonly metas: SliceMeta[] = [];
 
   add(list: readonly Issue[]): void {
     for (const i of list) {
@@ -42,7 +48,7 @@ export function worldHostApi(opts: {
   world: WorldApi;
   calendar: () => Calendar;
   access: WorldAccess;
-  collector: IssueCollector;
+  collector: WriteCollector;
 }): HostApi {
   const { world, calendar, collector } = opts;
   const now = world.now();
@@ -52,14 +58,19 @@ export function worldHostApi(opts: {
     get: (id) => world.slice.get(any(id)),
   };
   if (opts.access === "readwrite") {
-    const recorded = <T extends { issues: Issue[] }>(r: T): T => {
+    const recorded = <T extends { issues: Issue[] }>(r: T, meta: unknown): T => {
       collector.add(r.issues);
+      const { summary, kind } = (meta ?? {}) as SliceMeta;
+      collector.metas.push({
+        ...(summary === undefined ? {} : { summary }),
+        ...(kind === undefined ? {} : { kind }),
+      });
       return r;
     };
-    slice.write = (input) => recorded(world.slice.write(any(input)));
+    slice.write = (input) => recorded(world.slice.write(any(input)), input);
     slice.editPatches = (id, edits, meta) =>
-      recorded(world.slice.editPatches(any(id), any(edits), any(opt(meta))));
-    slice.delete = (id) => recorded(world.slice.delete(any(id)));
+      recorded(world.slice.editPatches(any(id), any(edits), any(opt(meta))), opt(meta));
+    slice.delete = (id) => recorded(world.slice.delete(any(id)), undefined);
   }
   return {
     world: {

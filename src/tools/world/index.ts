@@ -1,13 +1,15 @@
 import { z } from "zod";
-import { NbError } from "../../core/errors.js";
+import { isNbError, NbError } from "../../core/errors.js";
 import type { Project } from "../../workspace/project.js";
-import { loadCalendar } from "../../world/calendar/index.js";
+import type { WriteRecord } from "../../world/api.js";
+import { type Calendar, openCalendar } from "../../world/calendar/index.js";
 import { defineTool } from "../define.js";
 import { isReadOnlyMode } from "../dispatch.js";
 import type { AnyTool, ToolContext } from "../types.js";
 import { worldAccess } from "./access.js";
+import { type CanonicalWrite, parseBasis, type WorldBasis } from "./basis.js";
 import { worldToolDescription } from "./description.js";
-import { previewText, resultText } from "./format.js";
+import { changes, previewText, resultText, writesText } from "./format.js";
 import { runWorldScript, type WorldScriptOutcome } from "./run.js";
 
 const Input = z
@@ -35,10 +37,16 @@ function targetProject(input: WorldInput, ctx: ToolContext): Project {
 }
 
 /** A calendar string for the preview, or the raw seconds when the calendar cannot format it. */
-function timeLabel(project: Project): (t: number) => string {
+async function timeLabel(project: Project): Promise<(t: number) => string> {
+  let calendar: Calendar | null = null;
+  try {
+    calendar = await openCalendar(project);
+  } catch {
+    // A broken calendar.yaml: the preview shows raw seconds.
+  }
   return (t) => {
     try {
-      return `${loadCalendar(project).format(t)} (t=${t})`;
+      return calendar ? `${calendar.format(t)} (t=${t})` : `t=${t}`;
     } catch {
       return `t=${t}`;
     }
@@ -84,18 +92,15 @@ export const executeWorld = defineTool({
   },
   preview: async (input, ctx) => {
     const o = await dryRun(input, ctx);
+    const basis: WorldBasis = { tool: "execute_world", clock: o.clock, writes: o.canonical };
     return {
-      text: previewText(o, timeLabel(targetProject(input, ctx))),
+      text: previewText(input.code, o, await timeLabel(targetProject(input, ctx))),
       details: { writes: o.writes, issues: o.issues, data: o.value, console: o.console },
+      basis,
     };
   },
   execute: async (input, ctx) => {
-    const outcome = mustDryRun(ctx)
-      ? await dryRun(input, ctx)
-      : await runWorldScript(targetProject(input, ctx), input.code, {
-          access: worldAccess(ctx),
-          signal: ctx.signal,
-        });
+    const outcome = mustDryRun(ctx) ? await dryRun(input, ctx) : await runApproved(input, ctx);
     if (outcome.dryRun && outcome.writes.length) {
       throw new NbError(
         "approval_required",
@@ -108,6 +113,47 @@ export const executeWorld = defineTool({
     };
   },
 });
+
+/**
+ * Run the script for real. An approval of a preview replays it with the preview's clock and keeps
+ * it only if it makes exactly the writes the preview showed; otherwise it fails with `conflict`,
+ * having changed nothing, and shows what the script would do now.
+ */
+async function runApproved(input: WorldInput, ctx: ToolContext): Promise<WorldScriptOutcome> {
+  const basis = ctx.approved && ctx.approvedBasis !== undefined ? parseBasis(ctx.approvedBasis) : undefined;
+  const project = targetProject(input, ctx);
+  try {
+    return await runWorldScript(project, input.code, {
+      access: worldAccess(ctx),
+      signal: ctx.signal,
+      ...(basis ? { clock: basis.clock, expect: basis.writes } : {}),
+    });
+  } catch (e) {
+    const run = basis && isNbError(e) && e.code === "conflict" ? approvedRunOf(e.details) : undefined;
+    if (!basis || !run) throw e;
+    const now = run.writes.length
+      ? [
+          `Now it would make ${changes(run.writes.length)}:`,
+          ...writesText({ writes: run.writes, issues: [] }, await timeLabel(project)),
+        ]
+      : ["Now it would change nothing."];
+    throw new NbError(
+      "conflict",
+      [
+        `The script no longer makes the writes its preview showed (${changes(basis.writes.length)}); nothing was stored.`,
+        ...now,
+        "Run the call again to preview and approve what it does now.",
+      ].join("\n"),
+      { details: { approved: basis.writes, now: run.canonical } },
+    );
+  }
+}
+
+/** The writes of an approved run that differed from its preview, from a `conflict` of runWorldJob. */
+function approvedRunOf(details: unknown): { writes: WriteRecord[]; canonical: CanonicalWrite[] } | undefined {
+  const d = details as { approvedRun?: { writes: WriteRecord[]; canonical: CanonicalWrite[] } } | undefined;
+  return d?.approvedRun;
+}
 
 /** The World Engine tool group. */
 export const worldTools: AnyTool[] = [executeWorld];

@@ -1,10 +1,10 @@
+import { randomInt } from "node:crypto";
+import { NbError } from "../../core/errors.js";
 import type { Project } from "../../workspace/project.js";
-import type { Issue, WriteRecord } from "../../world/api.js";
-import { loadCalendar } from "../../world/calendar/index.js";
-import { loadSandbox, runScriptSync } from "../../world/sandbox/index.js";
-import { openWorld } from "../../world/world.js";
+import { type ScriptClock, WorkerPool } from "../../world/sandbox/index.js";
 import type { WorldAccess } from "./access.js";
-import { IssueCollector, worldHostApi } from "./host-api.js";
+import type { CanonicalWrite } from "./basis.js";
+import type { WorldJob, WorldJobResult } from "./job.js";
 
 /** Wall-clock budget of a script, by access (a writing script may do more work). */
 export const WORLD_SCRIPT_TIMEOUT_MS: Readonly<Record<WorldAccess, number>> = {
@@ -12,16 +12,15 @@ export const WORLD_SCRIPT_TIMEOUT_MS: Readonly<Record<WorldAccess, number>> = {
   readwrite: 15_000,
 };
 
-/** What one script run produced. */
-export interface WorldScriptOutcome {
-  /** The script's return value (after a JSON round trip). */
-  value: unknown;
-  console: string[];
-  /** Issues the script's writes caused (deduplicated). */
-  issues: Issue[];
-  /** Every write the script made (or would have made, in a dry run). */
-  writes: WriteRecord[];
-  dryRun: boolean;
+/**
+ * Time past a script's deadline for its worker to report the interrupt itself; a script still
+ * running then is stuck in a builtin that never checks the interrupt, and its worker is killed.
+ */
+const KILL_GRACE_MS = 250;
+
+/** What one script run produced, and the clock it ran with. */
+export interface WorldScriptOutcome extends WorldJobResult {
+  clock: ScriptClock;
 }
 
 export interface WorldScriptOptions {
@@ -30,32 +29,77 @@ export interface WorldScriptOptions {
   dryRun?: boolean;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** What `Date.now()` and `Math.random` give the script (default: now, and a random seed). */
+  clock?: ScriptClock;
+  /** Keep the run only if it makes exactly these writes; otherwise fail with `conflict`, changing nothing. */
+  expect?: CanonicalWrite[];
+}
+
+let pool: WorkerPool<WorldJob, WorldJobResult> | null = null;
+
+function sandboxPool(): WorkerPool<WorldJob, WorldJobResult> {
+  pool ??= new WorkerPool({
+    base: import.meta.url,
+    name: "worker",
+    keepIdle: 1,
+    maxWorkers: 4,
+    bootTimeoutMs: 30_000,
+  });
+  return pool;
+}
+
+/** Start a sandbox worker ahead of the first script (a server or session that will run some). */
+export function warmWorldSandbox(): Promise<void> {
+  return sandboxPool().warm();
+}
+
+/** Writing scripts of one project run one after another: two open write transactions would collide. */
+const writers = new Map<string, Promise<unknown>>();
+
+function serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const next = (writers.get(key) ?? Promise.resolve()).then(fn, fn);
+  const tail = next.catch(() => undefined);
+  writers.set(key, tail);
+  void tail.then(() => {
+    if (writers.get(key) === tail) writers.delete(key);
+  });
+  return next;
+}
+
+/** A fresh clock: the current time and a random seed. */
+export function newClock(): ScriptClock {
+  return { now: Date.now(), seed: randomInt(2 ** 31) };
 }
 
 /**
- * Run a script against a project's World Engine inside the QuickJS sandbox. The whole script is
- * one transaction (a throw or a timeout rolls it all back); each write call is its own savepoint.
+ * Run a script against a project's World Engine in a sandbox worker (see runWorldJob). The main
+ * thread only waits: a script that outlives its time limit, or whose call is aborted, has its
+ * worker terminated, which rolls back everything it wrote.
  */
 export async function runWorldScript(
   project: Project,
   code: string,
   opts: WorldScriptOptions,
 ): Promise<WorldScriptOutcome> {
-  await loadSandbox();
-  const world = openWorld(project);
-  const dryRun = opts.dryRun === true || opts.access === "readonly";
-  const collector = new IssueCollector();
-  const hidePaths = [project.root, project.realRoot, project.workspace.root, project.workspace.realRoot];
-  const { value, writes } = world.transaction(
-    () =>
-      runScriptSync({
-        code,
-        api: worldHostApi({ world, calendar: () => loadCalendar(project), access: opts.access, collector }),
-        limits: { timeoutMs: opts.timeoutMs ?? WORLD_SCRIPT_TIMEOUT_MS[opts.access] },
-        signal: opts.signal,
-        hidePaths,
-      }),
-    { dryRun },
-  );
-  return { value: value.value, console: value.console, issues: collector.issues, writes, dryRun };
+  const timeoutMs = opts.timeoutMs ?? WORLD_SCRIPT_TIMEOUT_MS[opts.access];
+  const clock = opts.clock ?? newClock();
+  const job: WorldJob = {
+    workspaceRoot: project.workspace.root,
+    project: project.name,
+    code,
+    access: opts.access,
+    dryRun: opts.dryRun === true,
+    timeoutMs,
+    clock,
+    ...(opts.expect ? { expect: opts.expect } : {}),
+  };
+  const run = () =>
+    sandboxPool().run(job, {
+      deadlineMs: timeoutMs + KILL_GRACE_MS,
+      signal: opts.signal,
+      timedOut: () => new NbError("timeout", `Script timed out after ${timeoutMs / 1000} s`),
+      aborted: () => new NbError("aborted", "Script aborted"),
+    });
+  const result = await (opts.access === "readwrite" ? serialised(project.realRoot, run) : run());
+  return { ...result, clock };
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadSandbox, runScriptSync } from "../sandbox/index.js";
+import { loadSandbox, prepareContained, runScriptSync } from "../sandbox/index.js";
 import { errorOf } from "../test-errors.js";
 import { CustomCalendar, type CustomConfig } from "./custom.js";
 import { parseCalendarYaml } from "./load.js";
@@ -35,7 +35,7 @@ const scripted = (script: string) => {
 
 describe("ScriptedCalendar", () => {
   beforeAll(async () => {
-    await loadSandbox();
+    await Promise.all([loadSandbox(), prepareContained()]);
   });
 
   it("formats and parses through JavaScript run in the sandbox, to the precision it shows", () => {
@@ -82,6 +82,19 @@ describe("ScriptedCalendar", () => {
     expect(probe.format(0)).toBe("undefined,undefined,undefined");
     const looping = scripted("function format(s) { for (;;) {} } function parse() { return 0 }");
     expect(errorOf(() => looping.format(0)).code).toBe("timeout");
+    expect(scripted(SCRIPT).format(0)).toBe("Reign year 1, Ice 1 (Low)");
+  });
+
+  it("kills a script stuck in a builtin at its time limit, and does not run it again", () => {
+    const bomb =
+      "function format(s) { return String(Array.prototype.indexOf.call({length: 2**40}, 1)) } function parse() { return 0 }";
+    const c = scripted(bomb);
+    const first = errorOf(() => c.format(0));
+    expect(first.code).toBe("timeout");
+    expect(first.message).toBe(
+      "calendar script format: Script timed out after 1 s (it is not run again until world-engine/calendar.yaml changes)",
+    );
+    expect(errorOf(() => c.parse("x"))).toBe(first);
     expect(scripted(SCRIPT).format(0)).toBe("Reign year 1, Ice 1 (Low)");
   });
 

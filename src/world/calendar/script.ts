@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { parseOrThrow } from "../../core/validate.js";
-import { loadSandbox, runScriptSync, type SandboxLimits } from "../sandbox/index.js";
+import { prepareContained, runScriptContained, type SandboxLimits } from "../sandbox/index.js";
 import { assertInstant } from "./arith.js";
 import type { CustomCalendar } from "./custom.js";
 import type { Calendar, CalendarDescription } from "./types.js";
@@ -33,21 +33,26 @@ const kindOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an arr
  * `yearOfEra`, `month`, `monthName`, `day`, `hour`, `minute`, `second`, `weekday`, `weekdayName`)
  * and returns the text; `parse(text)` returns seconds or a date (`{era?, year, month?, day?, …}`)
  * that the declarative calendar converts and range-checks. Ad-hoc `fmt` formats bypass the script.
- * The sandbox module must be loaded first (`loadSandbox()`, done by `openCalendar`).
+ * Calls are synchronous; on the main thread they run in a worker that is killed at the time limit
+ * (see runScriptContained). A script that ran out of time once is not run again: every later call
+ * fails at once with the same error, until calendar.yaml changes (which makes a new calendar).
+ * `ready()` (done by `openCalendar`) starts the sandbox ahead of the first call.
  */
 export class ScriptedCalendar implements Calendar {
   readonly kind = "custom" as const;
   readonly base: CustomCalendar;
   private readonly script: string;
+  /** The timeout this script ran into, repeated instead of stalling every later call. */
+  private stalled: NbError | null = null;
 
   constructor(base: CustomCalendar, script: string) {
     this.base = base;
     this.script = script;
   }
 
-  /** Load the sandbox module this calendar runs in. */
+  /** Start the sandbox this calendar runs in, so the first call does not wait for it. */
   async ready(): Promise<this> {
-    await loadSandbox();
+    await prepareContained();
     return this;
   }
 
@@ -106,13 +111,27 @@ export class ScriptedCalendar implements Calendar {
   }
 
   private run(fn: "format" | "parse", call: string, input: Record<string, unknown>): unknown {
+    if (this.stalled) throw this.stalled;
     const code = `${this.script}\n;if (typeof ${fn} !== "function") throw new Error("the calendar script defines no function ${fn}");\nreturn ${call};`;
     try {
-      return runScriptSync({ code, values: { __calendar: input }, limits: LIMITS, filename: "calendar.js" })
-        .value;
+      return runScriptContained({
+        code,
+        values: { __calendar: input },
+        limits: LIMITS,
+        filename: "calendar.js",
+      }).value;
     } catch (e) {
       if (!(e instanceof NbError)) throw e;
-      throw new NbError(e.code, `calendar script ${fn}: ${e.message}`, { details: e.details });
+      const error = new NbError(e.code, `calendar script ${fn}: ${e.message}`, { details: e.details });
+      if (e.code === "timeout") {
+        this.stalled = new NbError(
+          "timeout",
+          `${error.message} (it is not run again until world-engine/calendar.yaml changes)`,
+          { details: e.details },
+        );
+        throw this.stalled;
+      }
+      throw error;
     }
   }
 }

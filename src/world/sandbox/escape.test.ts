@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NbError } from "../../core/errors.js";
-import { runScript } from "./index.js";
+import { runScript, runScriptContained } from "./index.js";
 
 /**
  * The sandbox-escape suite: every attempt must fail cleanly (a stable NbError, no host access)
@@ -211,5 +211,24 @@ describe("sandbox escapes", () => {
       "world.big: result too large (5000022 characters of JSON; the limit is 4194304)",
     ]);
     await stillHealthy();
+  });
+
+  it("a builtin that never checks the interrupt is stopped by killing its worker", () => {
+    for (const code of [
+      "return Array.prototype.indexOf.call({length: 2**40}, 1)",
+      "return new Array(2**31).join('x')",
+    ]) {
+      const e = (() => {
+        try {
+          runScriptContained({ code, limits: { timeoutMs: 300 } });
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(e).toBeInstanceOf(NbError);
+      expect((e as NbError).code).toBe("timeout");
+      expect((e as NbError).message).toBe("Script timed out after 0.3 s");
+    }
+    expect(runScriptContained({ code: "return [1, 2].map(x => x * 3)" }).value).toEqual([3, 6]);
   });
 });

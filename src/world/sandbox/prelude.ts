@@ -3,9 +3,11 @@
  * bridge functions as arguments (they never become globals), builds the frozen API objects and
  * `console`, and returns helpers the host uses to encode the result and describe errors. It
  * captures the builtins it needs first, so a script that tampers with `JSON` or prototypes only
- * breaks its own run.
+ * breaks its own run. With a clock (`{now, seed}` as JSON, else `null`), `Date.now()`, `new Date()` and
+ * `Date()` all show the instant `now` and `Math.random` is a seeded generator, so a second run of
+ * the same script on the same data does the same thing.
  */
-export const PRELUDE = `(function (call, log, specJson, valuesJson) {
+export const PRELUDE = `(function (call, log, specJson, valuesJson, clockJson) {
   "use strict";
   var parse = JSON.parse, stringify = JSON.stringify, freeze = Object.freeze, keys = Object.keys;
   var defineProperty = Object.defineProperty, ErrorCtor = Error, toStr = String, toNum = Number;
@@ -75,6 +77,34 @@ export const PRELUDE = `(function (call, log, specJson, valuesJson) {
     return s.length > CLIP ? s.slice(0, CLIP) + "…" : s;
   }
 
+  function hidden(o, k, v) {
+    defineProperty(o, k, { value: v, enumerable: false, writable: true, configurable: true });
+  }
+  function freezeClock(clock) {
+    var RealDate = Date, construct = Reflect.construct, slice = Array.prototype.slice, imul = Math.imul;
+    var fixed = clock.now;
+    var FixedDate = function Date() {
+      if (new.target === undefined) return toStr(new RealDate(fixed));
+      return construct(RealDate, arguments.length ? slice.call(arguments) : [fixed], new.target);
+    };
+    FixedDate.prototype = RealDate.prototype;
+    hidden(RealDate.prototype, "constructor", FixedDate);
+    hidden(FixedDate, "now", function now() { return fixed; });
+    hidden(FixedDate, "parse", RealDate.parse);
+    hidden(FixedDate, "UTC", RealDate.UTC);
+    hidden(G, "Date", FixedDate);
+    // mulberry32: small, fast and good enough for a script's dice.
+    var state = clock.seed | 0;
+    hidden(Math, "random", function random() {
+      state = (state + 0x6d2b79f5) | 0;
+      var t = imul(state ^ (state >>> 15), 1 | state);
+      t = (t + imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    });
+  }
+
+  var clock = parse(clockJson);
+  if (clock) freezeClock(clock);
   var spec = parse(specJson), names = keys(spec);
   for (var i = 0; i < names.length; i++) prop(G, names[i], build(spec[names[i]], names[i]));
   var values = parse(valuesJson), vnames = keys(values);

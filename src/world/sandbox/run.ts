@@ -42,6 +42,19 @@ export interface SandboxOptions {
   hidePaths?: readonly string[];
   /** Name shown in stack traces. */
   filename?: string;
+  /** Freeze time and seed Math.random for this run (see ScriptClock). */
+  clock?: ScriptClock;
+}
+
+/**
+ * What a script sees as "now" and where its random numbers start: a re-run with the same clock on
+ * the same data makes the same calls.
+ */
+export interface ScriptClock {
+  /** Milliseconds since the epoch, returned by `Date.now()` and used by `new Date()`. */
+  now: number;
+  /** Seed of `Math.random` (a 32-bit integer). */
+  seed: number;
 }
 
 export interface SandboxResult {
@@ -207,6 +220,7 @@ class Run {
         log,
         this.keep(vm.newString(JSON.stringify(spec))),
         this.keep(vm.newString(JSON.stringify(this.opts.values ?? {}))),
+        this.keep(vm.newString(JSON.stringify(this.opts.clock ?? null))),
       ),
     );
     this.describeFn = this.keep(vm.getProp(helpers, "describe"));

@@ -137,4 +137,32 @@ describe("runScript", () => {
     );
     expect(e.message).toContain("must be synchronous");
   });
+
+  it("with a clock, shows one instant and a seeded Math.random, the same on every run", async () => {
+    const code = `class Later extends Date {}
+      return [Date.now(), new Date().getTime(), Date() === new Date(1_700_000_000_000).toString(), new Date(5).getTime(), new Date(2000, 0).getFullYear(),
+        new Date() instanceof Date, new Date().constructor === Date, new Later().getTime(), Date.UTC(1970, 0, 2),
+        Math.random(), Math.random()]`;
+    const clock = { now: 1_700_000_000_000, seed: 42 };
+    const first = (await runScript({ code, clock })).value as unknown[];
+    expect(first.slice(0, 9)).toEqual([
+      clock.now,
+      clock.now,
+      true,
+      5,
+      2000,
+      true,
+      true,
+      clock.now,
+      86_400_000,
+    ]);
+    expect(first[9]).not.toBe(first[10]);
+    expect((await runScript({ code, clock })).value).toEqual(first);
+    const reseeded = (await runScript({ code, clock: { ...clock, seed: 43 } })).value as unknown[];
+    expect(reseeded[9]).not.toBe(first[9]);
+    const before = Date.now();
+    const free = (await runScript({ code: "return [Date.now(), Math.random() !== Math.random()]" })).value;
+    expect((free as [number, boolean])[0]).toBeGreaterThanOrEqual(before);
+    expect((free as [number, boolean])[1]).toBe(true);
+  });
 });
