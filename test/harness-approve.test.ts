@@ -110,18 +110,22 @@ describe("nbook approve resolves the model before it settles anything", () => {
   });
 
   it("when the run fails after the approval is settled, it says so, and nbook run --session N continues it", () => {
-    const short = script("short.json", [turns[0]]);
-    const { session, approval } = waitingWrite(short, "model note");
+    const write = { name: "write", input: { path: "notes/short.md", content: "short note\n" } };
+    const short = script("short.json", [{ toolCalls: [write] }]);
+    const { session, approval } = waitingWrite(short, "short note");
     const r = nbook(["approve", session, approval, "--script", short, ...ws]);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`Approval ${approval} is settled (approved).`);
     expect(r.stdout).toContain(`It can go on: nbook run --session ${session}`);
-    expect(readFileSync(projectFile("notes/model.md"), "utf8")).toBe("model note\n");
+    expect(readFileSync(projectFile("notes/short.md"), "utf8")).toBe("short note\n");
 
     const again = nbook(["approve", session, approval, "--script", short, ...ws]);
     expect(again.stderr).toContain("waits on nothing");
 
-    const rest = script("rest.json", turns);
+    const rest = script("rest.json", [
+      { toolCalls: [write] },
+      { expect: { lastToolResult: "notes/short.md" }, text: "Written." },
+    ]);
     const go = nbook(["run", "--session", session, "--script", rest, "--json", ...ws]);
     expect(go.status).toBe(0);
     expect(lastJson(go.stdout)).toMatchObject({ status: "completed", finalMessage: "Written." });
