@@ -49,6 +49,8 @@ export interface PlannedCall {
   ctx: ToolContext;
   /** True when a read-only mode stops this call until the user approves it. */
   needsApproval: boolean;
+  /** For a call the gate stopped: the tool's preview, which is what the user approves. */
+  preview?: ToolPreview;
 }
 
 const PLAN_DIR = ".agent/plan/";
@@ -151,10 +153,19 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
       );
     const gated =
       !ctx.approved && (modeGated || (tool.alwaysGated !== undefined && (await tool.alwaysGated(ctx))));
-    return { tool, input: parsed.data, effect, ctx, needsApproval: gated };
+    if (!gated) return { tool, input: parsed.data, effect, ctx, needsApproval: false };
+    // The preview is made once, here: the user approves exactly it, and a call it shows to change
+    // nothing needs no approval at all.
+    const preview = await previewOf(tool, parsed.data, ctx);
+    return { tool, input: parsed.data, effect, ctx, needsApproval: preview.unchanged !== true, preview };
   } catch (e) {
     return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
   }
+}
+
+/** What a write would change, as the user sees it before approving (default: the input as JSON). */
+async function previewOf(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<ToolPreview> {
+  return tool.preview ? await tool.preview(input, ctx) : { text: JSON.stringify(input, null, 2) };
 }
 
 /** The same planned call, approved by the user against the preview whose `basis` is given. */
@@ -174,9 +185,7 @@ export function approvePlanned(planned: PlannedCall, basis: unknown): PlannedCal
 export async function approvalResult(planned: PlannedCall, dctx: DispatchContext): Promise<DispatchResult> {
   const { tool, input, ctx } = planned;
   try {
-    const preview: ToolPreview = tool.preview
-      ? await tool.preview(input, ctx)
-      : { text: JSON.stringify(input, null, 2) };
+    const preview = planned.preview ?? (await previewOf(tool, input, ctx));
     return fail(
       "approval_required",
       (isReadOnlyMode(dctx.mode)

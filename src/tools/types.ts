@@ -78,6 +78,11 @@ export interface ToolPreview {
    * approval and handed back to `execute` as `ctx.approvedBasis`.
    */
   basis?: unknown;
+  /**
+   * True when the call would change nothing (a write of a file's own content): the gate lets it run
+   * without asking, so its `execute` must then write nothing, whatever changed meanwhile.
+   */
+  unchanged?: boolean;
 }
 
 type MaybePromise<T> = T | Promise<T>;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
-import type { DispatchResult, Mode, ToolPreview } from "../../src/tools/types.js";
+import type { DispatchResult, Mode, ToolContext, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;
@@ -122,6 +122,13 @@ describe("an approved file write runs exactly what its preview showed", () => {
     expect(notes()).toContain("seventeen");
   });
 
+  it("a hand edit that already made the change leaves nothing to write: the approval succeeds, unchanged", async () => {
+    const preview = await previewOf("write", writes.write);
+    writeFileSync(abs("notes.md"), writes.write.content);
+    const r = await call("write", writes.write, "discuss", { basis: preview.basis });
+    expect(r.ok && r.text).toMatch(/^Unchanged: notes.md/);
+  });
+
   it("an approval up front (no preview, no basis) runs the call as it stands", async () => {
     writeFileSync(abs("notes.md"), HAND_EDIT);
     const r = await call("edit", writes.edit, "discuss", { basis: undefined });
@@ -155,6 +162,24 @@ describe("a file write that changes nothing does not ask", () => {
       });
     }
   }
+
+  it("a write that reaches execute ungated in a read-only mode, yet would change something, writes nothing", async () => {
+    // What dispatch does for a call whose preview showed no change, should the file change meanwhile.
+    const ctx: ToolContext = {
+      workspace: bed.ws,
+      project: bed.project,
+      mode: "discuss",
+      profileKey: null,
+      binding: {},
+      approved: false,
+    };
+    for (const [key, input] of Object.entries(writes)) {
+      await expect(Promise.resolve(registry.get(key)!.execute(input, ctx))).rejects.toMatchObject({
+        code: "conflict",
+      });
+    }
+    expect(notes()).toBe("Mira is seventeen.\nThe bell is silent.\n");
+  });
 
   it("a write that would create an empty file still asks", async () => {
     const r = await call("write", { path: "empty.md", content: "" }, "discuss");

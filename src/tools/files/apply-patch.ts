@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, filesBasis, fileWriteEffect, planToRun, unifiedDiff } from "./common.js";
+import { authorize, filePreview, filesBasis, planToRun, unifiedDiff } from "./common.js";
 import { commitChanges, type FileChange, planPatch } from "./patch/apply.js";
 import { parsePatch, patchTargets } from "./patch/parse.js";
 
@@ -54,10 +54,10 @@ Format:
 *** End Patch
 Give about three lines of context around each change; add an @@ anchor when the context is not unique.`,
   input: Input,
-  effect: (input, ctx) => fileWriteEffect(ctx, () => plan(input.patch, ctx)),
+  effect: "write",
   writeTargets: (input) => patchTargets(input.patch),
   async preview(input, ctx) {
-    return (await plan(input.patch, ctx)).preview();
+    return filePreview(await plan(input.patch, ctx));
   },
   async execute(input, ctx) {
     const targets = patchTargets(input.patch);

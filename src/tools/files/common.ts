@@ -13,7 +13,7 @@ import {
   resolveFileAddress,
 } from "../../workspace/paths.js";
 import { isPlanExempt } from "../dispatch.js";
-import type { Effect, ToolContext, ToolPreview } from "../types.js";
+import type { ToolContext, ToolPreview } from "../types.js";
 
 /**
  * Resolve a path through the one authorisation path. Writes never reach a project's `.nbook/`
@@ -103,20 +103,16 @@ export interface FilePlan {
   preview(): ToolPreview;
 }
 
-/**
- * A file write's effect: `read` when it would change nothing, so a read-only mode never asks to
- * approve a no-op. Judged only where the mode gate applies; elsewhere the call runs and says so.
- */
-export async function fileWriteEffect(ctx: ToolContext, plan: () => Promise<FilePlan>): Promise<Effect> {
-  if (ctx.mode === "normal" || ctx.approved) return "write";
-  return (await plan()).changed ? "write" : "read";
+/** A plan's preview, marked `unchanged` when it would change nothing (the gate then does not ask). */
+export function filePreview(plan: FilePlan): ToolPreview {
+  return plan.changed ? plan.preview() : { ...plan.preview(), unchanged: true };
 }
 
 /**
  * Plan a file write for running. A call approved against a preview must find its targets as that
  * preview saw them; otherwise it fails with `conflict`, carrying the change as it would apply now,
- * and writes nothing. A call that reached here ungated in a read-only mode (it changed nothing when
- * the gate looked, and is not plan mode's `.agent/plan/` exemption) may still not write.
+ * and writes nothing. A call that reached here ungated in a read-only mode (its preview showed no
+ * change, and it is not plan mode's `.agent/plan/` exemption) may still not write.
  */
 export async function planToRun<P extends FilePlan>(
   ctx: ToolContext,
@@ -136,7 +132,8 @@ export async function planToRun<P extends FilePlan>(
     if (!changed.length) throw e;
     throw conflict(tool, changed, `It no longer applies: ${toErrorInfo(e).message}`);
   }
-  if (approved) {
+  // A target changed since the preview: refused, unless the call would now write nothing at all.
+  if (approved && planned.changed) {
     const changed = differing(approved.data, planned.basis);
     if (changed.length) throw conflict(tool, changed, planned.preview());
   }

@@ -4,7 +4,7 @@ import { type FieldError, NbError } from "../../core/errors.js";
 import { detectLineEnding, fromLf, toLf } from "../../core/text.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, filesBasis, fileWriteEffect, planToRun, readText, unifiedDiff } from "./common.js";
+import { authorize, filePreview, filesBasis, planToRun, readText, unifiedDiff } from "./common.js";
 
 const Input = z
   .object({
@@ -100,10 +100,10 @@ export const editTool = defineTool({
   description:
     "Replace exact text in an existing file. Each oldText must occur exactly once in the original file and edits must not overlap; if any edit fails, nothing is written and each failure is named. Returns a unified diff.",
   input: Input,
-  effect: (input, ctx) => fileWriteEffect(ctx, () => plan(input, ctx)),
+  effect: "write",
   writeTargets: (input) => [input.path],
   async preview(input, ctx) {
-    return (await plan(input, ctx)).preview();
+    return filePreview(await plan(input, ctx));
   },
   async execute(input, ctx) {
     const { r, after, diff, changed } = await planToRun(ctx, "edit", [input.path], () => plan(input, ctx));

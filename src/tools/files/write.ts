@@ -3,7 +3,7 @@ import { writeFileAtomic } from "../../core/atomic-write.js";
 import { keepLineEndings } from "../../core/text.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, filesBasis, fileWriteEffect, planToRun, readTextOrNull, unifiedDiff } from "./common.js";
+import { authorize, filePreview, filesBasis, planToRun, readTextOrNull, unifiedDiff } from "./common.js";
 
 const Input = z
   .object({
@@ -37,10 +37,10 @@ export const writeTool = defineTool({
   description:
     "Create a file or replace its whole content (parent folders are created; an existing file keeps its line endings). Prefer edit for small changes to existing files.",
   input: Input,
-  effect: (input, ctx) => fileWriteEffect(ctx, () => plan(input, ctx)),
+  effect: "write",
   writeTargets: (input) => [input.path],
   async preview(input, ctx) {
-    return (await plan(input, ctx)).preview();
+    return filePreview(await plan(input, ctx));
   },
   async execute(input, ctx) {
     const { r, before, after, changed } = await planToRun(ctx, "write", [input.path], () => plan(input, ctx));
