@@ -10,7 +10,10 @@ interface ApproveOptions extends AgentCliOptions {
   answer?: string;
 }
 
-/** `nbook approve <sessionId> <approvalId>`: settle what a session waits on, then continue its run. */
+/**
+ * `nbook approve <sessionId> <approvalId>`: settle what a session waits on, then continue its run.
+ * The model is resolved first, so an approval is never settled for a run that cannot go on.
+ */
 export function registerApprove(program: Command): void {
   program
     .command("approve")
@@ -19,7 +22,7 @@ export function registerApprove(program: Command): void {
     .argument("<approvalId>", "the approval or question id (shown by nbook run / nbook chat)")
     .option("--reject", "reject instead of approving")
     .option("--reason <text>", "why (passed to the agent)")
-    .option("--answer <text>", "the answer to a request_user_input question")
+    .option("--answer <text>", "the answer to a request_user_input question (not with --reject)")
     .option("--model <ref>", "model <providerId>/<modelId> for the continued run")
     .option("--script <file>", "scripted model file (continues where the session's script left off)")
     .option("--workspace <dir>", "workspace root")
