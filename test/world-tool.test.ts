@@ -329,7 +329,6 @@ describe("execute_world approval of a preview", () => {
       return "scouted";`;
     const p = await preview(code);
     expect(p.text).toContain("the script would make 2 changes:\n- write slice ");
-    expect(p.text).toContain(`script:\n${code}`);
     const shown = (p.details as { writes: Array<{ patches: Array<Record<string, unknown>> }> }).writes[1]
       .patches;
     expect(patchesAt(7500)).toEqual([]);
@@ -337,18 +336,22 @@ describe("execute_world approval of a preview", () => {
     const r = await call(code, { basis: p.basis });
     expect(r.ok).toBe(true);
     expect(patchesAt(7500)).toEqual(shown.map(({ patchId: _, ...rest }) => rest));
+    expect(p.text).toContain(`script:\n${code}`);
   });
 
   it("refuses with conflict and changes nothing when the world changed since the preview", async () => {
+    const luck = (time: number, value: number) =>
+      world().slice.write({
+        time,
+        patches: [{ subjectId: "ranger", type: "character", path: "/luck", op: "replace", value }],
+      });
+    luck(7540, 10);
     const code = `
-      const hp = world.subject.get("scout").luck;
-      world.slice.write({ time: 7600, patches: [{ subjectId: "scout", path: "/luck", op: "replace", value: hp / 2 }] });`;
+      const luck = world.subject.get("ranger").luck;
+      world.slice.write({ time: 7600, patches: [{ subjectId: "ranger", path: "/luck", op: "replace", value: luck / 2 }] });`;
     const p = await preview(code);
-    expect(p.text).toContain("scout replace /luck");
-    world().slice.write({
-      time: 7550,
-      patches: [{ subjectId: "scout", path: "/luck", op: "replace", value: 8 }],
-    });
+    expect(p.text).toContain("ranger replace /luck 5");
+    luck(7550, 8);
 
     const e = await failure(call(code, { basis: p.basis }));
     expect(e.code).toBe("conflict");
@@ -356,23 +359,23 @@ describe("execute_world approval of a preview", () => {
       "The script no longer makes the writes its preview showed (1 change); nothing was stored.",
     );
     expect(e.message).toContain("Now it would make 1 change:");
-    expect(e.message).toContain("scout replace /luck 4");
+    expect(e.message).toContain("ranger replace /luck 4");
     expect(patchesAt(7600)).toEqual([]);
-    expect(world().subject.get("scout")?.luck).toBe(8);
+    expect(world().subject.get("ranger")?.luck).toBe(8);
   });
 
-  it("a script that would delete everything on its second run is refused, not run", async () => {
-    // The preview wrote one slice; by approval time another writer added one, and the script
-    // deletes every slice it finds after 7700.
+  it("a script that would delete what it finds on its second run is refused, not run", async () => {
+    // The preview wrote one slice; by approval time another writer added one at 7700, which the
+    // script would now delete instead.
     const code = `
       const later = world.slice.list({ from: 7700 });
       for (const s of later) world.slice.delete(s.id);
-      if (!later.length) world.slice.write({ time: 7800, patches: [{ subjectId: "scout", path: "/hp", op: "replace", value: 60 }] });`;
+      if (!later.length) world.slice.write({ time: 7800, patches: [{ subjectId: "tracker", type: "character", path: "/hp", op: "replace", value: 60 }] });`;
     const p = await preview(code);
     expect(p.text).toContain("the script would make 1 change:");
     world().slice.write({
       time: 7700,
-      patches: [{ subjectId: "scout", path: "/hp", op: "replace", value: 70 }],
+      patches: [{ subjectId: "tracker", type: "character", path: "/hp", op: "replace", value: 70 }],
     });
     const e = await failure(call(code, { basis: p.basis }));
     expect(e.code).toBe("conflict");
@@ -385,7 +388,7 @@ describe("execute_world approval of a preview", () => {
   });
 
   it("refuses a basis it did not make", async () => {
-    const code = `world.slice.write({ time: 7900, patches: [{ subjectId: "scout", path: "/hp", op: "replace", value: 1 }] });`;
+    const code = `world.slice.write({ time: 7900, patches: [{ subjectId: "lookout", type: "character", path: "/hp", op: "replace", value: 1 }] });`;
     const e = await failure(call(code, { basis: { writes: "anything" } }));
     expect(e.code).toBe("conflict");
     expect(patchesAt(7900)).toEqual([]);
