@@ -28,18 +28,22 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(body, content='text_bodie
 `;
 
 /** Bumped whenever the derived tables change shape: a database from before is re-derived on open. */
-const DERIVED_VERSION = "2";
+const DERIVED_VERSION = "3";
 
 /**
  * Derived tables, kept in step with the log in the same transaction, all per subject and
  * top-level attribute (attributes fold independently, so a write re-derives only those it
- * touches): the latest value, checkpoints, E issues, and the live intervals of references and
- * text entries (texts' bodies are shared, with an FTS5 trigram index).
+ * touches): which attributes a subject has and when each last changed (`state_latest`), a recent
+ * value of each (`snapshots`: the latest one, or one a few patches before it for a large value),
+ * sparser checkpoints, E issues, and the live intervals of references and text entries (texts'
+ * bodies are shared, with an FTS5 trigram index). A value is JSON; NULL means the attribute is absent.
  */
 const DERIVED_DDL = `
 CREATE INDEX IF NOT EXISTS patches_top ON patches(subject_id, top, instant, seq);
 CREATE TABLE IF NOT EXISTS state_latest(subject_id TEXT NOT NULL, top TEXT NOT NULL, ord INTEGER NOT NULL,
-  value TEXT, last_instant INTEGER NOT NULL, UNIQUE(subject_id, top));
+  last_instant INTEGER NOT NULL, UNIQUE(subject_id, top));
+CREATE TABLE IF NOT EXISTS snapshots(subject_id TEXT NOT NULL, top TEXT NOT NULL, instant INTEGER NOT NULL,
+  value TEXT, since_checkpoint INTEGER NOT NULL, UNIQUE(subject_id, top));
 CREATE TABLE IF NOT EXISTS checkpoints(subject_id TEXT NOT NULL, top TEXT NOT NULL, instant INTEGER NOT NULL,
   value TEXT, UNIQUE(subject_id, top, instant));
 CREATE TABLE IF NOT EXISTS issues(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL,
@@ -60,7 +64,8 @@ CREATE INDEX IF NOT EXISTS texts_to ON texts(subject_id, top, to_instant);
 CREATE INDEX IF NOT EXISTS texts_body ON texts(body_id, to_instant);
 `;
 
-const DERIVED_TABLES = ["state_latest", "checkpoints", "issues", "refs", "texts"];
+/** Every derived table, as `World.rebuild` empties them. */
+export const DERIVED_TABLES = ["state_latest", "snapshots", "checkpoints", "issues", "refs", "texts"];
 
 /**
  * Bring a database written by an older version to the current shape: the log gains `patches.top`;
@@ -127,11 +132,25 @@ export interface IssueRow {
   message: string;
 }
 
-/** A top-level attribute's latest value (JSON, null when absent) and the instant of its last patch. */
+/**
+ * A top-level attribute of a subject: the instant of its last patch, and its snapshot (its value,
+ * JSON or null when absent, after every patch at or before `snap_instant`; null columns when none).
+ */
 export interface LatestRow {
   top: string;
-  value: string | null;
   last_instant: number;
+  snap_instant: number | null;
+  value: string | null;
+  since_checkpoint: number | null;
+}
+
+/** A stored live interval of a reference or text entry. */
+export interface IntervalRow {
+  id: number;
+  attr: string;
+  value: string;
+  from_instant: number;
+  to_instant: number | null;
 }
 
 /** The prepared statements the engine uses; created once per connection. */
@@ -184,14 +203,25 @@ export function prepareStatements(db: Database.Database) {
     ),
 
     latest: p<LatestRow>(
-      "SELECT top, value, last_instant FROM state_latest WHERE subject_id = ? ORDER BY ord",
+      `SELECT l.top, l.last_instant, s.instant AS snap_instant, s.value, s.since_checkpoint FROM state_latest l
+       LEFT JOIN snapshots s ON s.subject_id = l.subject_id AND s.top = l.top WHERE l.subject_id = ? ORDER BY l.ord`,
     ),
-    putLatest: db.prepare<[{ subject: string; top: string; value: string | null; last: number }]>(
-      `INSERT INTO state_latest(subject_id, top, ord, value, last_instant)
-       VALUES (@subject, @top, (SELECT coalesce(max(ord), 0) + 1 FROM state_latest WHERE subject_id = @subject), @value, @last)
-       ON CONFLICT(subject_id, top) DO UPDATE SET value = excluded.value, last_instant = excluded.last_instant`,
+    latestOf: p<LatestRow>(
+      `SELECT l.top, l.last_instant, s.instant AS snap_instant, s.value, s.since_checkpoint FROM state_latest l
+       LEFT JOIN snapshots s ON s.subject_id = l.subject_id AND s.top = l.top WHERE l.subject_id = ? AND l.top = ?`,
+    ),
+    putLatest: db.prepare<[{ subject: string; top: string; last: number }]>(
+      `INSERT INTO state_latest(subject_id, top, ord, last_instant)
+       VALUES (@subject, @top, (SELECT coalesce(max(ord), 0) + 1 FROM state_latest WHERE subject_id = @subject), @last)
+       ON CONFLICT(subject_id, top) DO UPDATE SET last_instant = excluded.last_instant`,
     ),
     deleteLatest: p("DELETE FROM state_latest WHERE subject_id = ? AND top = ?"),
+    putSnapshot: p(
+      `INSERT INTO snapshots(subject_id, top, instant, value, since_checkpoint) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT(subject_id, top) DO UPDATE SET instant = excluded.instant, value = excluded.value,
+       since_checkpoint = excluded.since_checkpoint`,
+    ),
+    deleteSnapshot: p("DELETE FROM snapshots WHERE subject_id = ? AND top = ?"),
     checkpointBefore: p<{ instant: number; value: string | null }>(
       "SELECT instant, value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant < ? ORDER BY instant DESC LIMIT 1",
     ),
@@ -212,15 +242,23 @@ export function prepareStatements(db: Database.Database) {
       "INSERT INTO issues(subject_id, top, slice_id, patch_id, instant, label, attr, op, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
 
-    deleteRefsFrom: p("DELETE FROM refs WHERE subject_id = ? AND top = ? AND from_instant >= ?"),
+    // Intervals that started before an instant and were still live at it (reopened, then maybe closed again).
     reopenRefsFrom: p(
-      "UPDATE refs SET to_instant = NULL WHERE subject_id = ? AND top = ? AND to_instant >= ?",
+      "UPDATE refs SET to_instant = NULL WHERE subject_id = ? AND top = ? AND to_instant >= ? AND from_instant < ?",
     ),
-    openRefs: p<{ id: number; attr: string; target: string }>(
-      "SELECT id, attr, target FROM refs WHERE subject_id = ? AND top = ? AND to_instant IS NULL",
+    openRefsBefore: p<{ id: number; attr: string; target: string }>(
+      "SELECT id, attr, target FROM refs WHERE subject_id = ? AND top = ? AND to_instant IS NULL AND from_instant < ?",
     ),
-    insertRef: p("INSERT INTO refs(subject_id, top, attr, target, from_instant) VALUES (?, ?, ?, ?, ?)"),
+    // Intervals that start at or after an instant (re-derived, reusing rows that only moved).
+    refsFrom: p<IntervalRow>(
+      "SELECT id, attr, target AS value, from_instant, to_instant FROM refs WHERE subject_id = ? AND top = ? AND from_instant >= ?",
+    ),
+    insertRef: p(
+      "INSERT INTO refs(subject_id, top, attr, target, from_instant, to_instant) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
     closeRef: p("UPDATE refs SET to_instant = ? WHERE id = ?"),
+    moveRef: p("UPDATE refs SET attr = ? WHERE id = ?"),
+    deleteRef: p("DELETE FROM refs WHERE id = ?"),
     refsToLatest: p<{ subject_id: string; attr: string }>(
       "SELECT subject_id, attr FROM refs WHERE target = ? AND to_instant IS NULL ORDER BY subject_id, attr",
     ),
@@ -231,18 +269,24 @@ export function prepareStatements(db: Database.Database) {
       "SELECT DISTINCT subject_id FROM refs WHERE target = ? AND to_instant IS NULL",
     ),
 
-    deleteTextsFrom: p("DELETE FROM texts WHERE subject_id = ? AND top = ? AND from_instant >= ?"),
     reopenTextsFrom: p(
-      "UPDATE texts SET to_instant = NULL WHERE subject_id = ? AND top = ? AND to_instant >= ?",
+      "UPDATE texts SET to_instant = NULL WHERE subject_id = ? AND top = ? AND to_instant >= ? AND from_instant < ?",
     ),
-    openTexts: p<{ id: number; attr: string; body: string }>(
-      "SELECT t.id, t.attr, b.body FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.top = ? AND t.to_instant IS NULL",
+    openTextsBefore: p<{ id: number; attr: string; body: string }>(
+      "SELECT t.id, t.attr, b.body FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.top = ? AND t.to_instant IS NULL AND t.from_instant < ?",
+    ),
+    textsFrom: p<IntervalRow>(
+      "SELECT t.id, t.attr, b.body AS value, t.from_instant, t.to_instant FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.top = ? AND t.from_instant >= ?",
     ),
     bodyId: p<{ id: number }>("SELECT id FROM text_bodies WHERE body = ?"),
     insertBody: p("INSERT INTO text_bodies(body) VALUES (?)"),
     insertBodyFts: p("INSERT INTO text_fts(rowid, body) VALUES (?, ?)"),
-    insertText: p("INSERT INTO texts(subject_id, top, attr, body_id, from_instant) VALUES (?, ?, ?, ?, ?)"),
+    insertText: p(
+      "INSERT INTO texts(subject_id, top, attr, body_id, from_instant, to_instant) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
     closeText: p("UPDATE texts SET to_instant = ? WHERE id = ?"),
+    moveText: p("UPDATE texts SET attr = ? WHERE id = ?"),
+    deleteText: p("DELETE FROM texts WHERE id = ?"),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { PatchOp } from "./api.js";
-import type { PatchRow, Statements } from "./db.js";
+import type { IntervalRow, LatestRow, PatchRow, Statements } from "./db.js";
 import {
   collectAppended,
   collectEntries,
@@ -8,15 +8,33 @@ import {
   holdsRef,
   walkDeclaredRefs,
 } from "./entries.js";
-import { cloneJson, type JsonObject, REF_PREFIX, refTarget } from "./json.js";
+import { cloneJson, isPlainObject, type JsonObject, REF_PREFIX, refTarget } from "./json.js";
 import { applyPatch, type OpFailure, type OpSemantics } from "./ops.js";
 import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
 import { isTextContainer, resolvePath, type TypeSpec, type WorldSchema } from "./schema.js";
 
 /** Lower bound below every instant. */
 export const BEFORE_TIME = Number.MIN_SAFE_INTEGER - 1;
-/** By default a checkpoint of an attribute is stored once this many of its patches have been folded since the last one. */
+/** By default an attribute's checkpoint is stored once this many of its patches were folded since the last one (more for a large value). */
 export const CHECKPOINT_EVERY = 32;
+
+/**
+ * How often values are stored while folding, as a number of patches of one attribute given the
+ * number of items its value holds. Checkpoints come rarer as a value grows (a change of the past
+ * rewrites every later one), snapshots of the latest value come often (a read folds what came after).
+ */
+export interface FoldPolicy {
+  checkpointEvery(items: number): number;
+  snapshotEvery(items: number): number;
+}
+
+/** The default policy, or fixed intervals (tests use small ones to exercise every path). */
+export function foldPolicy(fixed: { checkpointEvery?: number; snapshotEvery?: number } = {}): FoldPolicy {
+  return {
+    checkpointEvery: (items) => fixed.checkpointEvery ?? Math.max(CHECKPOINT_EVERY, Math.floor(items / 4)),
+    snapshotEvery: (items) => fixed.snapshotEvery ?? Math.max(1, Math.floor(items / 64)),
+  };
+}
 
 /** The replay semantics a schema gives one subject type. */
 export function semanticsFor(schema: WorldSchema, type: string): OpSemantics {
@@ -48,17 +66,41 @@ function setOwn(o: JsonObject, key: string, value: unknown): void {
   else o[key] = value;
 }
 
+/** Items a value holds (array length, object keys; 0 for a scalar). */
+function itemsOf(v: unknown): number {
+  if (Array.isArray(v)) return v.length;
+  return isPlainObject(v) ? Object.keys(v).length : 0;
+}
+
+/** A stored value of one attribute to fold on from: after every patch at or before `instant`. */
+interface Start {
+  instant: number;
+  value: string | null;
+  /** Patches folded since the last checkpoint, at `instant`. */
+  sinceCheckpoint: number;
+  snapshot: boolean;
+}
+
+/** A live interval found while re-deriving (to be matched against the stored ones). */
+interface Interval {
+  kind: Entry["kind"];
+  attr: string;
+  value: string;
+  from: number;
+  to: number | null;
+}
+
 /**
  * The incremental reducer. A patch changes only the top-level attribute its path starts with, so
- * each (subject, attribute) is folded on its own: its latest value, checkpoints, E issues and the
- * live intervals of its references and text entries are re-derived from a changed instant on,
- * starting at the nearest checkpoint before it, for the attributes a write touches and no others.
+ * each (subject, attribute) is folded on its own: its snapshot, checkpoints, E issues and the live
+ * intervals of its references and text entries are re-derived from a changed instant on, starting
+ * at the nearest stored value before it, for the attributes a write touches and no others.
  */
 export class Reducer {
   constructor(
     private readonly st: Statements,
     private readonly schema: () => WorldSchema,
-    private readonly checkpointEvery = CHECKPOINT_EVERY,
+    private readonly policy: FoldPolicy = foldPolicy(),
     private readonly onRecompute: (subjectId: string) => void = () => {},
   ) {}
 
@@ -71,24 +113,23 @@ export class Reducer {
     let sem: OpSemantics | undefined;
     for (const r of this.st.latest.all(subjectId)) {
       if (tops && !tops.has(r.top)) continue;
-      if (at === undefined || at >= r.last_instant) {
+      const upto = at === undefined ? r.last_instant : Math.min(at, r.last_instant);
+      if (r.snap_instant === upto) {
         if (r.value !== null) setOwn(state, r.top, JSON.parse(r.value));
         continue;
       }
       sem ??= semanticsFor(this.schema(), type);
-      const cp = this.st.checkpointAtOrBefore.get(subjectId, r.top, at);
-      const one: JsonObject = {};
-      if (cp?.value != null) setOwn(one, r.top, JSON.parse(cp.value));
-      for (const row of this.st.topBetween.all(subjectId, r.top, cp ? cp.instant : BEFORE_TIME, at))
-        applyRow(one, row, sem);
-      if (Object.hasOwn(one, r.top)) setOwn(state, r.top, one[r.top]);
+      const one = this.startAt(subjectId, r, upto);
+      for (const row of this.st.topBetween.all(subjectId, r.top, one.from, upto))
+        applyRow(one.state, row, sem);
+      if (Object.hasOwn(one.state, r.top)) setOwn(state, r.top, one.state[r.top]);
     }
     return state;
   }
 
   /**
    * States of a subject at each of `ats` (ascending), walking each attribute's history once: an
-   * instant continues from the previous one unless a checkpoint lies between them, which is a
+   * instant continues from the previous one unless a stored value lies between them, which is a
    * nearer start. Every answer is its own object.
    */
   statesAt(subjectId: string, type: string, ats: readonly number[]): JsonObject[] {
@@ -100,30 +141,30 @@ export class Reducer {
       let pos: number | null = null;
       // True once `one[r.top]` has been handed out: it is copied before it changes or is handed out again.
       let shared = false;
-      ats.forEach((at, k) => {
-        if (at >= r.last_instant) {
+      for (const [k, at] of ats.entries()) {
+        const upto = Math.min(at, r.last_instant);
+        if (upto === r.snap_instant) {
           if (r.value !== null) setOwn(out[k], r.top, JSON.parse(r.value));
-          return;
+          continue;
         }
-        const cp = this.st.checkpointAtOrBefore.get(subjectId, r.top, at);
-        if (pos === null || (cp && cp.instant > pos)) {
-          one = {};
-          if (cp?.value != null) setOwn(one, r.top, JSON.parse(cp.value));
-          pos = cp ? cp.instant : BEFORE_TIME;
+        const start = this.startAt(subjectId, r, upto);
+        if (pos === null || start.from > pos) {
+          one = start.state;
+          pos = start.from;
           shared = false;
         }
-        for (const row of this.st.topBetween.all(subjectId, r.top, pos, at)) {
+        for (const row of this.st.topBetween.all(subjectId, r.top, pos, upto)) {
           if (shared) {
             one = Object.hasOwn(one, r.top) ? { [r.top]: cloneJson(one[r.top]) } : {};
             shared = false;
           }
           applyRow(one, row, sem);
         }
-        pos = at;
-        if (!Object.hasOwn(one, r.top)) return;
+        pos = upto;
+        if (!Object.hasOwn(one, r.top)) continue;
         setOwn(out[k], r.top, shared ? cloneJson(one[r.top]) : one[r.top]);
         shared = true;
-      });
+      }
     }
     return out;
   }
@@ -145,11 +186,29 @@ export class Reducer {
   /** Recompute only the dangling-reference issues (E2) of a subject's latest state. */
   recheckDangling(subjectId: string, type: string): void {
     const typeSpec = this.schema().types[type];
-    for (const r of this.st.latest.all(subjectId)) {
-      if (!holdsRef(typeSpec?.attrs[r.top])) continue;
-      this.st.deleteE2.run(subjectId, r.top);
-      if (r.value !== null) this.checkDangling(subjectId, typeSpec, r.top, JSON.parse(r.value));
+    const tops = new Set(
+      this.st.latest
+        .all(subjectId)
+        .filter((r) => holdsRef(typeSpec?.attrs[r.top]))
+        .map((r) => r.top),
+    );
+    const state = this.stateAt(subjectId, type, undefined, tops);
+    for (const top of tops) {
+      this.st.deleteE2.run(subjectId, top);
+      if (Object.hasOwn(state, top)) this.checkDangling(subjectId, typeSpec, top, state[top]);
     }
+  }
+
+  /** The nearest stored value of an attribute at or before `at`, as a state holding only it. */
+  private startAt(subjectId: string, r: LatestRow, at: number): { state: JsonObject; from: number } {
+    const state: JsonObject = {};
+    if (r.snap_instant !== null && r.snap_instant <= at) {
+      if (r.value !== null) setOwn(state, r.top, JSON.parse(r.value));
+      return { state, from: r.snap_instant };
+    }
+    const cp = this.st.checkpointAtOrBefore.get(subjectId, r.top, at);
+    if (cp?.value != null) setOwn(state, r.top, JSON.parse(cp.value));
+    return { state, from: cp ? cp.instant : BEFORE_TIME };
   }
 
   private recomputeTop(
@@ -160,25 +219,33 @@ export class Reducer {
     from: number,
   ): void {
     const st = this.st;
+    const latest = st.latestOf.get(subjectId, top);
     const cp = st.checkpointBefore.get(subjectId, top, from);
+    let start: Start | null = cp ? { ...cp, sinceCheckpoint: 0, snapshot: false } : null;
+    if (
+      latest?.snap_instant != null &&
+      latest.snap_instant < from &&
+      (!start || latest.snap_instant > start.instant)
+    )
+      start = {
+        instant: latest.snap_instant,
+        value: latest.value,
+        sinceCheckpoint: latest.since_checkpoint ?? 0,
+        snapshot: true,
+      };
     st.deleteCheckpointsFrom.run(subjectId, top, from);
     st.deleteIssuesFrom.run(subjectId, top, from);
-    st.deleteRefsFrom.run(subjectId, top, from);
-    st.reopenRefsFrom.run(subjectId, top, from);
-    st.deleteTextsFrom.run(subjectId, top, from);
-    st.reopenTextsFrom.run(subjectId, top, from);
     st.deleteE2.run(subjectId, top);
-    const rows = st.topAfter.all(subjectId, top, cp ? cp.instant : BEFORE_TIME);
-    if (!cp && rows.length === 0) {
-      // No patch addresses the attribute any more.
-      st.deleteLatest.run(subjectId, top);
-      return;
-    }
-    const open = new OpenEntries(st, subjectId, top);
+    st.reopenRefsFrom.run(subjectId, top, from, from);
+    st.reopenTextsFrom.run(subjectId, top, from, from);
+    const rows = st.topAfter.all(subjectId, top, start ? start.instant : BEFORE_TIME);
+    const open = new OpenBefore(st, subjectId, top, from);
+    const fresh: Interval[] = [];
+    const freshOpen = new Map<string, Interval>();
     const state: JsonObject = {};
-    if (cp?.value != null) setOwn(state, top, JSON.parse(cp.value));
-    let lastInstant = cp ? cp.instant : BEFORE_TIME;
-    let sinceCheckpoint = 0;
+    if (start?.value != null) setOwn(state, top, JSON.parse(start.value));
+    let lastInstant = start ? start.instant : BEFORE_TIME;
+    let sinceCheckpoint = start ? start.sinceCheckpoint : 0;
     for (let i = 0; i < rows.length; ) {
       const instant = rows[i].instant;
       let j = i;
@@ -189,42 +256,99 @@ export class Reducer {
       sinceCheckpoint += group.length;
       if (instant < from) {
         for (const row of group) applyRow(state, row, sem);
-        continue;
+      } else {
+        // Appends to the attribute itself only add entries; other ops may change any entry under it.
+        const appendOnly = group.every(
+          (r) => pointerProblem(r.path) !== null || (r.op === "append" && segmentsOf(r.path).length === 1),
+        );
+        const length = itemsOf(state[top]);
+        const before = appendOnly ? new Map<string, Entry>() : collectEntries(state, [top], typeSpec);
+        for (const row of group) {
+          const f = applyRow(state, row, sem);
+          if (f)
+            st.insertIssue.run(
+              subjectId,
+              top,
+              row.slice_id,
+              row.id,
+              instant,
+              f.label,
+              row.path,
+              row.op,
+              f.message,
+            );
+        }
+        const after = appendOnly
+          ? collectAppended(state, top, length, typeSpec)
+          : collectEntries(state, [top], typeSpec);
+        for (const [key, e] of before) {
+          if (after.has(key)) continue;
+          const mine = freshOpen.get(key);
+          if (mine) {
+            mine.to = instant;
+            freshOpen.delete(key);
+          } else open.close(key, e.kind, instant);
+        }
+        for (const [key, e] of after) {
+          if (before.has(key)) continue;
+          const interval: Interval = { kind: e.kind, attr: e.attr, value: e.value, from: instant, to: null };
+          fresh.push(interval);
+          freshOpen.set(key, interval);
+        }
       }
-      // Appends to the attribute itself only add entries; other ops may change any entry under it.
-      const appendOnly = group.every(
-        (r) => pointerProblem(r.path) !== null || (r.op === "append" && segmentsOf(r.path).length === 1),
-      );
-      const arr = state[top];
-      const length = Array.isArray(arr) ? arr.length : 0;
-      const before = appendOnly ? new Map<string, Entry>() : collectEntries(state, [top], typeSpec);
-      for (const row of group) {
-        const f = applyRow(state, row, sem);
-        if (f)
-          st.insertIssue.run(
-            subjectId,
-            top,
-            row.slice_id,
-            row.id,
-            instant,
-            f.label,
-            row.path,
-            row.op,
-            f.message,
-          );
-      }
-      const after = appendOnly
-        ? collectAppended(state, top, length, typeSpec)
-        : collectEntries(state, [top], typeSpec);
-      this.diffEntries(subjectId, top, instant, before, after, open);
-      if (sinceCheckpoint >= this.checkpointEvery) {
+      if (sinceCheckpoint >= this.policy.checkpointEvery(itemsOf(state[top])) && instant >= from) {
         st.insertCheckpoint.run(subjectId, top, instant, jsonOrNull(state, top));
         sinceCheckpoint = 0;
       }
     }
-    st.putLatest.run({ subject: subjectId, top, value: jsonOrNull(state, top), last: lastInstant });
+    this.storeIntervals(subjectId, top, from, fresh);
+    if (!start && rows.length === 0) {
+      // No patch addresses the attribute any more.
+      st.deleteLatest.run(subjectId, top);
+      st.deleteSnapshot.run(subjectId, top);
+      return;
+    }
+    st.putLatest.run({ subject: subjectId, top, last: lastInstant });
+    // The snapshot is kept while only a few patches came after it (a large value is not rewritten for each).
+    const stale = !start?.snapshot || rows.length >= this.policy.snapshotEvery(itemsOf(state[top]));
+    if (stale) st.putSnapshot.run(subjectId, top, lastInstant, jsonOrNull(state, top), sinceCheckpoint);
     if (Object.hasOwn(state, top) && holdsRef(typeSpec?.attrs[top]))
       this.checkDangling(subjectId, typeSpec, top, state[top]);
+  }
+
+  /**
+   * Replace the stored intervals that start at or after `from` by `fresh`: a row that only moved
+   * (a list item shifted by a change before it) keeps its row and gets its new pointer.
+   */
+  private storeIntervals(subjectId: string, top: string, from: number, fresh: Interval[]): void {
+    const st = this.st;
+    const key = (kind: string, v: { value: string; from: number; to: number | null }) =>
+      `${kind}\u0000${v.value}\u0000${v.from}\u0000${v.to ?? ""}`;
+    const stored = new Map<string, Array<IntervalRow & { kind: Entry["kind"] }>>();
+    const add = (kind: Entry["kind"], rows: IntervalRow[]) => {
+      for (const r of rows) {
+        const k = key(kind, { value: r.value, from: r.from_instant, to: r.to_instant });
+        const list = stored.get(k) ?? [];
+        list.push({ ...r, kind });
+        stored.set(k, list);
+      }
+    };
+    add("ref", st.refsFrom.all(subjectId, top, from));
+    add("text", st.textsFrom.all(subjectId, top, from));
+    for (const f of fresh) {
+      const same = stored.get(key(f.kind, f));
+      if (same?.length) {
+        const at = Math.max(
+          0,
+          same.findIndex((r) => r.attr === f.attr),
+        );
+        const row = same.splice(at, 1)[0];
+        if (row.attr !== f.attr) (f.kind === "ref" ? st.moveRef : st.moveText).run(f.attr, row.id);
+      } else if (f.kind === "ref") st.insertRef.run(subjectId, top, f.attr, f.value, f.from, f.to);
+      else st.insertText.run(subjectId, top, f.attr, this.bodyId(f.value), f.from, f.to);
+    }
+    for (const rows of stored.values())
+      for (const r of rows) (r.kind === "ref" ? st.deleteRef : st.deleteText).run(r.id);
   }
 
   /** Store E2 issues for the declared references in the latest value of attribute `top`. */
@@ -267,32 +391,6 @@ export class Reducer {
     }
   }
 
-  private diffEntries(
-    subjectId: string,
-    top: string,
-    instant: number,
-    before: Map<string, Entry>,
-    after: Map<string, Entry>,
-    open: OpenEntries,
-  ): void {
-    const st = this.st;
-    for (const [key, e] of before) {
-      if (after.has(key)) continue;
-      const id = open.take(key);
-      if (id === undefined) continue;
-      if (e.kind === "ref") st.closeRef.run(instant, id);
-      else st.closeText.run(instant, id);
-    }
-    for (const [key, e] of after) {
-      if (before.has(key)) continue;
-      const r =
-        e.kind === "ref"
-          ? st.insertRef.run(subjectId, top, e.attr, e.value, instant)
-          : st.insertText.run(subjectId, top, e.attr, this.bodyId(e.value), instant);
-      open.add(key, Number(r.lastInsertRowid));
-    }
-  }
-
   private bodyId(body: string): number {
     const row = this.st.bodyId.get(body);
     if (row) return row.id;
@@ -303,36 +401,32 @@ export class Reducer {
 }
 
 /**
- * The open reference and text rows of one (subject, attribute), by entry key. Only a change that
- * ends an entry needs them, so they are read on the first such change, not before every fold.
+ * The reference and text rows of one (subject, attribute) that started before `from` and are live
+ * at it. Only a change that ends one needs them, so they are read on the first such change.
  */
-class OpenEntries {
-  private loaded: Map<string, number> | null = null;
-  private readonly added = new Map<string, number>();
+class OpenBefore {
+  private rows: Map<string, number> | null = null;
 
   constructor(
     private readonly st: Statements,
     private readonly subjectId: string,
     private readonly top: string,
+    private readonly from: number,
   ) {}
 
-  /** The id of the open row with this key, which stops being open. */
-  take(key: string): number | undefined {
-    if (!this.loaded) {
-      this.loaded = new Map();
-      for (const r of this.st.openRefs.all(this.subjectId, this.top))
-        this.loaded.set(entryKey("ref", r.attr, r.target), r.id);
-      for (const t of this.st.openTexts.all(this.subjectId, this.top))
-        this.loaded.set(entryKey("text", t.attr, t.body), t.id);
+  /** End the live row with this key at `instant` (none: nothing to end). */
+  close(key: string, kind: Entry["kind"], instant: number): void {
+    if (!this.rows) {
+      this.rows = new Map();
+      for (const r of this.st.openRefsBefore.all(this.subjectId, this.top, this.from))
+        this.rows.set(entryKey("ref", r.attr, r.target), r.id);
+      for (const t of this.st.openTextsBefore.all(this.subjectId, this.top, this.from))
+        this.rows.set(entryKey("text", t.attr, t.body), t.id);
     }
-    const id = this.added.get(key) ?? this.loaded.get(key);
-    this.added.delete(key);
-    this.loaded.delete(key);
-    return id;
-  }
-
-  add(key: string, id: number): void {
-    this.added.set(key, id);
+    const id = this.rows.get(key);
+    if (id === undefined) return;
+    this.rows.delete(key);
+    (kind === "ref" ? this.st.closeRef : this.st.closeText).run(instant, id);
   }
 }
 

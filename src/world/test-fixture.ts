@@ -35,6 +35,7 @@ export function tempWorld(
   schema: string | null = FIXTURE_SCHEMA,
   config: Record<string, unknown> = {},
   checkpointEvery?: number,
+  snapshotEvery?: number,
 ) {
   const dir = mkdtempSync(join(tmpdir(), "nb-world-"));
   const schemaPath = join(dir, "schema.yaml");
@@ -44,6 +45,7 @@ export function tempWorld(
     schemaPath,
     config: () => config,
     checkpointEvery,
+    snapshotEvery,
   });
   return {
     world,

@@ -38,11 +38,11 @@ import {
   type WriteRecord,
   type WriteResult,
 } from "./api.js";
-import { openWorldDb, prepareStatements, type SliceRow, type Statements } from "./db.js";
+import { DERIVED_TABLES, openWorldDb, prepareStatements, type SliceRow, type Statements } from "./db.js";
 import { embeddingClientFromConfig } from "./embeddings.js";
 import { isPlainObject, type JsonObject, refTarget } from "./json.js";
 import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
-import { Reducer } from "./reduce.js";
+import { foldPolicy, Reducer } from "./reduce.js";
 import { describeSchema, loadSchemaFile, type WorldSchema } from "./schema.js";
 import { TextSearch } from "./search.js";
 import { issueFromRow, patchFromRow, SliceWriter } from "./writes.js";
@@ -54,8 +54,10 @@ export interface WorldOptions {
   schemaPath: string;
   /** Workspace config reader (for the `embedding` section). */
   config?: () => Record<string, unknown>;
-  /** Patches folded between two stored checkpoints of a subject (default 32). */
+  /** Patches of an attribute folded between two of its checkpoints (default 32, or a quarter of its items when more). */
   checkpointEvery?: number;
+  /** Patches of an attribute that may follow its stored snapshot (default 1, or 1/64 of its items when more). */
+  snapshotEvery?: number;
 }
 
 const DRY_RUN = Symbol("dry-run");
@@ -90,7 +92,8 @@ export class World implements WorldApi {
     this.db = openWorldDb(opts.dbPath);
     this.st = prepareStatements(this.db);
     const schema = () => this.current as WorldSchema;
-    this.reducer = new Reducer(this.st, schema, opts.checkpointEvery, (id) => this.latest.delete(id));
+    const policy = foldPolicy({ checkpointEvery: opts.checkpointEvery, snapshotEvery: opts.snapshotEvery });
+    this.reducer = new Reducer(this.st, schema, policy, (id) => this.latest.delete(id));
     this.dataVersion = this.db.prepare<[], number>("PRAGMA data_version").pluck();
     this.writer = new SliceWriter({ st: this.st, reducer: this.reducer, schema });
     this.searcher = new TextSearch(this.db, schema, () => embeddingClientFromConfig(opts.config?.() ?? {}));
@@ -115,9 +118,7 @@ export class World implements WorldApi {
   /** Recompute every derived table from the patch log (after a schema change). */
   rebuild(): void {
     this.db.transaction(() => {
-      this.db.exec(
-        "DELETE FROM state_latest; DELETE FROM checkpoints; DELETE FROM issues; DELETE FROM refs; DELETE FROM texts;",
-      );
+      for (const table of DERIVED_TABLES) this.db.exec(`DELETE FROM ${table}`);
       for (const s of this.st.subjectsAll.all()) this.reducer.derive(s.id, s.type);
       this.st.setMeta.run("schema", (this.current as WorldSchema).fingerprint);
     })();
