@@ -130,7 +130,8 @@ export const calendarFigures: BenchSuite = {
       value: await microsPerCall(() => custom.parse(custom.format(st))),
     });
 
-    // A custom calendar whose text form is JavaScript: each call runs in a fresh QuickJS context.
+    // A custom calendar whose text form is JavaScript: from the main thread each call is posted to the
+    // blocking sandbox worker (a fresh QuickJS context there), and the caller sleeps until it answers.
     const base = new CustomCalendar({
       type: "custom",
       months: [{ name: "Long", days: 400 }],

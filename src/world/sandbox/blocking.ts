@@ -19,9 +19,10 @@ const KILL_GRACE_MS = 100;
 
 /**
  * One worker that runs plain scripts for a caller that must have the answer synchronously (a
- * calendar's format/parse). The caller posts the script and sleeps in `Atomics.wait` on a shared
- * cell; the worker answers on a MessagePort read with `receiveMessageOnPort` and wakes it. A script
- * still running at its deadline (a builtin that ignores the interrupt) gets the worker terminated.
+ * calendar's format/parse). Both threads sleep in `Atomics.wait` on a shared cell: the caller posts
+ * the script on a MessagePort and wakes the worker, which reads it with `receiveMessageOnPort`,
+ * answers the same way and wakes the caller. A script still running at its deadline (a builtin
+ * that ignores the interrupt) gets the worker terminated.
  */
 export class BlockingWorker {
   private readonly worker: Worker;
@@ -67,8 +68,10 @@ export class BlockingWorker {
       throw new NbError("internal", "The script sandbox did not start");
     }
     const timeoutMs = script.limits?.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
-    Atomics.store(this.cell, 0, CELL.busy);
+    // Posted first, so the worker finds the script when the cell wakes it.
     this.port.postMessage(script);
+    Atomics.store(this.cell, 0, CELL.busy);
+    Atomics.notify(this.cell, 0);
     if (!this.waitWhile(CELL.busy, timeoutMs + KILL_GRACE_MS)) {
       this.kill();
       throw new NbError("timeout", `Script timed out after ${timeoutMs / 1000} s`);
