@@ -2,14 +2,14 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
-/** The top-level attribute of a stored patch path (its first segment, decoded), as SQL. */
+/**
+ * The top-level attribute of a stored patch path (its first segment, decoded), as SQL; queries
+ * spell it exactly so, to use the index on it (`topAttr` computes the same in JS).
+ */
 const TOP_OF_PATH = `replace(replace(CASE WHEN instr(substr(path, 2), '/') > 0
   THEN substr(path, 2, instr(substr(path, 2), '/') - 1) ELSE substr(path, 2) END, '~1', '/'), '~0', '~')`;
 
-/**
- * The log: subjects, slices and patches. It is the truth; everything else is derived from it.
- * `patches.top` is computed from the path, so it can never disagree with it.
- */
+/** The log: subjects, slices and patches. It is the truth; everything else is derived from it. */
 const LOG_DDL = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS subjects(id TEXT PRIMARY KEY, type TEXT NOT NULL, name TEXT NOT NULL DEFAULT '');
@@ -19,8 +19,7 @@ CREATE TABLE IF NOT EXISTS slices(
   title TEXT NOT NULL DEFAULT '', summary TEXT NOT NULL DEFAULT '', kind TEXT NOT NULL DEFAULT 'event');
 CREATE TABLE IF NOT EXISTS patches(
   id TEXT PRIMARY KEY, slice_id TEXT NOT NULL, subject_id TEXT NOT NULL, instant INTEGER NOT NULL,
-  seq INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL, value TEXT, summary TEXT,
-  top TEXT GENERATED ALWAYS AS (${TOP_OF_PATH}) VIRTUAL);
+  seq INTEGER NOT NULL, path TEXT NOT NULL, op TEXT NOT NULL, value TEXT, summary TEXT);
 CREATE UNIQUE INDEX IF NOT EXISTS patches_slice ON patches(slice_id, seq);
 CREATE INDEX IF NOT EXISTS patches_subject ON patches(subject_id, instant, seq);
 CREATE TABLE IF NOT EXISTS text_bodies(id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE, vector BLOB, model TEXT);
@@ -28,7 +27,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(body, content='text_bodie
 `;
 
 /** Bumped whenever the derived tables change shape: a database from before is re-derived on open. */
-const DERIVED_VERSION = "3";
+const DERIVED_VERSION = "4";
 
 /**
  * Derived tables, kept in step with the log in the same transaction, all per subject and
@@ -39,7 +38,7 @@ const DERIVED_VERSION = "3";
  * bodies are shared, with an FTS5 trigram index). A value is JSON; NULL means the attribute is absent.
  */
 const DERIVED_DDL = `
-CREATE INDEX IF NOT EXISTS patches_top ON patches(subject_id, top, instant, seq);
+CREATE INDEX IF NOT EXISTS patches_fold ON patches(subject_id, (${TOP_OF_PATH}), instant, seq, op, path, value);
 CREATE TABLE IF NOT EXISTS state_latest(subject_id TEXT NOT NULL, top TEXT NOT NULL, ord INTEGER NOT NULL,
   last_instant INTEGER NOT NULL, UNIQUE(subject_id, top));
 CREATE TABLE IF NOT EXISTS snapshots(subject_id TEXT NOT NULL, top TEXT NOT NULL, instant INTEGER NOT NULL,
@@ -67,19 +66,20 @@ CREATE INDEX IF NOT EXISTS texts_body ON texts(body_id, to_instant);
 /** Every derived table, as `World.rebuild` empties them. */
 export const DERIVED_TABLES = ["state_latest", "snapshots", "checkpoints", "issues", "refs", "texts"];
 
+/** Indexes on the log that earlier derived versions made and this one does not use. */
+const OBSOLETE_INDEXES = ["patches_top"];
+
 /**
- * Bring a database written by an older version to the current shape: the log gains `patches.top`;
- * derived tables of another shape are dropped and recreated empty, and the schema fingerprint is
- * forgotten so the next schema load re-derives them from the log. Text bodies (and their stored
- * vectors) are kept.
+ * Bring a database written by an older version to the current shape: derived tables of another
+ * shape are dropped and recreated empty, and the schema fingerprint is forgotten so the next
+ * schema load re-derives them from the log (which never changes shape). Text bodies (and their
+ * stored vectors) are kept.
  */
 function migrate(db: Database.Database): void {
-  const cols = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_xinfo('patches')").all();
-  if (!cols.some((c) => c.name === "top"))
-    db.exec(`ALTER TABLE patches ADD COLUMN top TEXT GENERATED ALWAYS AS (${TOP_OF_PATH}) VIRTUAL`);
   const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'derived'").get();
   if (version?.value === DERIVED_VERSION) return;
   for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+  for (const i of OBSOLETE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${i}`);
   db.exec("DELETE FROM meta WHERE key = 'schema'");
   db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived', ?)").run(DERIVED_VERSION);
 }
@@ -99,7 +99,7 @@ export function openWorldDb(file: string): Database.Database {
   return db;
 }
 
-/** A patch row as stored (`top`: the top-level attribute its path addresses). */
+/** A patch row as stored. */
 export interface PatchRow {
   id: string;
   slice_id: string;
@@ -110,7 +110,6 @@ export interface PatchRow {
   op: string;
   value: string | null;
   summary: string | null;
-  top: string;
 }
 
 export interface SliceRow {
@@ -142,6 +141,15 @@ export interface LatestRow {
   snap_instant: number | null;
   value: string | null;
   since_checkpoint: number | null;
+}
+
+/** What folding needs of a patch, read from the covering index `patches_fold` alone. */
+export interface FoldRow {
+  rowid: number;
+  instant: number;
+  path: string;
+  op: string;
+  value: string | null;
 }
 
 /** A stored live interval of a reference or text entry. */
@@ -191,15 +199,22 @@ export function prepareStatements(db: Database.Database) {
     patchesOfSubject: p<PatchRow & { title: string }>(
       "SELECT p.*, s.title AS title FROM patches p JOIN slices s ON s.id = p.slice_id WHERE p.subject_id = ? ORDER BY p.instant, p.seq",
     ),
-    topsInOrder: p<{ top: string }>("SELECT top FROM patches WHERE subject_id = ? ORDER BY instant, seq"),
-    topAfter: p<PatchRow>(
-      "SELECT * FROM patches WHERE subject_id = ? AND top = ? AND instant > ? ORDER BY instant, seq",
+    topsInOrder: p<{ top: string }>(
+      `SELECT ${TOP_OF_PATH} AS top FROM patches WHERE subject_id = ? ORDER BY instant, seq`,
     ),
-    topBetween: p<PatchRow>(
-      "SELECT * FROM patches WHERE subject_id = ? AND top = ? AND instant > ? AND instant <= ? ORDER BY instant, seq",
+    // Folds read the covering index in (subject, attribute, time) order, never the scattered table rows.
+    foldAfter: p<FoldRow>(
+      `SELECT rowid, instant, path, op, value FROM patches INDEXED BY patches_fold WHERE subject_id = ? AND ${TOP_OF_PATH} = ? AND instant > ? ORDER BY instant, seq`,
+    ),
+    foldBetween: p<FoldRow>(
+      `SELECT rowid, instant, path, op, value FROM patches INDEXED BY patches_fold WHERE subject_id = ? AND ${TOP_OF_PATH} = ? AND instant > ? AND instant <= ? ORDER BY instant, seq`,
+    ),
+    patchIdsAt: p<{ id: string; slice_id: string }>("SELECT id, slice_id FROM patches WHERE rowid = ?"),
+    topAfter: p<PatchRow>(
+      `SELECT * FROM patches INDEXED BY patches_fold WHERE subject_id = ? AND ${TOP_OF_PATH} = ? AND instant > ? ORDER BY instant, seq`,
     ),
     topLastFirst: p<PatchRow>(
-      "SELECT * FROM patches WHERE subject_id = ? AND top = ? ORDER BY instant DESC, seq DESC",
+      `SELECT * FROM patches INDEXED BY patches_fold WHERE subject_id = ? AND ${TOP_OF_PATH} = ? ORDER BY instant DESC, seq DESC`,
     ),
 
     latest: p<LatestRow>(

@@ -52,8 +52,12 @@ export function semanticsFor(schema: WorldSchema, type: string): OpSemantics {
   };
 }
 
-/** Apply one stored patch row to a state. */
-export function applyRow(state: JsonObject, row: PatchRow, sem: OpSemantics): OpFailure | null {
+/** Apply one stored patch to a state. */
+export function applyRow(
+  state: JsonObject,
+  row: Pick<PatchRow, "path" | "op" | "value">,
+  sem: OpSemantics,
+): OpFailure | null {
   if (pointerProblem(row.path)) return { label: "E3", message: `not a valid JSON Pointer: ${row.path}` };
   const value = row.value === null ? undefined : JSON.parse(row.value);
   return applyPatch(state, row.op as PatchOp, segmentsOf(row.path), value, sem);
@@ -111,8 +115,11 @@ export class Reducer {
   stateAt(subjectId: string, type: string, at?: number, tops?: ReadonlySet<string>): JsonObject {
     const state: JsonObject = {};
     let sem: OpSemantics | undefined;
-    for (const r of this.st.latest.all(subjectId)) {
-      if (tops && !tops.has(r.top)) continue;
+    // Asked for a few attributes, the others' (maybe large) snapshots are not even read.
+    const rows = tops
+      ? [...tops].flatMap((top) => this.st.latestOf.all(subjectId, top))
+      : this.st.latest.all(subjectId);
+    for (const r of rows) {
       const upto = at === undefined ? r.last_instant : Math.min(at, r.last_instant);
       if (r.snap_instant === upto) {
         if (r.value !== null) setOwn(state, r.top, JSON.parse(r.value));
@@ -120,7 +127,7 @@ export class Reducer {
       }
       sem ??= semanticsFor(this.schema(), type);
       const one = this.startAt(subjectId, r, upto);
-      for (const row of this.st.topBetween.all(subjectId, r.top, one.from, upto))
+      for (const row of this.st.foldBetween.all(subjectId, r.top, one.from, upto))
         applyRow(one.state, row, sem);
       if (Object.hasOwn(one.state, r.top)) setOwn(state, r.top, one.state[r.top]);
     }
@@ -153,7 +160,7 @@ export class Reducer {
           pos = start.from;
           shared = false;
         }
-        for (const row of this.st.topBetween.all(subjectId, r.top, pos, upto)) {
+        for (const row of this.st.foldBetween.all(subjectId, r.top, pos, upto)) {
           if (shared) {
             one = Object.hasOwn(one, r.top) ? { [r.top]: cloneJson(one[r.top]) } : {};
             shared = false;
@@ -238,7 +245,7 @@ export class Reducer {
     st.deleteE2.run(subjectId, top);
     st.reopenRefsFrom.run(subjectId, top, from, from);
     st.reopenTextsFrom.run(subjectId, top, from, from);
-    const rows = st.topAfter.all(subjectId, top, start ? start.instant : BEFORE_TIME);
+    const rows = st.foldAfter.all(subjectId, top, start ? start.instant : BEFORE_TIME);
     const open = new OpenBefore(st, subjectId, top, from);
     const fresh: Interval[] = [];
     const freshOpen = new Map<string, Interval>();
@@ -265,12 +272,14 @@ export class Reducer {
         const before = appendOnly ? new Map<string, Entry>() : collectEntries(state, [top], typeSpec);
         for (const row of group) {
           const f = applyRow(state, row, sem);
+          // The fold reads only the index; the ids of a failing patch come from its row.
+          const ids = f ? st.patchIdsAt.get(row.rowid) : undefined;
           if (f)
             st.insertIssue.run(
               subjectId,
               top,
-              row.slice_id,
-              row.id,
+              ids?.slice_id,
+              ids?.id,
               instant,
               f.label,
               row.path,
