@@ -66,7 +66,8 @@ export const sandboxFigures: BenchSuite = {
         value: round(trivial),
         baseline: round(bare),
         ratio: round(bare / trivial),
-        target: "< 5 ms median (validate, post to the worker, transaction, fresh QuickJS runtime, JSON bridge, reply)",
+        target:
+          "< 5 ms median (validate, post to the worker, transaction, fresh QuickJS runtime, JSON bridge, reply)",
       });
 
       const readonly = await medianMs(() => call("return world.time.now()", ro), { iterations: 300 });

@@ -31,7 +31,7 @@ Your access is READ-ONLY: you can look the world up but never change it.
 ${READ_API}`;
   }
   return `${intro}
-The whole script is one transaction: if it throws or times out, nothing it wrote is kept. A failed write call that you catch leaves no partial change. In a read-only session mode the script first runs as a dry run and the user approves its writes.
+The whole script is one transaction: if it throws or times out, nothing it wrote is kept. A failed write call that you catch leaves no partial change. In a read-only session mode the script first runs as a dry run and the user approves its writes: the approved run keeps them only if it makes exactly the same writes (Date.now(), new Date() and Math.random repeat the dry run's values), otherwise it fails with conflict and stores nothing.
 
 ${READ_API}
 ${WRITE_API}`;

@@ -81,9 +81,10 @@ function inode(file: string): bigint {
  * Each write call is its own savepoint.
  */
 export function runWorldJob(job: WorldJob): WorldJobResult {
-  const project = openProject(job.workspaceRoot, job.project);
-  const hidePaths = [project.root, project.realRoot, project.workspace.root, project.workspace.realRoot];
+  const hidePaths = [job.workspaceRoot];
   try {
+    const project = openProject(job.workspaceRoot, job.project);
+    hidePaths.push(project.root, project.realRoot, project.workspace.realRoot);
     const world = openWorld(project);
     const collector = new WriteCollector();
     const run = () =>
