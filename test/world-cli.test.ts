@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runNbook } from "./helpers.js";
+import { NBOOK_BIN, runNbook } from "./helpers.js";
 
 let home: string;
 let ws: string;
@@ -117,4 +118,51 @@ describe("nbook world", () => {
     );
     expect(out.calendar.kind).toBe("gregorian");
   });
+});
+
+describe("Ctrl-C during a runaway script", () => {
+  it("nbook run aborts the run: the script's worker is killed, long before its 15 s limit", async () => {
+    const turns = script(
+      "bomb.yaml",
+      [
+        "turns:",
+        "  - toolCalls: [{ name: execute_world, input: { code: \"return 'warm'\" } }]",
+        "  - text: Lighting the fuse.",
+        "    toolCalls:",
+        "      - name: execute_world",
+        "        input: { code: 'return Array.prototype.indexOf.call({ length: 2 ** 40 }, 1)' }",
+        "  - text: never reached",
+        "",
+      ].join("\n"),
+    );
+    const child = spawn(NBOOK_BIN, ["run", "go", "--script", turns, "--project", "demo"], {
+      cwd: home,
+      env: { ...process.env, NBOOK_WORKSPACE: ws },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      while (!out.includes("Lighting the fuse.")) {
+        if (child.exitCode !== null) throw new Error(`nbook run ended early:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // The bomb's call has started by now; Ctrl-C.
+      await new Promise((r) => setTimeout(r, 500));
+      child.kill("SIGINT");
+      const limit = new Promise<"still running">((r) => setTimeout(() => r("still running"), 8000));
+      expect(await Promise.race([exited, limit])).not.toBe("still running");
+      expect(out).toContain("aborting the run");
+      expect(out).toContain("status aborted");
+      expect(out).not.toContain("never reached");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 60_000);
 });
