@@ -26,8 +26,12 @@ CREATE TABLE IF NOT EXISTS text_bodies(id INTEGER PRIMARY KEY, body TEXT NOT NUL
 CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(body, content='text_bodies', content_rowid='id', tokenize='trigram');
 `;
 
+/** The word index of text bodies (whole words of alphabetic scripts; the trigram index finds the rest). */
+const WORDS_DDL = `CREATE VIRTUAL TABLE IF NOT EXISTS text_words USING fts5(body, content='text_bodies', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2')`;
+
 /** Bumped whenever the derived tables change shape: a database from before is re-derived on open. */
-const DERIVED_VERSION = "4";
+const DERIVED_VERSION = "5";
 
 /**
  * Derived tables, kept in step with the log in the same transaction, all per subject and
@@ -78,6 +82,11 @@ const OBSOLETE_INDEXES = ["patches_top"];
 function migrate(db: Database.Database): void {
   const version = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'derived'").get();
   if (version?.value === DERIVED_VERSION) return;
+  const words = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'text_words'").get();
+  if (!words) {
+    db.exec(WORDS_DDL);
+    db.exec("INSERT INTO text_words(text_words) VALUES('rebuild')");
+  }
   for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
   for (const i of OBSOLETE_INDEXES) db.exec(`DROP INDEX IF EXISTS ${i}`);
   db.exec("DELETE FROM meta WHERE key = 'schema'");
@@ -237,8 +246,18 @@ export function prepareStatements(db: Database.Database) {
        since_checkpoint = excluded.since_checkpoint`,
     ),
     deleteSnapshot: p("DELETE FROM snapshots WHERE subject_id = ? AND top = ?"),
-    checkpointBefore: p<{ instant: number; value: string | null }>(
-      "SELECT instant, value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant < ? ORDER BY instant DESC LIMIT 1",
+    // Where to start re-deriving: instants first, then only the value chosen (values may be large).
+    snapshotBefore: p<{ instant: number; since_checkpoint: number }>(
+      "SELECT instant, since_checkpoint FROM snapshots WHERE subject_id = ? AND top = ? AND instant < ?",
+    ),
+    snapshotValue: p<{ value: string | null }>(
+      "SELECT value FROM snapshots WHERE subject_id = ? AND top = ?",
+    ),
+    checkpointBefore: p<{ instant: number }>(
+      "SELECT instant FROM checkpoints WHERE subject_id = ? AND top = ? AND instant < ? ORDER BY instant DESC LIMIT 1",
+    ),
+    checkpointValue: p<{ value: string | null }>(
+      "SELECT value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant = ?",
     ),
     checkpointAtOrBefore: p<{ instant: number; value: string | null }>(
       "SELECT instant, value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant <= ? ORDER BY instant DESC LIMIT 1",
@@ -296,6 +315,7 @@ export function prepareStatements(db: Database.Database) {
     bodyId: p<{ id: number }>("SELECT id FROM text_bodies WHERE body = ?"),
     insertBody: p("INSERT INTO text_bodies(body) VALUES (?)"),
     insertBodyFts: p("INSERT INTO text_fts(rowid, body) VALUES (?, ?)"),
+    insertBodyWords: p("INSERT INTO text_words(rowid, body) VALUES (?, ?)"),
     insertText: p(
       "INSERT INTO texts(subject_id, top, attr, body_id, from_instant, to_instant) VALUES (?, ?, ?, ?, ?, ?)",
     ),

@@ -226,20 +226,16 @@ export class Reducer {
     from: number,
   ): void {
     const st = this.st;
-    const latest = st.latestOf.get(subjectId, top);
+    const snap = st.snapshotBefore.get(subjectId, top, from);
     const cp = st.checkpointBefore.get(subjectId, top, from);
-    let start: Start | null = cp ? { ...cp, sinceCheckpoint: 0, snapshot: false } : null;
-    if (
-      latest?.snap_instant != null &&
-      latest.snap_instant < from &&
-      (!start || latest.snap_instant > start.instant)
-    )
-      start = {
-        instant: latest.snap_instant,
-        value: latest.value,
-        sinceCheckpoint: latest.since_checkpoint ?? 0,
-        snapshot: true,
-      };
+    let start: Start | null = null;
+    if (snap && (!cp || snap.instant > cp.instant)) {
+      const value = st.snapshotValue.get(subjectId, top)?.value ?? null;
+      start = { instant: snap.instant, value, sinceCheckpoint: snap.since_checkpoint, snapshot: true };
+    } else if (cp) {
+      const value = st.checkpointValue.get(subjectId, top, cp.instant)?.value ?? null;
+      start = { instant: cp.instant, value, sinceCheckpoint: 0, snapshot: false };
+    }
     st.deleteCheckpointsFrom.run(subjectId, top, from);
     st.deleteIssuesFrom.run(subjectId, top, from);
     st.deleteE2.run(subjectId, top);
@@ -405,6 +401,7 @@ export class Reducer {
     if (row) return row.id;
     const id = Number(this.st.insertBody.run(body).lastInsertRowid);
     this.st.insertBodyFts.run(id, body);
+    this.st.insertBodyWords.run(id, body);
     return id;
   }
 }

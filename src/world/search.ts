@@ -36,6 +36,16 @@ export function matchExpression(query: string): string | null {
   return parts.size ? [...parts].join(" OR ") : null;
 }
 
+/**
+ * The FTS5 word-index expression for a query: each whitespace-separated term without CJK
+ * characters as a phrase of whole words; null when there is none.
+ */
+export function wordExpression(query: string): string | null {
+  const parts = new Set<string>();
+  for (const term of query.split(/\s+/).filter(Boolean)) if (!CJK.test(term)) parts.add(quote(term));
+  return parts.size ? [...parts].join(" OR ") : null;
+}
+
 function quote(s: string): string {
   return `"${s.replace(/"/g, '""')}"`;
 }
@@ -137,6 +147,11 @@ export class TextSearch {
     return { types: opts.types, tops };
   }
 
+  /**
+   * The best `limit` live entries for the query: entries holding a query term as a whole word
+   * first (word index), then entries holding it inside a word or in CJK text (trigram index, or a
+   * substring scan when every term is shorter than a trigram).
+   */
   private keyword(
     query: string,
     limit: number,
@@ -144,14 +159,72 @@ export class TextSearch {
     types?: string[],
     tops?: string[],
   ): HitRow[] {
-    const expr = matchExpression(query);
-    const { where, args } = scopeFilter(at, types, tops);
-    if (expr) {
-      const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, bm25(text_fts) AS rank
-        FROM text_fts JOIN text_bodies b ON b.id = text_fts.rowid JOIN texts t ON t.body_id = b.id JOIN subjects s ON s.id = t.subject_id
-        WHERE text_fts MATCH ? AND ${where.join(" AND ")} ORDER BY rank LIMIT ?`;
-      return this.db.prepare<unknown[], HitRow>(sql).all(expr, ...args, limit);
+    const words = wordExpression(query);
+    const grams = matchExpression(query);
+    const stages: Array<() => HitRow[]> = [];
+    if (words) stages.push(() => this.ranked("text_words", words, limit, at, types, tops));
+    // Terms too short for trigrams are looked for as substrings when all are so short.
+    stages.push(
+      grams
+        ? () => this.ranked("text_fts", grams, limit, at, types, tops)
+        : () => this.substring(query, limit, at, types, tops),
+    );
+    const hits = new Map<string, HitRow>();
+    for (const stage of stages) {
+      if (hits.size >= limit) break;
+      for (const r of stage()) {
+        const key = `${r.subject_id}\u0000${r.attr}`;
+        if (!hits.has(key) && hits.size < limit) hits.set(key, r);
+      }
     }
+    return [...hits.values()];
+  }
+
+  /**
+   * The best `limit` live entries by one full-text index. The index ranks bodies on its own, and
+   * only the best of them are joined to their entries: more (eight times as many each round) when
+   * too few of those are live at `at` or in scope.
+   */
+  private ranked(
+    index: "text_words" | "text_fts",
+    expr: string,
+    limit: number,
+    at: number | undefined,
+    types?: string[],
+    tops?: string[],
+  ): HitRow[] {
+    const best = this.db.prepare<[string, number], { id: number; rank: number }>(
+      `SELECT rowid AS id, bm25(${index}) AS rank FROM ${index} WHERE ${index} MATCH ? ORDER BY rank LIMIT ?`,
+    );
+    const { where, args } = scopeFilter(at, types, tops);
+    const entries = this.db.prepare<unknown[], Omit<HitRow, "rank">>(
+      `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id
+       FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id
+       WHERE t.body_id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}`,
+    );
+    for (let n = Math.max(limit * 2, 16); ; n *= 8) {
+      const bodies = best.all(expr, n);
+      const rank = new Map(bodies.map((b) => [b.id, b.rank]));
+      const rows = entries
+        .all(JSON.stringify(bodies.map((b) => b.id)), ...args)
+        .map((r) => ({ ...r, rank: rank.get(r.body_id) as number }))
+        .sort(
+          (a, b) =>
+            a.rank - b.rank || a.subject_id.localeCompare(b.subject_id) || a.attr.localeCompare(b.attr),
+        );
+      if (rows.length >= limit || bodies.length < n) return rows.slice(0, limit);
+    }
+  }
+
+  /** Entries containing every term, for queries whose terms are all too short for trigrams. */
+  private substring(
+    query: string,
+    limit: number,
+    at: number | undefined,
+    types?: string[],
+    tops?: string[],
+  ): HitRow[] {
+    const { where, args } = scopeFilter(at, types, tops);
     const terms = query.split(/\s+/).filter(Boolean);
     const sql = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, -1.0 AS rank
       FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id
