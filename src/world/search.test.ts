@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { NbError } from "../core/errors.js";
-import { matchExpression } from "./search.js";
+import { matchExpression, wordExpression } from "./search.js";
 import { tempWorld } from "./test-fixture.js";
 
 describe("search.text", () => {
@@ -33,6 +33,23 @@ describe("search.text", () => {
     });
     expect(t.world.search.text("nothing-like-this")).toEqual([]);
     expect(t.world.search.text("   ")).toEqual([]);
+  });
+
+  it("ranks entries holding a term as a whole word before those holding it inside a word", () => {
+    write(1, "/events", "append", "a stormy night at the harbor");
+    write(2, "/events", "append", "the storm broke");
+    write(3, "/events", "append", "calm seas");
+    expect(t.world.search.text("storm").map((h) => h.text)).toEqual([
+      "the storm broke",
+      "a stormy night at the harbor",
+    ]);
+    expect(t.world.search.text("storm", { k: 1 }).map((h) => h.text)).toEqual(["the storm broke"]);
+    expect(
+      t.world.search
+        .text("orm")
+        .map((h) => h.text)
+        .sort(),
+    ).toEqual(["a stormy night at the harbor", "the storm broke"]);
   });
 
   it("short queries fall back to a substring scan", () => {
@@ -90,10 +107,12 @@ describe("search.text", () => {
     expect(bad(() => t.world.search.text("storm", { k: Number.NaN }))).toBe("invalid_input");
   });
 
-  it("builds trigram match expressions", () => {
+  it("builds trigram and word match expressions", () => {
     expect(matchExpression("ab")).toBeNull();
     expect(matchExpression('say "hi" there')).toBe('"say" OR """hi""" OR "there"');
     expect(matchExpression("后山古井")).toBe('"后山古井" OR "后山古" OR "山古井"');
+    expect(wordExpression('say "hi" 后山 ab')).toBe('"say" OR """hi""" OR "ab"');
+    expect(wordExpression("后山古井")).toBeNull();
   });
 });
 

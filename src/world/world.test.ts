@@ -819,6 +819,60 @@ describe("transactions", () => {
   });
 });
 
+describe("re-deriving what a write changes", () => {
+  const rows = (sql: string) => w.db.prepare(sql).all();
+  const story = () => {
+    for (let i = 1; i <= 40; i++)
+      w.slice.write({
+        time: i * 10,
+        patches: hero([
+          { path: "/events", op: "append", value: `chapter ${i} begins with rain` },
+          { path: "/hp", op: "increment", value: -1 },
+        ]),
+      });
+  };
+
+  it("a change of the past leaves the rows of the attributes it does not touch as they were", () => {
+    story();
+    const texts = rows(
+      "SELECT id, attr, from_instant, to_instant FROM texts WHERE subject_id = 'hero' ORDER BY id",
+    );
+    const checkpoints = rows(
+      "SELECT rowid, instant FROM checkpoints WHERE subject_id = 'hero' AND top = 'events'",
+    );
+    w.slice.write({ time: 55, patches: [{ subjectId: "hero", path: "/hp", op: "increment", value: -10 }] });
+    expect(w.subject.get("hero")?.hp).toBe(50);
+    expect(w.subject.get("hero", { at: 54 })?.hp).toBe(95);
+    expect(
+      rows("SELECT id, attr, from_instant, to_instant FROM texts WHERE subject_id = 'hero' ORDER BY id"),
+    ).toEqual(texts);
+    expect(
+      rows("SELECT rowid, instant FROM checkpoints WHERE subject_id = 'hero' AND top = 'events'"),
+    ).toEqual(checkpoints);
+  });
+
+  it("an append in the past moves the later list items' text rows to their new index in place", () => {
+    story();
+    const before = rows(
+      "SELECT id, attr FROM texts WHERE subject_id = 'hero' AND from_instant > 55 ORDER BY id",
+    ) as Array<{
+      id: number;
+      attr: string;
+    }>;
+    w.slice.write({
+      time: 55,
+      patches: [{ subjectId: "hero", path: "/events", op: "append", value: "an interlude at dawn" }],
+    });
+    expect(w.subject.get("hero")?.events).toHaveLength(41);
+    expect((w.subject.get("hero")?.events as string[])[5]).toBe("an interlude at dawn");
+    expect(
+      rows("SELECT id, attr FROM texts WHERE subject_id = 'hero' AND from_instant > 55 ORDER BY id"),
+    ).toEqual(before.map((r) => ({ id: r.id, attr: `/events/${Number(r.attr.split("/")[2]) + 1}` })));
+    expect(w.search.text("chapter 40").map((h) => h.attr)[0]).toBe("/events/40");
+    expect(w.search.text("interlude").map((h) => h.attr)).toEqual(["/events/5"]);
+  });
+});
+
 describe("storage", () => {
   it("the access paths use indexes: patches by slice and by subject, issues by slice, refs by target", () => {
     const plan = (sql: string) =>
