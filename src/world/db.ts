@@ -208,8 +208,10 @@ export function prepareStatements(db: Database.Database) {
     patchesOfSubject: p<PatchRow & { title: string }>(
       "SELECT p.*, s.title AS title FROM patches p JOIN slices s ON s.id = p.slice_id WHERE p.subject_id = ? ORDER BY p.instant, p.seq",
     ),
+    // From the index alone; `seq` is that of the attribute's first patch (the first row of the minimum).
     topsInOrder: p<{ top: string }>(
-      `SELECT ${TOP_OF_PATH} AS top FROM patches WHERE subject_id = ? ORDER BY instant, seq`,
+      `SELECT ${TOP_OF_PATH} AS top, min(instant) AS first, seq FROM patches INDEXED BY patches_fold
+       WHERE subject_id = ? GROUP BY 1 ORDER BY first, seq`,
     ),
     // Folds read the covering index in (subject, attribute, time) order, never the scattered table rows.
     foldAfter: p<FoldRow>(
@@ -287,9 +289,6 @@ export function prepareStatements(db: Database.Database) {
     refsFrom: p<IntervalRow>(
       "SELECT id, attr, target AS value, from_instant, to_instant FROM refs WHERE subject_id = ? AND top = ? AND from_instant >= ?",
     ),
-    insertRef: p(
-      "INSERT INTO refs(subject_id, top, attr, target, from_instant, to_instant) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
     closeRef: p("UPDATE refs SET to_instant = ? WHERE id = ?"),
     moveRef: p("UPDATE refs SET attr = ? WHERE id = ?"),
     deleteRef: p("DELETE FROM refs WHERE id = ?"),
@@ -312,12 +311,24 @@ export function prepareStatements(db: Database.Database) {
     textsFrom: p<IntervalRow>(
       "SELECT t.id, t.attr, b.body AS value, t.from_instant, t.to_instant FROM texts t JOIN text_bodies b ON b.id = t.body_id WHERE t.subject_id = ? AND t.top = ? AND t.from_instant >= ?",
     ),
-    bodyId: p<{ id: number }>("SELECT id FROM text_bodies WHERE body = ?"),
-    insertBody: p("INSERT INTO text_bodies(body) VALUES (?)"),
-    insertBodyFts: p("INSERT INTO text_fts(rowid, body) VALUES (?, ?)"),
-    insertBodyWords: p("INSERT INTO text_words(rowid, body) VALUES (?, ?)"),
-    insertText: p(
-      "INSERT INTO texts(subject_id, top, attr, body_id, from_instant, to_instant) VALUES (?, ?, ?, ?, ?, ?)",
+    // Entries are stored in bulk, one statement for all of one attribute's: bodies new to the
+    // database first, with their index rows, then the entries, which find their body by its text.
+    insertMissingBodies: p<{ id: number; body: string }>(
+      `INSERT INTO text_bodies(body) SELECT DISTINCT value FROM json_each(?)
+       WHERE value NOT IN (SELECT body FROM text_bodies) RETURNING id, body`,
+    ),
+    indexBodies: p("INSERT INTO text_fts(rowid, body) SELECT value ->> 0, value ->> 1 FROM json_each(?)"),
+    indexBodyWords: p(
+      "INSERT INTO text_words(rowid, body) SELECT value ->> 0, value ->> 1 FROM json_each(?)",
+    ),
+    insertTexts: p(
+      `INSERT INTO texts(subject_id, top, attr, body_id, from_instant, to_instant)
+       SELECT ?, ?, value ->> 0, (SELECT id FROM text_bodies WHERE body = value ->> 1), value ->> 2, value ->> 3
+       FROM json_each(?)`,
+    ),
+    insertRefs: p(
+      `INSERT INTO refs(subject_id, top, attr, target, from_instant, to_instant)
+       SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
     ),
     closeText: p("UPDATE texts SET to_instant = ? WHERE id = ?"),
     moveText: p("UPDATE texts SET attr = ? WHERE id = ?"),

@@ -338,8 +338,12 @@ export class Reducer {
         stored.set(k, list);
       }
     };
-    add("ref", st.refsFrom.all(subjectId, top, from));
-    add("text", st.textsFrom.all(subjectId, top, from));
+    if (from > BEFORE_TIME) {
+      add("ref", st.refsFrom.all(subjectId, top, from));
+      add("text", st.textsFrom.all(subjectId, top, from));
+    }
+    const refs: Interval[] = [];
+    const texts: Interval[] = [];
     for (const f of fresh) {
       const same = stored.get(key(f.kind, f));
       if (same?.length) {
@@ -349,11 +353,21 @@ export class Reducer {
         );
         const row = same.splice(at, 1)[0];
         if (row.attr !== f.attr) (f.kind === "ref" ? st.moveRef : st.moveText).run(f.attr, row.id);
-      } else if (f.kind === "ref") st.insertRef.run(subjectId, top, f.attr, f.value, f.from, f.to);
-      else st.insertText.run(subjectId, top, f.attr, this.bodyId(f.value), f.from, f.to);
+      } else (f.kind === "ref" ? refs : texts).push(f);
     }
     for (const rows of stored.values())
       for (const r of rows) (r.kind === "ref" ? st.deleteRef : st.deleteText).run(r.id);
+    const json = (list: Interval[]) => JSON.stringify(list.map((f) => [f.attr, f.value, f.from, f.to]));
+    if (refs.length) st.insertRefs.run(subjectId, top, json(refs));
+    if (texts.length) {
+      const created = st.insertMissingBodies.all(JSON.stringify(texts.map((f) => f.value)));
+      if (created.length) {
+        const rows = JSON.stringify(created.map((b) => [b.id, b.body]));
+        st.indexBodies.run(rows);
+        st.indexBodyWords.run(rows);
+      }
+      st.insertTexts.run(subjectId, top, json(texts));
+    }
   }
 
   /** Store E2 issues for the declared references in the latest value of attribute `top`. */
@@ -394,15 +408,6 @@ export class Reducer {
         f.message,
       );
     }
-  }
-
-  private bodyId(body: string): number {
-    const row = this.st.bodyId.get(body);
-    if (row) return row.id;
-    const id = Number(this.st.insertBody.run(body).lastInsertRowid);
-    this.st.insertBodyFts.run(id, body);
-    this.st.insertBodyWords.run(id, body);
-    return id;
   }
 }
 
