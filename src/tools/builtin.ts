@@ -2,6 +2,7 @@ import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
 import { plotTools } from "./plot/index.js";
 import { ToolRegistry } from "./registry.js";
+import { researchTools } from "./research/index.js";
 import { resultTools } from "./result/index.js";
 import { sqlTools } from "./sql/index.js";
 import { taskTools } from "./tasks/index.js";
@@ -17,6 +18,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...sqlTools,
   ...worldTools,
   ...plotTools,
+  ...researchTools,
 ];
 
 /** A registry holding every built-in tool. */
