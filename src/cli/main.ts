@@ -104,6 +104,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     description: "The World Engine: schema, subjects, state, history, slices, issues, scripts",
     load: async () => (await import("./commands/world.js")).registerWorld,
   },
+  {
+    name: "research",
+    term: "research",
+    description:
+      "Web-novel ranking snapshots and book details (novel_rankings, novel_book_detail), and the stored snapshot history",
+    load: async () => (await import("./commands/research.js")).registerResearch,
+  },
 ];
 
 /** The command `argv` runs (or asks help for, as in `nbook help run`); undefined when it names none. */
