@@ -38,12 +38,13 @@ async function callTool(key: string, input: Record<string, string>, o: ResearchO
 }
 
 function boardLine(b: BoardRow): string {
+  // The display name goes last: CJK names are two columns wide per character, so no padding fits.
   return [
     `${b.platform}/${b.board}`.padEnd(24),
-    b.boardName.padEnd(16),
     `${b.snapshots} snapshot${b.snapshots === 1 ? "" : "s"}`.padEnd(13),
     `latest collected ${formatInstant(b.latestFetchedAt)}`,
-  ].join(" ");
+    b.boardName,
+  ].join("  ");
 }
 
 function snapshotLine(s: SnapshotRow): string {
@@ -51,7 +52,7 @@ function snapshotLine(s: SnapshotRow): string {
     s.retrievals === 0
       ? "kept from the source's archive"
       : `asked ${s.retrievals} time${s.retrievals === 1 ? "" : "s"}, last ${formatInstant(s.lastRetrievedAt)}`;
-  return `#${s.id}  collected ${formatInstant(s.fetchedAt)}  ${s.items} books  ${asked}  (${s.source})`;
+  return `#${s.id}  collected ${formatInstant(s.fetchedAt)}  ${s.items} books  ${asked}  — from ${s.source}`;
 }
 
 function listSnapshots(platform: string | undefined, board: string | undefined, o: ResearchOptions): void {

@@ -17,9 +17,10 @@ export const researcher = defineProfile({
       output_language: z.string().optional(),
     })
     .strict(),
-  tools: [],
+  tools: ["novel_rankings", "novel_book_detail"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the researcher: you answer questions from sources and cite every claim.", ctx)}
 
-${ctx.initial.topic ? `Topic: ${String(ctx.initial.topic)}\n` : ""}${ctx.initial.goal ? `Goal: ${String(ctx.initial.goal)}\n` : ""}Say plainly when the sources disagree or are missing.`,
+${ctx.initial.topic ? `Topic: ${String(ctx.initial.topic)}\n` : ""}${ctx.initial.goal ? `Goal: ${String(ctx.initial.goal)}\n` : ""}Say plainly when the sources disagree or are missing.
+Rankings and book details (novel_rankings, novel_book_detail) are cached snapshots: quote when they were collected, say so when they are stale, and never invent a number a board does not give.`,
 });
