@@ -186,23 +186,38 @@ describe("nbook CLI", () => {
     expect(r.stdout).not.toMatch(/^bad /m);
   });
 
-  it("marks a profile that overrides a built-in, and neither lists nor accepts one without tools", () => {
+  it("marks a profile that overrides a built-in, and neither lists nor accepts one without tools; lists the researcher", () => {
     const file = join(ws, "demo", ".nbook", "agent", "profiles", "writer.yaml");
+    const idle = join(ws, "demo", ".nbook", "agent", "profiles", "idle.yaml");
     writeFileSync(file, "key: writer\nname: Project writer\ntools: [read, bash]\nprompt: x\n");
+    writeFileSync(idle, "key: idle\nname: Idle\ntools: []\nprompt: x\n");
     const list = nbook(["profile", "list", "--project", "demo"], { cwd: ws });
     const json = JSON.parse(nbook(["profile", "list", "--project", "demo", "--json"], { cwd: ws }).stdout);
+    const idleRefused = nbook(["tool", "read", "--project", "demo", "--profile", "idle", "--input", "{}"], {
+      cwd: ws,
+    });
     rmSync(file);
+    rmSync(idle);
     expect(list.stdout).toMatch(
       /^writer +public +project +2 tools {2}Project writer {2}\[overrides the built-in writer\]$/m,
     );
     expect(list.stdout).toMatch(/^retrieval .*tools {2}Retrieval$/m);
-    expect(list.stdout).not.toMatch(/^researcher /m);
+    expect(list.stderr).toContain("Profile idle is unavailable: its allowlist has no tools");
+    expect(list.stdout).not.toMatch(/^idle /m);
+    expect(idleRefused.status).toBe(2);
+    expect(idleRefused.stderr).toContain("Unknown profile: idle");
+    // The researcher has its tools now: it is listed, and keeps to its allowlist.
+    expect(list.stdout).toMatch(/^researcher +public +builtin +\d+ tools {2}Researcher$/m);
     expect(json.profiles.find((p: { key: string }) => p.key === "writer").overridesBuiltin).toBe(true);
-    const refused = nbook(["tool", "read", "--project", "demo", "--profile", "researcher", "--input", "{}"], {
-      cwd: ws,
-    });
-    expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toContain("Profile researcher is unavailable: its allowlist has no tools");
+    const input = '{"path":"project.yaml"}';
+    const refused = nbook(
+      ["tool", "read", "--project", "demo", "--profile", "researcher", "--input", input],
+      {
+        cwd: ws,
+      },
+    );
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain("Tool read is not allowed for profile researcher");
   });
 
   it("finds the workspace by --workspace, NBOOK_WORKSPACE or the nearest ancestor, and explains when there is none", () => {

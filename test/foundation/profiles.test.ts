@@ -1,7 +1,6 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NbError } from "../../src/core/errors.js";
 import { overrideNotice, overridesBuiltin, ProfileCatalog } from "../../src/profiles/catalog.js";
 import { describeProfile } from "../../src/profiles/describe.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
@@ -117,23 +116,22 @@ describe("profile catalog", () => {
 });
 
 describe("profiles without tools", () => {
-  it("hides the researcher (no tools yet) and refuses it with a clear message", () => {
-    expect(bed.catalog.list().map((p) => p.key)).not.toContain("researcher");
-    expect(bed.catalog.has("researcher")).toBe(false);
-    let err: unknown;
-    try {
-      bed.catalog.get("researcher");
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(NbError);
-    expect((err as NbError).code).toBe("not_allowed");
-    expect((err as NbError).message).toContain(
-      "Profile researcher is unavailable: its allowlist has no tools",
+  it("offers the researcher now that its tools exist, with the research tools (and not the file tools)", async () => {
+    expect(bed.catalog.list().map((p) => p.key)).toContain("researcher");
+    const allowed = bed.catalog.allowlist("researcher");
+    expect(allowed.has("novel_rankings")).toBe(true);
+    expect(allowed.has("novel_book_detail")).toBe(true);
+    expect(allowed.has("write")).toBe(false);
+    const r = await bed.call(
+      "novel_rankings",
+      { platform: "qidian", board: "yuepiao" },
+      { profile: "researcher" },
     );
-    expect(() => bed.catalog.allowlist("researcher")).toThrow(/unavailable/);
-    // The list of known profiles in a not_found message does not offer it either.
-    expect(() => bed.catalog.get("reseacher")).toThrow(/Known profiles: (?!.*researcher)/);
+    expect(r.ok && r.text).toContain("月票榜 (qidian/yuepiao)");
+    const refused = await bed.call("write", { path: "x.md", content: "x" }, { profile: "researcher" });
+    expect(!refused.ok && refused.error.code).toBe("not_allowed");
+    const leader = bed.catalog.allowlist("leader.default");
+    expect(leader.has("novel_rankings") && leader.has("novel_book_detail")).toBe(true);
   });
 
   it("applies to user and project files too (reported, not loaded), and a file giving tools makes a profile usable", () => {
