@@ -7,6 +7,7 @@ import { resultTools } from "./result/index.js";
 import { sqlTools } from "./sql/index.js";
 import { taskTools } from "./tasks/index.js";
 import type { AnyTool } from "./types.js";
+import { webTools } from "./web/index.js";
 import { worldTools } from "./world/index.js";
 
 /** Every tool NeuroBook ships, by group. A tool is listed here only once it really works. */
@@ -18,6 +19,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...sqlTools,
   ...worldTools,
   ...plotTools,
+  ...webTools,
   ...researchTools,
 ];
 

@@ -1,0 +1,136 @@
+import { Readability } from "@mozilla/readability";
+import { parseHTML } from "linkedom";
+import TurndownService from "turndown";
+
+/** A page as text for the model. */
+export interface Extracted {
+  title?: string;
+  description?: string;
+  content: string;
+  /** `markdown` for HTML pages, `text` for everything else. */
+  format: "markdown" | "text";
+  /** `readability` found an article; `fallback` took the main/article/body text. */
+  method: "readability" | "fallback" | "text";
+}
+
+/** Markup that never holds readable text; dropped from the string before it is parsed (much cheaper). */
+const NOISE = /<!--[\s\S]*?-->|<(script|style|noscript|template|svg|iframe)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
+
+/**
+ * Paragraph indents of runs of U+00A0 / U+3000 (and their entities) after a block boundary, as
+ * Chinese sites write them; left in, a Markdown converter keeps them and a reader sees code blocks.
+ */
+const INDENT =
+  /((?:<(?:p|div|br|li|td|section|article|blockquote|h[1-6])\b[^>]*>|\n)\s*)(?:[\u00a0\u3000]|&nbsp;|&#160;|&#xa0;|&#12288;|&#x3000;|&emsp;|&ensp;)+/gi;
+
+/** Leading U+00A0 / U+3000 left at the start of a Markdown line. */
+const LINE_INDENT = /^[\u00a0\u3000]+/gm;
+
+/** Containers read when Readability finds no article, most specific first. */
+const FALLBACK_ROOTS = ["main", "article", "[role=main]", "#content", ".content", "body"];
+const FALLBACK_NOISE = "nav, header, footer, aside, form, script, style, noscript";
+
+/** The DOM types come from linkedom; the project has no DOM lib. */
+type LinkedDocument = ReturnType<typeof parseHTML>["document"];
+type ConvertibleNode = Parameters<TurndownService["turndown"]>[0];
+
+let converter: TurndownService | undefined;
+
+function turndown(): TurndownService {
+  if (converter) return converter;
+  const td = new TurndownService({
+    headingStyle: "atx",
+    codeBlockStyle: "fenced",
+    bulletListMarker: "-",
+    emDelimiter: "*",
+    hr: "---",
+  });
+  // Links without text are noise; images keep their alt text and an absolute address (data: URIs dropped).
+  td.addRule("emptyLink", {
+    filter: (node) => node.nodeName === "A" && !(node.textContent ?? "").trim() && !node.querySelector("img"),
+    replacement: () => "",
+  });
+  td.addRule("image", {
+    filter: "img",
+    replacement: (_content, node) => {
+      const el = node;
+      const src = el.getAttribute("src") ?? "";
+      const alt = (el.getAttribute("alt") ?? "").replace(/[[\]\n]/g, " ").trim();
+      if (!src || src.startsWith("data:")) return alt;
+      return `![${alt}](${src})`;
+    },
+  });
+  converter = td;
+  return td;
+}
+
+/** Put a `<base>` with the page's absolute base in the head, so relative links come out absolute. */
+function withBase(html: string, pageUrl: string): string {
+  let base = pageUrl;
+  const declared = /<base\b[^>]*?\bhref\s*=\s*["']?([^"'\s>]+)/i.exec(html);
+  if (declared) {
+    try {
+      base = new URL(declared[1], pageUrl).href;
+    } catch {
+      // An unparsable <base> is ignored, as browsers do.
+    }
+  }
+  const tag = `<base href="${base.replace(/"/g, "%22")}">`;
+  const stripped = html.replace(/<base\b[^>]*>/gi, "");
+  const head = /<head\b[^>]*>/i.exec(stripped);
+  if (!head) return tag + stripped;
+  const at = head.index + head[0].length;
+  return stripped.slice(0, at) + tag + stripped.slice(at);
+}
+
+function metaContent(doc: LinkedDocument, selector: string): string | undefined {
+  const v = doc.querySelector(selector)?.getAttribute("content")?.trim();
+  return v || undefined;
+}
+
+function tidy(markdown: string): string {
+  return markdown
+    .replace(LINE_INDENT, "")
+    .replace(/[ \t]+$/gm, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/** Readable Markdown from an HTML page: Readability's article, else the main/article/body text. */
+export function extractHtml(html: string, pageUrl: string): Extracted {
+  const prepared = withBase(html.replace(NOISE, "").replace(INDENT, "$1"), pageUrl);
+  const { document } = parseHTML(prepared);
+  const title = document.title?.trim() || undefined;
+  const description =
+    metaContent(document, 'meta[name="description" i]') ??
+    metaContent(document, 'meta[property="og:description"]');
+  const article = new Readability(document as never, {
+    serializer: (el) => el as unknown as ConvertibleNode,
+  }).parse();
+  const articleRoot = article?.content ?? undefined;
+  const articleText = article?.textContent?.trim();
+  if (articleRoot && articleText) {
+    return {
+      title: article?.title?.trim() || title,
+      description: description ?? (article?.excerpt?.trim() || undefined),
+      content: tidy(turndown().turndown(articleRoot)),
+      format: "markdown",
+      method: "readability",
+    };
+  }
+  const fresh = parseHTML(prepared).document;
+  for (const el of fresh.querySelectorAll(FALLBACK_NOISE)) el.remove();
+  const root = FALLBACK_ROOTS.map((s) => fresh.querySelector(s)).find((el) => el) ?? fresh.documentElement;
+  return {
+    ...(title ? { title } : {}),
+    ...(description ? { description } : {}),
+    content: root ? tidy(turndown().turndown(root as unknown as ConvertibleNode)) : "",
+    format: "markdown",
+    method: "fallback",
+  };
+}
+
+/** Plain text, XML or JSON, as it is (trimmed, indents and blank runs tidied). */
+export function extractText(text: string): Extracted {
+  return { content: tidy(text), format: "text", method: "text" };
+}
