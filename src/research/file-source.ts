@@ -152,7 +152,13 @@ export class FileSource implements ResearchSource {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") {
-        if (rel === ".") throw new NbError("not_found", `${this.label} does not exist`);
+        // A configured folder that is not there is a setting to fix, not an unknown board.
+        if (rel === ".") {
+          throw new NbError(
+            "config_error",
+            `No folder for ${this.label}: check research.dir in .nbook/config.json`,
+          );
+        }
         return [];
       }
       throw new NbError("io_error", `Cannot list ${this.label}: ${rel}: ${code ?? "error"}`);
