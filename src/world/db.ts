@@ -236,6 +236,7 @@ export function prepareStatements(db: Database.Database) {
       `SELECT l.top, l.last_instant, s.instant AS snap_instant, s.value, s.since_checkpoint FROM state_latest l
        LEFT JOIN snapshots s ON s.subject_id = l.subject_id AND s.top = l.top WHERE l.subject_id = ? AND l.top = ?`,
     ),
+    topsOf: p<{ top: string }>("SELECT top FROM state_latest WHERE subject_id = ?"),
     putLatest: db.prepare<[{ subject: string; top: string; last: number }]>(
       `INSERT INTO state_latest(subject_id, top, ord, last_instant)
        VALUES (@subject, @top, (SELECT coalesce(max(ord), 0) + 1 FROM state_latest WHERE subject_id = @subject), @last)
@@ -261,8 +262,8 @@ export function prepareStatements(db: Database.Database) {
     checkpointValue: p<{ value: string | null }>(
       "SELECT value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant = ?",
     ),
-    checkpointAtOrBefore: p<{ instant: number; value: string | null }>(
-      "SELECT instant, value FROM checkpoints WHERE subject_id = ? AND top = ? AND instant <= ? ORDER BY instant DESC LIMIT 1",
+    checkpointAtOrBefore: p<{ instant: number }>(
+      "SELECT instant FROM checkpoints WHERE subject_id = ? AND top = ? AND instant <= ? ORDER BY instant DESC LIMIT 1",
     ),
     deleteCheckpointsFrom: p("DELETE FROM checkpoints WHERE subject_id = ? AND top = ? AND instant >= ?"),
     insertCheckpoint: p("INSERT INTO checkpoints(subject_id, top, instant, value) VALUES (?, ?, ?, ?)"),

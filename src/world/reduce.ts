@@ -126,10 +126,10 @@ export class Reducer {
         continue;
       }
       sem ??= semanticsFor(this.schema(), type);
-      const one = this.startAt(subjectId, r, upto);
-      for (const row of this.st.foldBetween.all(subjectId, r.top, one.from, upto))
-        applyRow(one.state, row, sem);
-      if (Object.hasOwn(one.state, r.top)) setOwn(state, r.top, one.state[r.top]);
+      const start = this.startAt(subjectId, r, upto);
+      const one = start.load();
+      for (const row of this.st.foldBetween.all(subjectId, r.top, start.from, upto)) applyRow(one, row, sem);
+      if (Object.hasOwn(one, r.top)) setOwn(state, r.top, one[r.top]);
     }
     return state;
   }
@@ -156,7 +156,7 @@ export class Reducer {
         }
         const start = this.startAt(subjectId, r, upto);
         if (pos === null || start.from > pos) {
-          one = start.state;
+          one = start.load();
           pos = start.from;
           shared = false;
         }
@@ -194,10 +194,10 @@ export class Reducer {
   recheckDangling(subjectId: string, type: string): void {
     const typeSpec = this.schema().types[type];
     const tops = new Set(
-      this.st.latest
+      this.st.topsOf
         .all(subjectId)
-        .filter((r) => holdsRef(typeSpec?.attrs[r.top]))
-        .map((r) => r.top),
+        .map((r) => r.top)
+        .filter((top) => holdsRef(typeSpec?.attrs[top])),
     );
     const state = this.stateAt(subjectId, type, undefined, tops);
     for (const top of tops) {
@@ -206,16 +206,30 @@ export class Reducer {
     }
   }
 
-  /** The nearest stored value of an attribute at or before `at`, as a state holding only it. */
-  private startAt(subjectId: string, r: LatestRow, at: number): { state: JsonObject; from: number } {
+  /**
+   * The nearest stored value of an attribute at or before `at`: its instant, and a state holding
+   * only it (read and parsed on demand, as a walk may not need it).
+   */
+  private startAt(subjectId: string, r: LatestRow, at: number): { from: number; load(): JsonObject } {
     const state: JsonObject = {};
     if (r.snap_instant !== null && r.snap_instant <= at) {
-      if (r.value !== null) setOwn(state, r.top, JSON.parse(r.value));
-      return { state, from: r.snap_instant };
+      return {
+        from: r.snap_instant,
+        load: () => {
+          if (r.value !== null) setOwn(state, r.top, JSON.parse(r.value));
+          return state;
+        },
+      };
     }
     const cp = this.st.checkpointAtOrBefore.get(subjectId, r.top, at);
-    if (cp?.value != null) setOwn(state, r.top, JSON.parse(cp.value));
-    return { state, from: cp ? cp.instant : BEFORE_TIME };
+    return {
+      from: cp ? cp.instant : BEFORE_TIME,
+      load: () => {
+        const value = cp ? this.st.checkpointValue.get(subjectId, r.top, cp.instant)?.value : null;
+        if (value != null) setOwn(state, r.top, JSON.parse(value));
+        return state;
+      },
+    };
   }
 
   private recomputeTop(
