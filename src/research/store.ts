@@ -83,19 +83,6 @@ export interface RankPoint {
   fetchedAt: string;
 }
 
-interface RawSnapshotRow {
-  id: number;
-  source: string;
-  platform: string;
-  board: string;
-  boardName: string;
-  fetchedAt: string;
-  firstRetrievedAt: string;
-  lastRetrievedAt: string;
-  retrievals: number;
-  items: number;
-}
-
 const ROW_COLUMNS = `id, source_label AS source, platform, board, board_name AS boardName,
   fetched_at AS fetchedAt, first_retrieved_at AS firstRetrievedAt, last_retrieved_at AS lastRetrievedAt,
   retrievals, item_count AS items`;
@@ -174,7 +161,7 @@ export class ResearchStore {
            max(fetched_at) AS latestFetchedAt, max(last_retrieved_at) AS lastRetrievedAt
          FROM snapshots GROUP BY platform, board ORDER BY platform, board`,
       ),
-      ofBoard: db.prepare<[string, string], RawSnapshotRow>(
+      ofBoard: db.prepare<[string, string], SnapshotRow>(
         `SELECT ${ROW_COLUMNS} FROM snapshots WHERE platform = ? AND board = ? ORDER BY fetched_at DESC, id DESC`,
       ),
       history: db.prepare<[string, string, string, number], RankPoint>(
