@@ -101,12 +101,25 @@ interface Interval {
  * at the nearest stored value before it, for the attributes a write touches and no others.
  */
 export class Reducer {
+  /** Snapshot values read during one write, so re-deriving after its checks does not read them again. */
+  private snapshots: Map<string, { instant: number; value: string | null }> | null = null;
+
   constructor(
     private readonly st: Statements,
     private readonly schema: () => WorldSchema,
     private readonly policy: FoldPolicy = foldPolicy(),
     private readonly onRecompute: (subjectId: string) => void = () => {},
   ) {}
+
+  /** Run one write (its checks, then its re-derivation), remembering the snapshots it reads. */
+  remembering<T>(fn: () => T): T {
+    this.snapshots = new Map();
+    try {
+      return fn();
+    } finally {
+      this.snapshots = null;
+    }
+  }
 
   /**
    * State of a subject after every patch at or before `at` (latest when `at` is undefined), its
@@ -120,6 +133,8 @@ export class Reducer {
       ? [...tops].flatMap((top) => this.st.latestOf.all(subjectId, top))
       : this.st.latest.all(subjectId);
     for (const r of rows) {
+      if (r.snap_instant !== null)
+        this.snapshots?.set(`${subjectId}\u0000${r.top}`, { instant: r.snap_instant, value: r.value });
       const upto = at === undefined ? r.last_instant : Math.min(at, r.last_instant);
       if (r.snap_instant === upto) {
         if (r.value !== null) setOwn(state, r.top, JSON.parse(r.value));
@@ -244,7 +259,9 @@ export class Reducer {
     const cp = st.checkpointBefore.get(subjectId, top, from);
     let start: Start | null = null;
     if (snap && (!cp || snap.instant > cp.instant)) {
-      const value = st.snapshotValue.get(subjectId, top)?.value ?? null;
+      const seen = this.snapshots?.get(`${subjectId}\u0000${top}`);
+      const value =
+        seen?.instant === snap.instant ? seen.value : (st.snapshotValue.get(subjectId, top)?.value ?? null);
       start = { instant: snap.instant, value, sinceCheckpoint: snap.since_checkpoint, snapshot: true };
     } else if (cp) {
       const value = st.checkpointValue.get(subjectId, top, cp.instant)?.value ?? null;
@@ -325,12 +342,17 @@ export class Reducer {
       // No patch addresses the attribute any more.
       st.deleteLatest.run(subjectId, top);
       st.deleteSnapshot.run(subjectId, top);
+      this.snapshots?.delete(`${subjectId}\u0000${top}`);
       return;
     }
     st.putLatest.run({ subject: subjectId, top, last: lastInstant });
     // The snapshot is kept while only a few patches came after it (a large value is not rewritten for each).
     const stale = !start?.snapshot || rows.length >= this.policy.snapshotEvery(itemsOf(state[top]));
-    if (stale) st.putSnapshot.run(subjectId, top, lastInstant, jsonOrNull(state, top), sinceCheckpoint);
+    if (stale) {
+      const value = jsonOrNull(state, top);
+      st.putSnapshot.run(subjectId, top, lastInstant, value, sinceCheckpoint);
+      this.snapshots?.set(`${subjectId}\u0000${top}`, { instant: lastInstant, value });
+    }
     if (Object.hasOwn(state, top) && holdsRef(typeSpec?.attrs[top]))
       this.checkDangling(subjectId, typeSpec, top, state[top]);
   }

@@ -67,7 +67,12 @@ const invalid = (pointer: string, message: string, details?: unknown) =>
 export class SliceWriter {
   constructor(private readonly ctx: WriteContext) {}
 
+  /** Store a slice (or add to the one at its instant with `merge`), each patch checked against the state there. */
   write(input: SliceWriteInput): WriteResult {
+    return this.ctx.reducer.remembering(() => this.writeChecked(input));
+  }
+
+  private writeChecked(input: SliceWriteInput): WriteResult {
     const { st } = this.ctx;
     const schema = this.ctx.schema();
     const t = input.time;
