@@ -864,8 +864,8 @@ describe("re-deriving what a write changes", () => {
       patches: [{ subjectId: "hero", path: "/events", op: "append", value: "an interlude at dawn" }],
     });
     expect(w.subject.get("hero")?.events).toHaveLength(41);
-    expect(w.subject.get("hero")?.events).toContain("an interlude at dawn");
-    expect((w.subject.get("hero")?.events as string[]).indexOf("an interlude at dawn")).toBe(5);
+    const events = w.subject.get("hero")?.events as string[];
+    expect(events.indexOf("an interlude at dawn")).toBe(5);
     expect(
       rows("SELECT id, attr FROM texts WHERE subject_id = 'hero' AND from_instant > 55 ORDER BY id"),
     ).toEqual(before.map((r) => ({ id: r.id, attr: `/events/${Number(r.attr.split("/")[2]) + 1}` })));
