@@ -122,7 +122,7 @@ export async function fetchRaw(
       const type = parseContentType(header(res.headers, "content-type"));
       const declared = kindOfMime(type.mime);
       if (declared === "refused") {
-        res.body.destroy();
+        discard(res.body);
         throw binaryRefused(url, type.mime);
       }
       const { body, truncated } = await readCapped(res.body, limits.maxBytes);
@@ -152,8 +152,14 @@ function binaryRefused(url: URL, mime: string): NbError {
   );
 }
 
+/** Drop a body unread; its stream's abort error has nobody to tell. */
+function discard(body: { on(event: "error", fn: () => void): unknown; destroy(): void }): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
 /** Read a body up to `max` bytes; past that the stream is dropped and the result says so. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max: number) {
+async function readCapped(body: AsyncIterable<Buffer> & Parameters<typeof discard>[0], max: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
@@ -162,7 +168,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
       chunks.push(chunk.subarray(0, max - size));
       size = max;
       truncated = true;
-      body.destroy();
+      discard(body);
       break;
     }
     chunks.push(chunk);

@@ -1,4 +1,4 @@
-import { Readability } from "@mozilla/readability";
+import { isProbablyReaderable, Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
 
@@ -64,6 +64,22 @@ function turndown(): TurndownService {
   return td;
 }
 
+/**
+ * A full document for the parser: linkedom builds no `<html>`/`<body>` around a fragment (which
+ * leaves Readability nothing to read), so a page without them gets them here.
+ */
+function asDocument(html: string): string {
+  let out = html;
+  if (!/<body[\s>]/i.test(out)) {
+    const headEnd = /<\/head\s*>/i.exec(out);
+    out = headEnd
+      ? `${out.slice(0, headEnd.index + headEnd[0].length)}<body>${out.slice(headEnd.index + headEnd[0].length)}</body>`
+      : `<head></head><body>${out}</body>`;
+  }
+  if (!/<html[\s>]/i.test(out)) out = `<html>${out}</html>`;
+  return out;
+}
+
 /** Put a `<base>` with the page's absolute base in the head, so relative links come out absolute. */
 function withBase(html: string, pageUrl: string): string {
   let base = pageUrl;
@@ -88,6 +104,13 @@ function metaContent(doc: LinkedDocument, selector: string): string | undefined 
   return v || undefined;
 }
 
+/** A title or description as a short line (Readability's excerpt can be a whole first paragraph). */
+function short(text: string | null | undefined): string | undefined {
+  const t = text?.replace(/\s+/g, " ").trim();
+  if (!t) return undefined;
+  return t.length > 300 ? `${t.slice(0, 299)}…` : t;
+}
+
 function tidy(markdown: string): string {
   return markdown
     .replace(LINE_INDENT, "")
@@ -96,23 +119,30 @@ function tidy(markdown: string): string {
     .trim();
 }
 
-/** Readable Markdown from an HTML page: Readability's article, else the main/article/body text. */
+/**
+ * Readable Markdown from an HTML page: Readability's article when the page reads as one, else the
+ * main/article/body text without navigation, header, footer, asides and forms.
+ */
 export function extractHtml(html: string, pageUrl: string): Extracted {
-  const prepared = withBase(html.replace(NOISE, "").replace(INDENT, "$1"), pageUrl);
+  const prepared = withBase(asDocument(html.replace(NOISE, "").replace(INDENT, "$1")), pageUrl);
   const { document } = parseHTML(prepared);
-  const title = document.title?.trim() || undefined;
-  const description =
+  // The first <title> wherever it is (document.title only looks in <head>).
+  const title = short(document.querySelector("title")?.textContent);
+  const description = short(
     metaContent(document, 'meta[name="description" i]') ??
-    metaContent(document, 'meta[property="og:description"]');
-  const article = new Readability(document as never, {
-    serializer: (el) => el as unknown as ConvertibleNode,
-  }).parse();
+      metaContent(document, 'meta[property="og:description"]'),
+  );
+  // A page with no article-like text (a short notice, a list of links such as a ranking) is read
+  // whole instead: Readability would keep a fragment of it, or the navigation.
+  const article = isProbablyReaderable(document as never)
+    ? new Readability(document as never, { serializer: (el) => el as unknown as ConvertibleNode }).parse()
+    : null;
   const articleRoot = article?.content ?? undefined;
   const articleText = article?.textContent?.trim();
   if (articleRoot && articleText) {
     return {
-      title: article?.title?.trim() || title,
-      description: description ?? (article?.excerpt?.trim() || undefined),
+      title: short(article?.title) ?? title,
+      description: description ?? short(article?.excerpt),
       content: tidy(turndown().turndown(articleRoot)),
       format: "markdown",
       method: "readability",
