@@ -267,11 +267,15 @@ export class Reducer {
       const value = st.checkpointValue.get(subjectId, top, cp.instant)?.value ?? null;
       start = { instant: cp.instant, value, sinceCheckpoint: 0, snapshot: false };
     }
-    st.deleteCheckpointsFrom.run(subjectId, top, from);
-    st.deleteIssuesFrom.run(subjectId, top, from);
-    st.deleteE2.run(subjectId, top);
-    st.reopenRefsFrom.run(subjectId, top, from, from);
-    st.reopenTextsFrom.run(subjectId, top, from, from);
+    // Deriving from the start (a rebuild) finds nothing stored to clear or to reopen.
+    const derived = from > BEFORE_TIME;
+    if (derived) {
+      st.deleteCheckpointsFrom.run(subjectId, top, from);
+      st.deleteIssuesFrom.run(subjectId, top, from);
+      st.deleteE2.run(subjectId, top);
+      st.reopenRefsFrom.run(subjectId, top, from, from);
+      st.reopenTextsFrom.run(subjectId, top, from, from);
+    }
     const rows = st.foldAfter.all(subjectId, top, start ? start.instant : BEFORE_TIME);
     const open = new OpenBefore(st, subjectId, top, from);
     const fresh: Interval[] = [];
@@ -323,7 +327,7 @@ export class Reducer {
           if (mine) {
             mine.to = instant;
             freshOpen.delete(key);
-          } else open.close(key, e.kind, instant);
+          } else if (derived) open.close(key, e.kind, instant);
         }
         for (const [key, e] of after) {
           if (before.has(key)) continue;
