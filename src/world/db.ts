@@ -247,8 +247,11 @@ export function prepareStatements(db: Database.Database) {
       `SELECT * FROM patches INDEXED BY patches_fold WHERE subject_id = ? AND ${TOP_OF_PATH} = ? ORDER BY instant DESC, seq DESC`,
     ),
 
+    // A subject's attributes, with the snapshot values of those whose snapshot is at or before the
+    // instant given (others, maybe large, are not read).
     latest: p<LatestRow>(
-      `SELECT l.top, l.last_instant, s.instant AS snap_instant, s.value, s.since_checkpoint FROM state_latest l
+      `SELECT l.top, l.last_instant, s.instant AS snap_instant, CASE WHEN s.instant <= ? THEN s.value END AS value,
+       s.since_checkpoint FROM state_latest l
        LEFT JOIN snapshots s ON s.subject_id = l.subject_id AND s.top = l.top WHERE l.subject_id = ? ORDER BY l.ord`,
     ),
     latestOf: p<LatestRow>(

@@ -131,9 +131,9 @@ export class Reducer {
     // Asked for a few attributes, the others' (maybe large) snapshots are not even read.
     const rows = tops
       ? [...tops].flatMap((top) => this.st.latestOf.all(subjectId, top))
-      : this.st.latest.all(subjectId);
+      : this.st.latest.all(at ?? Number.MAX_SAFE_INTEGER, subjectId);
     for (const r of rows) {
-      if (r.snap_instant !== null)
+      if (r.snap_instant !== null && (at === undefined || r.snap_instant <= at))
         this.snapshots?.set(`${subjectId}\u0000${r.top}`, { instant: r.snap_instant, value: r.value });
       const upto = at === undefined ? r.last_instant : Math.min(at, r.last_instant);
       if (r.snap_instant === upto) {
@@ -157,7 +157,8 @@ export class Reducer {
   statesAt(subjectId: string, type: string, ats: readonly number[]): JsonObject[] {
     const out: JsonObject[] = ats.map(() => ({}));
     const sem = semanticsFor(this.schema(), type);
-    for (const r of this.st.latest.all(subjectId)) {
+    const last = ats.reduce((m, at) => Math.max(m, at), BEFORE_TIME);
+    for (const r of this.st.latest.all(last, subjectId)) {
       let one: JsonObject = {};
       // The instant `one` stands at; null until the walk starts.
       let pos: number | null = null;
