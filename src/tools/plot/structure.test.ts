@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { dispatch } from "../dispatch.js";
 import { plotFixture } from "./test-helpers.js";
 
 let f: ReturnType<typeof plotFixture>;
@@ -69,6 +70,64 @@ describe("validation on the agent path", () => {
     expect((await f.ok("get_story_thread", { threadId: t.id })).title).toBe("Old title");
     const read = await f.call("get_story_tree", {}, { mode: "plan" });
     expect(read.ok).toBe(true);
+  });
+  it("an approved save runs only against the row its preview described (a change in between is a conflict)", async () => {
+    const t = await f.ok("save_story_thread", { action: "create", name: "t", title: "Old title" });
+    const stopped = await f.call(
+      "save_story_thread",
+      { action: "update", threadId: t.id, summary: "From the agent" },
+      { mode: "discuss" },
+    );
+    if (stopped.ok) throw new Error("expected approval_required");
+    const basis = (stopped.error.details as { preview: { basis: unknown } }).preview.basis;
+    // The user retitles the thread while the approval waits.
+    await f.ok("save_story_thread", { action: "update", threadId: t.id, title: "The user's title" });
+    const approve = () =>
+      dispatch(
+        { key: "save_story_thread", input: { action: "update", threadId: t.id, summary: "From the agent" } },
+        {
+          registry: f.registry,
+          workspace: f.workspace,
+          project: f.project,
+          mode: "discuss",
+          profileKey: null,
+          allow: "all",
+          approved: true,
+          approvedBasis: basis,
+        },
+      );
+    const late = await approve();
+    expect(late.ok).toBe(false);
+    if (late.ok) return;
+    expect(late.error.code).toBe("conflict");
+    expect(late.error.message).toContain(`thread ${t.id} "The user's title"`);
+    const now = await f.ok("get_story_thread", { threadId: t.id });
+    expect(now.title).toBe("The user's title");
+    expect(now.summary ?? null).not.toBe("From the agent");
+
+    // Approved against a fresh preview, it runs.
+    const again = await f.call(
+      "save_story_thread",
+      { action: "update", threadId: t.id, summary: "From the agent" },
+      { mode: "discuss" },
+    );
+    if (again.ok) throw new Error("expected approval_required");
+    const fresh = (again.error.details as { preview: { basis: unknown } }).preview.basis;
+    const r = await dispatch(
+      { key: "save_story_thread", input: { action: "update", threadId: t.id, summary: "From the agent" } },
+      {
+        registry: f.registry,
+        workspace: f.workspace,
+        project: f.project,
+        mode: "discuss",
+        profileKey: null,
+        allow: "all",
+        approved: true,
+        approvedBasis: fresh,
+      },
+    );
+    expect(r.ok).toBe(true);
+    expect((await f.ok("get_story_thread", { threadId: t.id })).summary).toBe("From the agent");
   });
 });
 

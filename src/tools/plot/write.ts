@@ -22,6 +22,7 @@ import {
 import { ENTITY, type EntityKind } from "../../plot/store.js";
 import { defineTool } from "../define.js";
 import type { ToolContext, ToolPreview } from "../types.js";
+import { assertRowsUnchanged, plotBasis } from "./basis.js";
 import { jsonResult, plotFor } from "./common.js";
 
 const SHORT = 160;
@@ -39,20 +40,38 @@ function describeRow(db: PlotDb, kind: EntityKind, id: number): string {
   return row ? `${kind} ${id} "${row.title}"` : `${kind} ${id} (does not exist)`;
 }
 
-/** What a save_* call would change, for the approval a read-only mode raises. */
-async function previewSave(
-  key: string,
-  kind: EntityKind,
-  input: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolPreview> {
+/** What a save_* call would change, for the approval a read-only mode raises; pinned to the row it names. */
+function previewSave(db: PlotDb, key: string, kind: EntityKind, input: Record<string, unknown>): ToolPreview {
   const idKey = `${kind}Id`;
   const id = input[idKey] as number | undefined;
-  const target = id === undefined ? `a new ${kind}` : describeRow((await plotFor(ctx)).db, kind, id);
+  const target = id === undefined ? `a new ${kind}` : describeRow(db, kind, id);
   const fields = Object.keys(input).filter((k) => k !== "action" && k !== idKey && input[k] !== undefined);
   const lines = [`${key} ${String(input.action)} → ${target}`];
   for (const f of fields) lines.push(`  ${f} = ${short(input[f])}`);
-  return { text: lines.join("\n"), details: { action: input.action, kind, id: id ?? null, fields } };
+  return {
+    text: lines.join("\n"),
+    details: { action: input.action, kind, id: id ?? null, fields },
+    basis: plotBasis(db, id === undefined ? [] : [{ kind, id }]),
+  };
+}
+
+/**
+ * Run a plot write; one approved against a preview first checks, in the same transaction, that
+ * the rows the preview described are as they were.
+ */
+async function runSave(
+  ctx: ToolContext,
+  key: string,
+  preview: (db: PlotDb) => ToolPreview,
+  save: (pc: PlotContext) => unknown,
+) {
+  const pc = await plotFor(ctx);
+  return jsonResult(
+    pc.db.transaction(() => {
+      assertRowsUnchanged(pc.db, ctx.approvedBasis, key, () => preview(pc.db));
+      return save(pc);
+    })(),
+  );
 }
 
 /**
@@ -72,8 +91,14 @@ function saveTool<S extends z.ZodObject>(spec: {
     description: spec.description,
     input: spec.input,
     effect: "write",
-    preview: (input, ctx) => previewSave(spec.key, spec.kind, input, ctx),
-    execute: async (input, ctx) => jsonResult(spec.save(await plotFor(ctx), input)),
+    preview: async (input, ctx) => previewSave((await plotFor(ctx)).db, spec.key, spec.kind, input),
+    execute: (input, ctx) =>
+      runSave(
+        ctx,
+        spec.key,
+        (db) => previewSave(db, spec.key, spec.kind, input),
+        (pc) => spec.save(pc, input),
+      ),
   });
 }
 
@@ -120,6 +145,23 @@ export const saveStoryPromiseTool = saveTool({
   save: savePromise,
 });
 
+/** What save_promise_beat would change; pinned to the promise and the scene it names. */
+function previewBeat(db: PlotDb, input: z.infer<typeof SaveBeatInput>): ToolPreview {
+  return {
+    text: `save_promise_beat ${input.action} → ${describeRow(db, "promise", input.promiseId)} on ${describeRow(db, "scene", input.sceneId)}${input.kind ? `\n  kind = ${input.kind}` : ""}${input.note !== undefined ? `\n  note = ${short(input.note)}` : ""}`,
+    details: {
+      action: input.action,
+      promiseId: input.promiseId,
+      sceneId: input.sceneId,
+      kind: input.kind ?? null,
+    },
+    basis: plotBasis(db, [
+      { kind: "promise", id: input.promiseId },
+      { kind: "scene", id: input.sceneId },
+    ]),
+  };
+}
+
 export const savePromiseBeatTool = defineTool({
   key: "save_promise_beat",
   group: "plot",
@@ -127,19 +169,14 @@ export const savePromiseBeatTool = defineTool({
     "Set or remove the beat of a promise on a scene (plant, advance, setback, payoff; one per promise and scene). A payoff on a live scene fulfils an open promise unless autoFulfill: false; removing the last live payoff reopens a promise a payoff fulfilled. Returns the promise.",
   input: SaveBeatInput,
   effect: "write",
-  preview: async (input, ctx) => {
-    const { db } = await plotFor(ctx);
-    return {
-      text: `save_promise_beat ${input.action} → ${describeRow(db, "promise", input.promiseId)} on ${describeRow(db, "scene", input.sceneId)}${input.kind ? `\n  kind = ${input.kind}` : ""}${input.note !== undefined ? `\n  note = ${short(input.note)}` : ""}`,
-      details: {
-        action: input.action,
-        promiseId: input.promiseId,
-        sceneId: input.sceneId,
-        kind: input.kind ?? null,
-      },
-    };
-  },
-  execute: async (input, ctx) => jsonResult(saveBeat(await plotFor(ctx), input)),
+  preview: async (input, ctx) => previewBeat((await plotFor(ctx)).db, input),
+  execute: (input, ctx) =>
+    runSave(
+      ctx,
+      "save_promise_beat",
+      (db) => previewBeat(db, input),
+      (pc) => saveBeat(pc, input),
+    ),
 });
 
 export const saveStoryDecisionTool = saveTool({
