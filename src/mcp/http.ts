@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { NbError } from "../core/errors.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "./defaults.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 
 /** A running Streamable HTTP MCP endpoint. */
@@ -34,8 +35,6 @@ export interface McpHttpOptions extends McpServerOptions {
 
 /** Shortest bearer token accepted: a guessable token would open every tool to any local process. */
 export const MIN_TOKEN_LENGTH = 32;
-export const DEFAULT_MAX_SESSIONS = 32;
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
 // RFC 6750 b64token: what fits an Authorization header unchanged.
 const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;

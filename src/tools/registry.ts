@@ -8,13 +8,19 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
 }
 
-/** A set of tools by key. Registering a key twice is an error, never a silent overwrite. */
+/**
+ * A set of tools by key. Registering a key twice is an error, never a silent overwrite.
+ * A narrowed registry holds only some tools but still knows the keys of the others (`unloaded`), so
+ * that profiles naming them validate; `has` answers for both, `get` refuses a known but unloaded key.
+ */
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
   private readonly schemas = new Map<string, Record<string, unknown>>();
+  private readonly unloaded: ReadonlySet<string>;
 
-  constructor(tools: Iterable<AnyTool> = []) {
+  constructor(tools: Iterable<AnyTool> = [], unloaded: Iterable<string> = []) {
     for (const t of tools) this.register(t);
+    this.unloaded = new Set([...unloaded].filter((k) => !this.tools.has(k)));
   }
 
   register(tool: AnyTool): void {
@@ -22,18 +28,25 @@ export class ToolRegistry {
     this.tools.set(tool.key, tool);
   }
 
+  /** The tool with this key; undefined for an unknown key, an error for one whose code was not loaded. */
   get(key: string): AnyTool | undefined {
-    return this.tools.get(key);
+    const tool = this.tools.get(key);
+    if (!tool && this.unloaded.has(key))
+      throw new Error(`tool ${key} is known but its group was not loaded into this registry`);
+    return tool;
   }
 
+  /** True when the key names a tool, held or known but not loaded. */
   has(key: string): boolean {
-    return this.tools.has(key);
+    return this.tools.has(key) || this.unloaded.has(key);
   }
 
+  /** The keys of the tools this registry holds. */
   keys(): string[] {
     return [...this.tools.keys()];
   }
 
+  /** The tools this registry holds. */
   list(): AnyTool[] {
     return [...this.tools.values()];
   }

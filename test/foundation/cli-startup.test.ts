@@ -74,6 +74,10 @@ function traced(args: string[], cwd = dir): { status: number | null; stdout: str
 const packagesIn = (loaded: string[]) =>
   new Set(loaded.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter(Boolean));
 
+/** The tool groups whose code was loaded: each group's tools are loaded through its index module. */
+const groupsIn = (loaded: string[]) =>
+  new Set(loaded.map((u) => /\/dist\/tools\/([^/]+)\/index\.js$/.exec(u)?.[1]).filter(Boolean));
+
 describe("nbook start-up", () => {
   it("--help runs the compiled build and loads no command and no heavy package", () => {
     const r = traced(["--help"]);
@@ -104,6 +108,27 @@ describe("nbook start-up", () => {
       "@hono/node-server",
     ];
     expect(agentOnly.filter((p) => packages.has(p))).toEqual([]);
+    // Only the files group's code: no other tool group, no World Engine, no QuickJS.
+    expect(groupsIn(r.loaded)).toEqual(new Set(["files"]));
+    expect(r.loaded.filter((u) => /\/dist\/(world\/sandbox|plot|research|web)\//.test(u))).toEqual([]);
+    expect(packages.has("quickjs-emscripten")).toBe(false);
+  });
+
+  it("`tool execute_world` loads the world group and no other group", () => {
+    const r = traced(["tool", "execute_world", "--input", '{"code":"return 1 + 1"}'], bed.project.root);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("2");
+    expect(groupsIn(r.loaded)).toEqual(new Set(["world"]));
+  });
+
+  it("`mcp` over stdio loads neither Hono nor the HTTP transport", () => {
+    const r = traced(["mcp", "--workspace", bed.ws.root, "--project", "novel"]);
+    expect(r.status).toBe(0);
+    expect(r.loaded.some((u) => u.endsWith("/dist/mcp/stdio.js"))).toBe(true);
+    expect(r.loaded.filter((u) => u.endsWith("/dist/mcp/http.js"))).toEqual([]);
+    const packages = packagesIn(r.loaded);
+    expect(packages.has("hono")).toBe(false);
+    expect(packages.has("@hono/node-server")).toBe(false);
   });
 
   it("`plot tree` finds its project without loading any tool's code", () => {

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, serveMcpHttp } from "../../mcp/http.js";
-import { serveMcpStdio } from "../../mcp/stdio.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/defaults.js";
 import { SESSION_BOUND_GROUPS, sessionBoundKeys } from "../../mcp/tools.js";
 import { overrideNotice } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../../tools/builtin.js";
@@ -81,7 +80,9 @@ export function registerMcp(program: Command): void {
         const notice = overrideNotice(ctx.catalog.get(o.profile));
         if (notice) log(`notice: ${notice}`);
         const opts = { ...ctx, profileKey: o.profile, mode, log };
+        // Each transport's modules load only when it serves: stdio never loads the HTTP server.
         if (o.http) {
+          const { serveMcpHttp } = await import("../../mcp/http.js");
           const h = await serveMcpHttp({
             ...opts,
             port,
@@ -97,6 +98,7 @@ export function registerMcp(program: Command): void {
           process.on("SIGTERM", stop);
           return;
         }
+        const { serveMcpStdio } = await import("../../mcp/stdio.js");
         await serveMcpStdio(opts);
         log(`neurobook mcp: project ${ctx.project?.name ?? "(none)"}, profile ${o.profile}, ${mode} mode`);
       } catch (e) {

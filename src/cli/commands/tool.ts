@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { createToolRegistry } from "../../tools/builtin.js";
-import { openCliContext } from "../context.js";
+import { ProfileCatalog } from "../../profiles/catalog.js";
+import { groupOfKey, loadToolRegistry } from "../../tools/groups.js";
 import { parseMode, readJsonArgument } from "../input.js";
+import { locateProject } from "../locate.js";
 import { printJson, reportCliError } from "../output.js";
 import { runCliToolCall } from "../tool-call.js";
 
@@ -35,6 +36,7 @@ export function registerTool(program: Command): void {
       try {
         if (o.list) {
           // Listing needs no workspace: the tools are the same everywhere.
+          const { createToolRegistry } = await import("../../tools/builtin.js");
           const rows = createToolRegistry()
             .list()
             .map((t) => ({
@@ -51,10 +53,18 @@ export function registerTool(program: Command): void {
         if (!key) throw new NbError("invalid_input", "Name a tool (nbook tool <key>) or pass --list");
         const mode = parseMode(o.mode);
         const input = o.input === undefined ? {} : readJsonArgument("--input", o.input);
-        const ctx = openCliContext(o);
-        if (!ctx.registry.has(key)) {
+        const { workspace, project } = locateProject(o);
+        if (!groupOfKey(key)) {
           throw new NbError("not_found", `Unknown tool: ${key}. List the tools with \`nbook tool --list\`.`);
         }
+        // Only the called tool's group is loaded: `tool read` never loads QuickJS or the World Engine.
+        const registry = await loadToolRegistry([key]);
+        const ctx = {
+          workspace,
+          project,
+          registry,
+          catalog: new ProfileCatalog(registry, workspace, project),
+        };
         await runCliToolCall(
           ctx,
           { key, input },
