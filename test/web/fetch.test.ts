@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ErrorInfo } from "../../src/core/errors.js";
 import { FETCH_DEFAULTS, type FetchSettings } from "../../src/web/config.js";
@@ -89,6 +90,22 @@ beforeAll(async () => {
       res.on("close", () => res.removeAllListeners("drain"));
       pump();
     },
+    "/gzip": respond(
+      200,
+      { "content-type": "text/html; charset=utf-8", "content-encoding": "gzip" },
+      gzipSync(ARTICLE),
+    ),
+    "/br": respond(
+      200,
+      { "content-type": "text/plain; charset=utf-8", "content-encoding": "br" },
+      brotliCompressSync("brotli words"),
+    ),
+    "/bomb": respond(
+      200,
+      { "content-type": "text/plain", "content-encoding": "gzip" },
+      gzipSync(Buffer.alloc(50 * 1024 * 1024, "a")),
+    ),
+    "/corrupt": respond(200, { "content-type": "text/plain", "content-encoding": "gzip" }, "not gzip at all"),
     "/long": respond(200, { "content-type": "text/plain; charset=utf-8" }, "0123456789".repeat(6000)),
   });
 });
@@ -183,6 +200,29 @@ describe("limits", () => {
     expect(slow).toMatchObject({
       code: "timeout",
       message: `no complete answer from 127.0.0.1:${server.port} within 200 ms (web.fetch.timeoutMs)`,
+    });
+  });
+
+  it("inflates gzip and brotli bodies, applies the byte cap to the inflated bytes, and reports a corrupt one", async () => {
+    const gz = await fetchPage(server.url("/gzip"), settings());
+    expect(gz.page.content).toContain("rang *twice* before the **black water** took");
+    expect(server.requests.at(-1)?.headers["accept-encoding"]).toBe("gzip, deflate, br");
+    const br = await fetchPage(server.url("/br"), settings());
+    expect(br.page.content).toBe("brotli words");
+    const bomb = await fetchPage(server.url("/bomb"), settings({ maxBytes: 1_000_000 }));
+    expect(bomb.page).toMatchObject({ bytes: 1_000_000, bytesTruncated: true });
+    const corrupt = await failure(fetchPage(server.url("/corrupt"), settings()));
+    expect(corrupt.code).toBe("io_error");
+    expect(corrupt.message).toContain(`could not fetch ${server.url("/corrupt")}`);
+  });
+
+  it("stops when the caller aborts", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const err = await failure(fetchPage(server.url("/slow"), settings(), { signal: controller.signal }));
+    expect(err).toMatchObject({
+      code: "aborted",
+      message: `web_fetch of ${server.url("/slow")} was aborted`,
     });
   });
 

@@ -1,3 +1,5 @@
+import { pipeline, type Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher, request } from "undici";
 import { NbError } from "../../core/errors.js";
 import { type BodyKind, kindOfMime, parseContentType, sniffKind } from "./content-type.js";
@@ -32,6 +34,7 @@ const HEADERS = {
   accept:
     "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,application/json;q=0.7,*/*;q=0.1",
   "accept-language": "zh-CN,zh;q=0.9,en;q=0.8",
+  "accept-encoding": "gzip, deflate, br",
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -125,7 +128,10 @@ export async function fetchRaw(
         discard(res.body);
         throw binaryRefused(url, type.mime);
       }
-      const { body, truncated } = await readCapped(res.body, limits.maxBytes);
+      const { body, truncated } = await readCapped(
+        decompressed(res.body, header(res.headers, "content-encoding")),
+        limits.maxBytes,
+      );
       const kind = declared === "unknown" ? sniffKind(body.subarray(0, 1024)) : declared;
       if (kind === "refused") throw binaryRefused(url, type.mime || "no content type");
       return {
@@ -152,6 +158,26 @@ function binaryRefused(url: URL, mime: string): NbError {
   );
 }
 
+/**
+ * The body as the page's bytes: a gzip, deflate or brotli body is inflated as it is read, so the
+ * byte cap applies to what the page holds (a small compressed bomb stops at the cap too).
+ */
+function decompressed(body: Readable, encoding: string | undefined): Readable {
+  const coding = encoding?.trim().toLowerCase();
+  const inflate =
+    coding === "gzip" || coding === "x-gzip"
+      ? createGunzip()
+      : coding === "deflate"
+        ? createInflate()
+        : coding === "br"
+          ? createBrotliDecompress()
+          : null;
+  if (!inflate) return body;
+  // pipeline carries an error of either stream to the one that is read, and destroys both.
+  pipeline(body, inflate, () => {});
+  return inflate;
+}
+
 /** Drop a body unread; its stream's abort error has nobody to tell. */
 function discard(body: { on(event: "error", fn: () => void): unknown; destroy(): void }): void {
   body.on("error", () => {});
@@ -159,7 +185,7 @@ function discard(body: { on(event: "error", fn: () => void): unknown; destroy():
 }
 
 /** Read a body up to `max` bytes; past that the stream is dropped and the result says so. */
-async function readCapped(body: AsyncIterable<Buffer> & Parameters<typeof discard>[0], max: number) {
+async function readCapped(body: Readable, max: number) {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
