@@ -56,13 +56,6 @@ CREATE TABLE IF NOT EXISTS refs(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL
   attr TEXT NOT NULL, target TEXT NOT NULL, from_instant INTEGER NOT NULL, to_instant INTEGER);
 CREATE TABLE IF NOT EXISTS texts(id INTEGER PRIMARY KEY, subject_id TEXT NOT NULL, top TEXT NOT NULL,
   attr TEXT NOT NULL, body_id INTEGER NOT NULL, from_instant INTEGER NOT NULL, to_instant INTEGER);
-`;
-
-/**
- * The secondary indexes of the derived tables: a rebuild drops them, derives everything, then
- * creates them again, which is faster than keeping them up to date row by row.
- */
-const DERIVED_INDEXES = `
 CREATE INDEX IF NOT EXISTS issues_subject ON issues(subject_id, top, instant);
 CREATE INDEX IF NOT EXISTS issues_slice ON issues(slice_id);
 CREATE INDEX IF NOT EXISTS issues_patch ON issues(patch_id);
@@ -73,17 +66,6 @@ CREATE INDEX IF NOT EXISTS texts_from ON texts(subject_id, top, from_instant);
 CREATE INDEX IF NOT EXISTS texts_to ON texts(subject_id, top, to_instant);
 CREATE INDEX IF NOT EXISTS texts_body ON texts(body_id, to_instant);
 `;
-
-/** Drop the derived tables' secondary indexes (see `DERIVED_INDEXES`). */
-export function dropDerivedIndexes(db: Database.Database): void {
-  for (const [, name] of DERIVED_INDEXES.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g))
-    db.exec(`DROP INDEX ${name}`);
-}
-
-/** Create the derived tables' secondary indexes. */
-export function createDerivedIndexes(db: Database.Database): void {
-  db.exec(DERIVED_INDEXES);
-}
 
 /** Every derived table, as `World.rebuild` empties them. */
 export const DERIVED_TABLES = ["state_latest", "snapshots", "checkpoints", "issues", "refs", "texts"];
@@ -122,7 +104,6 @@ export function openWorldDb(file: string): Database.Database {
     db.exec(LOG_DDL);
     migrate(db);
     db.exec(DERIVED_DDL);
-    createDerivedIndexes(db);
   }).immediate();
   return db;
 }

@@ -38,15 +38,7 @@ import {
   type WriteRecord,
   type WriteResult,
 } from "./api.js";
-import {
-  createDerivedIndexes,
-  DERIVED_TABLES,
-  dropDerivedIndexes,
-  openWorldDb,
-  prepareStatements,
-  type SliceRow,
-  type Statements,
-} from "./db.js";
+import { DERIVED_TABLES, openWorldDb, prepareStatements, type SliceRow, type Statements } from "./db.js";
 import { embeddingClientFromConfig } from "./embeddings.js";
 import { isPlainObject, type JsonObject, refTarget } from "./json.js";
 import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
@@ -126,11 +118,8 @@ export class World implements WorldApi {
   /** Recompute every derived table from the patch log (after a schema change). */
   rebuild(): void {
     this.db.transaction(() => {
-      // In bulk: the secondary indexes are built once at the end, not kept up to date row by row.
-      dropDerivedIndexes(this.db);
       for (const table of DERIVED_TABLES) this.db.exec(`DELETE FROM ${table}`);
       for (const s of this.st.subjectsAll.all()) this.reducer.derive(s.id, s.type);
-      createDerivedIndexes(this.db);
       this.st.setMeta.run("schema", (this.current as WorldSchema).fingerprint);
     })();
   }
