@@ -57,17 +57,32 @@ export async function medianMs(
   fn: () => unknown,
   opts: { iterations?: number; warmup?: number } = {},
 ): Promise<number> {
+  return (await medianTimes(fn, opts)).wall;
+}
+
+/**
+ * Median wall time and median CPU time of `fn` in milliseconds, after a warm-up. The CPU time is
+ * the process's (user + system): steadier than wall time on a machine other work shares.
+ */
+export async function medianTimes(
+  fn: () => unknown,
+  opts: { iterations?: number; warmup?: number } = {},
+): Promise<{ wall: number; cpu: number }> {
   const iterations = opts.iterations ?? 50;
   const warmup = opts.warmup ?? Math.min(10, iterations);
   for (let i = 0; i < warmup; i++) await fn();
-  const times: number[] = [];
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < iterations; i++) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     await fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { wall: median(wall), cpu: median(cpu) };
 }
 
 /** Round to 4 significant digits for printing. */
