@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { main } from "../src/cli/main.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../src/tools/dispatch.js";
@@ -71,4 +72,68 @@ export function runNbook(
     input: opts.input,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** What a CLI run printed and the exit status it set. */
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run `nbook` in this test process: `main()` on the sources, in `cwd`, with `env` added to (or, with
+ * "", blanking) the environment, and stdout/stderr captured. The status is the exit status the
+ * command set. Use it where a separate process proves nothing more; spawn ./bin/nbook (runNbook) for
+ * what needs one: start-up, stdin, signals, a process exiting on its own. Calls must not overlap.
+ */
+export async function runNbookInProcess(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string> },
+): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const writeOut = process.stdout.write;
+  const writeErr = process.stderr.write;
+  const capture =
+    (append: (s: string) => void) =>
+    (chunk: string | Uint8Array, encoding?: unknown, cb?: unknown): boolean => {
+      append(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+      const done = typeof encoding === "function" ? encoding : cb;
+      if (typeof done === "function") done();
+      return true;
+    };
+  const savedEnv = new Map(Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]]));
+  const savedCwd = process.cwd();
+  const savedExitCode = process.exitCode;
+  // main() adds listeners a process would drop at exit; they are removed after the run.
+  const stdoutErrorListeners = process.stdout.listeners("error");
+  const sigint = process.listeners("SIGINT");
+  process.exitCode = undefined;
+  Object.assign(process.env, opts.env);
+  process.chdir(opts.cwd);
+  process.stdout.write = capture((s) => {
+    stdout += s;
+  }) as typeof process.stdout.write;
+  process.stderr.write = capture((s) => {
+    stderr += s;
+  }) as typeof process.stderr.write;
+  try {
+    await main(["node", "nbook", ...args]);
+    const code = process.exitCode;
+    return { status: code === undefined ? 0 : Number(code), stdout, stderr };
+  } finally {
+    process.stdout.write = writeOut;
+    process.stderr.write = writeErr;
+    process.chdir(savedCwd);
+    for (const [k, v] of savedEnv) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    process.exitCode = savedExitCode;
+    for (const l of process.stdout.listeners("error"))
+      if (!stdoutErrorListeners.includes(l)) process.stdout.off("error", l as (e: Error) => void);
+    for (const l of process.listeners("SIGINT"))
+      if (!sigint.includes(l)) process.off("SIGINT", l as NodeJS.SignalsListener);
+  }
 }

@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NBOOK_BIN, runNbook } from "./helpers.js";
+import { NBOOK_BIN, runNbookInProcess } from "./helpers.js";
 
 let home: string;
 let ws: string;
 
 function nbook(args: string[]) {
-  return runNbook(args, { cwd: home, env: { NBOOK_WORKSPACE: ws } });
+  return runNbookInProcess(args, { cwd: home, env: { NBOOK_WORKSPACE: ws } });
 }
 
 const script = (name: string, code: string) => {
@@ -18,16 +18,16 @@ const script = (name: string, code: string) => {
   return p;
 };
 
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "nbook-world-cli-"));
   ws = join(home, "ws");
-  expect(nbook(["init", ws]).status).toBe(0);
-  expect(nbook(["project", "create", "demo"]).status).toBe(0);
+  expect((await nbook(["init", ws])).status).toBe(0);
+  expect((await nbook(["project", "create", "demo"])).status).toBe(0);
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("nbook world", () => {
-  it("exec writes through execute_world; --readonly has no write functions", () => {
+  it("exec writes through execute_world; --readonly has no write functions", async () => {
     const write = script(
       "arrive.js",
       `const t = world.time.parse("1024-03-01 08:00:00 AD");
@@ -38,15 +38,15 @@ describe("nbook world", () => {
        ]});
        return "wrote " + world.time.format(t);`,
     );
-    const dry = nbook(["world", "exec", write, "--project", "demo", "--mode", "discuss"]);
+    const dry = await nbook(["world", "exec", write, "--project", "demo", "--mode", "discuss"]);
     expect(dry.status).toBe(1);
     expect(dry.stderr).toContain("error [approval_required]");
     expect(dry.stderr).toContain('at 1024-03-01 08:00:00 AD (t=32287881600) "arrival"');
-    const r = nbook(["world", "exec", write, "--project", "demo"]);
+    const r = await nbook(["world", "exec", write, "--project", "demo"]);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("wrote 1024-03-01 08:00:00 AD\n");
 
-    const ro = nbook([
+    const ro = await nbook([
       "world",
       "exec",
       script("ro.js", "return typeof world.slice.write + ' ' + world.subject.get('hero').hp"),
@@ -57,22 +57,30 @@ describe("nbook world", () => {
     expect(ro.stdout).toBe("undefined 80\n");
   });
 
-  it("state, history, slices, subjects and issues speak calendar time", () => {
-    const state = nbook(["world", "state", "hero", "--project", "demo", "--json"]);
+  it("state, history, slices, subjects and issues speak calendar time", async () => {
+    const state = await nbook(["world", "state", "hero", "--project", "demo", "--json"]);
     expect(JSON.parse(state.stdout)).toMatchObject({
       id: "hero",
       type: "character",
       at: "latest",
       state: { hp: 80, location: "subject://inn" },
     });
-    const before = nbook(["world", "state", "hero", "--at", "1000-01-01 00:00:00 AD", "--project", "demo"]);
+    const before = await nbook([
+      "world",
+      "state",
+      "hero",
+      "--at",
+      "1000-01-01 00:00:00 AD",
+      "--project",
+      "demo",
+    ]);
     expect(before.stdout).toBe("hero (character, Aria) at 1000-01-01 00:00:00 AD\n{}\n");
 
-    const history = nbook(["world", "history", "hero", "--path", "/hp", "--project", "demo"]);
+    const history = await nbook(["world", "history", "hero", "--path", "/hp", "--project", "demo"]);
     expect(history.stdout.trim().split("\n")).toHaveLength(2);
     expect(history.stdout).toMatch(/^1024-03-01 08:00:00 AD {2}\S+ {2}replace \/hp 100\n/);
 
-    const slices = nbook([
+    const slices = await nbook([
       "world",
       "slices",
       "--from",
@@ -82,19 +90,19 @@ describe("nbook world", () => {
       "--json",
     ]);
     expect(JSON.parse(slices.stdout)).toMatchObject([{ title: "arrival", time: "1024-03-01 08:00:00 AD" }]);
-    const none = nbook(["world", "slices", "--to", "1000-01-01 00:00:00 AD", "--project", "demo"]);
+    const none = await nbook(["world", "slices", "--to", "1000-01-01 00:00:00 AD", "--project", "demo"]);
     expect(none.stdout).toBe("(no slices)\n");
 
-    const subjects = nbook(["world", "subjects", "--type", "location", "--project", "demo"]);
+    const subjects = await nbook(["world", "subjects", "--type", "location", "--project", "demo"]);
     expect(subjects.stdout.trim()).toMatch(/^inn\s+location\s+Inn$/);
-    expect(nbook(["world", "issues", "--project", "demo"]).stdout).toBe("(no issues)\n");
+    expect((await nbook(["world", "issues", "--project", "demo"])).stdout).toBe("(no issues)\n");
 
-    const bad = nbook(["world", "slices", "--from", "yesterday", "--project", "demo"]);
+    const bad = await nbook(["world", "slices", "--from", "yesterday", "--project", "demo"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("does not match the calendar format");
   });
 
-  it("issues name their calendar time, in text and in JSON", () => {
+  it("issues name their calendar time, in text and in JSON", async () => {
     const broken = script(
       "break.js",
       `const base = world.slice.write({ time: world.time.parse("1024-04-01 00:00:00 AD"), patches: [
@@ -103,15 +111,15 @@ describe("nbook world", () => {
          { subjectId: "hero", path: "/gold", op: "increment", value: 5 }] });
        return world.slice.delete(base.sliceId).issues.map(i => i.label).join(",");`,
     );
-    expect(nbook(["world", "exec", broken, "--project", "demo"]).stdout).toMatch(/^E1\n/);
-    const text = nbook(["world", "issues", "--project", "demo"]).stdout;
+    expect((await nbook(["world", "exec", broken, "--project", "demo"])).stdout).toMatch(/^E1\n/);
+    const text = (await nbook(["world", "issues", "--project", "demo"])).stdout;
     expect(text).toMatch(/^E1 error {2}hero\/gold at 1024-05-01 00:00:00 AD \(slice \S+\): /);
-    const json = JSON.parse(nbook(["world", "issues", "--project", "demo", "--json"]).stdout);
+    const json = JSON.parse((await nbook(["world", "issues", "--project", "demo", "--json"])).stdout);
     expect(json).toMatchObject([{ label: "E1", attr: "/gold", time: "1024-05-01 00:00:00 AD" }]);
   });
 
-  it("schema lists the types and the calendar", () => {
-    const r = nbook(["world", "schema", "--project", "demo", "--json"]);
+  it("schema lists the types and the calendar", async () => {
+    const r = await nbook(["world", "schema", "--project", "demo", "--json"]);
     const out = JSON.parse(r.stdout);
     expect(out.schema.types.map((t: { type: string }) => t.type)).toEqual(
       expect.arrayContaining(["world", "character", "location", "faction", "item"]),
@@ -119,6 +127,28 @@ describe("nbook world", () => {
     expect(out.calendar.kind).toBe("gregorian");
   });
 });
+
+/** CPU time (user + system, in clock ticks) of each thread of process `pid`, by thread id. */
+function threadCpuTicks(pid: number): Map<string, number> {
+  const ticks = new Map<string, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return ticks; // the process has exited
+  }
+  for (const tid of tids) {
+    try {
+      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks.set(tid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ticks;
+}
 
 describe("Ctrl-C during a runaway script", () => {
   it("nbook run aborts the run: the script's worker is killed, long before its 15 s limit", async () => {
@@ -153,8 +183,15 @@ describe("Ctrl-C during a runaway script", () => {
         if (child.exitCode !== null) throw new Error(`nbook run ended early:\n${out}`);
         await new Promise((r) => setTimeout(r, 50));
       }
-      // The bomb's call has started by now; Ctrl-C.
-      await new Promise((r) => setTimeout(r, 500));
+      // Ctrl-C once the bomb runs: one of the process's threads has spun for 300 ms of CPU since.
+      const pid = child.pid ?? 0;
+      const before = threadCpuTicks(pid);
+      const spinning = () =>
+        [...threadCpuTicks(pid)].some(([tid, ticks]) => ticks - (before.get(tid) ?? 0) >= 30);
+      while (!spinning()) {
+        if (child.exitCode !== null) throw new Error(`nbook run ended early:\n${out}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
       child.kill("SIGINT");
       const limit = new Promise<"still running">((r) => setTimeout(() => r("still running"), 8000));
       expect(await Promise.race([exited, limit])).not.toBe("still running");
