@@ -3,11 +3,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runNbookInProcess } from "./helpers.js";
 
 const NBOOK = join(import.meta.dirname, "..", "bin", "nbook");
 let dir: string;
 
-function nbook(args: string[], input?: string) {
+/** nbook in this process (see runNbookInProcess). */
+async function nbook(args: string[]) {
+  const r = await runNbookInProcess(args, { cwd: dir });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** nbook as a process reading `input` on its stdin, as a terminal user types. */
+function nbookWithStdin(args: string[], input: string) {
   const r = spawnSync(process.execPath, [NBOOK, ...args], {
     cwd: dir,
     encoding: "utf8",
@@ -17,10 +25,10 @@ function nbook(args: string[], input?: string) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nbook-cli-"));
-  expect(nbook(["init", "ws"]).code).toBe(0);
-  expect(nbook(["project", "create", "novel", "--workspace", "ws", "--sample"]).code).toBe(0);
+  expect((await nbook(["init", "ws"])).code).toBe(0);
+  expect((await nbook(["project", "create", "novel", "--workspace", "ws", "--sample"])).code).toBe(0);
   writeFileSync(
     join(dir, "script.json"),
     JSON.stringify({
@@ -39,7 +47,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const ws = ["--workspace", "ws", "--project", "novel"];
 
 describe("nbook run / approve / chat", () => {
-  it("starts a profile that needs an initial object from --initial, validated against its schema", () => {
+  it("starts a profile that needs an initial object from --initial, validated against its schema", async () => {
     const script = join(dir, "retrieval.json");
     const entries = [{ path: "lorebook/rules/tide-bells/index.md", reason: "the bells" }];
     writeFileSync(
@@ -49,12 +57,12 @@ describe("nbook run / approve / chat", () => {
       }),
     );
     const base = ["run", "find the bells", "--profile", "retrieval", "--script", script, "--json", ...ws];
-    const missing = nbook(base);
+    const missing = await nbook(base);
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.out).error.fields).toEqual([
       { pointer: "/initial/prompt", message: "required" },
     ]);
-    const ok = nbook([...base, "--initial", '{"prompt":"tide bells"}']);
+    const ok = await nbook([...base, "--initial", '{"prompt":"tide bells"}']);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.out.trim().split("\n").at(-1)!)).toMatchObject({
       status: "completed",
@@ -63,8 +71,8 @@ describe("nbook run / approve / chat", () => {
     });
   });
 
-  it("a pending approval survives the process: run waits, approve in a new process completes it", () => {
-    const run = nbook([
+  it("a pending approval survives the process: run waits, approve in a new process completes it", async () => {
+    const run = await nbook([
       "run",
       "write a note",
       "--mode",
@@ -83,7 +91,7 @@ describe("nbook run / approve / chat", () => {
     });
     expect(existsSync(join(dir, "ws/novel/notes/a.md"))).toBe(false);
 
-    const approve = nbook([
+    const approve = await nbook([
       "approve",
       waiting.sessionId,
       waiting.approvalId,
@@ -100,7 +108,7 @@ describe("nbook run / approve / chat", () => {
     });
     expect(readFileSync(join(dir, "ws/novel/notes/a.md"), "utf8")).toBe("approved text\n");
 
-    const again = nbook([
+    const again = await nbook([
       "approve",
       waiting.sessionId,
       waiting.approvalId,
@@ -113,7 +121,7 @@ describe("nbook run / approve / chat", () => {
     expect(again.err).toContain("not_found");
   });
 
-  it("chat --session shows the pending approval and continues after the answer", () => {
+  it("chat --session shows the pending approval and continues after the answer", async () => {
     writeFileSync(
       join(dir, "script2.json"),
       JSON.stringify({
@@ -123,9 +131,18 @@ describe("nbook run / approve / chat", () => {
         ],
       }),
     );
-    const run = nbook(["run", "write", "--mode", "discuss", "--script", "script2.json", "--json", ...ws]);
+    const run = await nbook([
+      "run",
+      "write",
+      "--mode",
+      "discuss",
+      "--script",
+      "script2.json",
+      "--json",
+      ...ws,
+    ]);
     const waiting = JSON.parse(run.out.trim());
-    const chat = nbook(
+    const chat = nbookWithStdin(
       ["chat", "--session", waiting.sessionId, "--script", "script2.json", "--workspace", "ws"],
       "n\ntoo early\n/tasks\n/exit\n",
     );
@@ -138,7 +155,7 @@ describe("nbook run / approve / chat", () => {
     expect(existsSync(join(dir, "ws/novel/notes/b.md"))).toBe(false);
   });
 
-  it("approve --reject --reason gives the agent the reason and writes nothing", () => {
+  it("approve --reject --reason gives the agent the reason and writes nothing", async () => {
     writeFileSync(
       join(dir, "script3.json"),
       JSON.stringify({
@@ -148,9 +165,18 @@ describe("nbook run / approve / chat", () => {
         ],
       }),
     );
-    const run = nbook(["run", "write", "--mode", "discuss", "--script", "script3.json", "--json", ...ws]);
+    const run = await nbook([
+      "run",
+      "write",
+      "--mode",
+      "discuss",
+      "--script",
+      "script3.json",
+      "--json",
+      ...ws,
+    ]);
     const waiting = JSON.parse(run.out.trim());
-    const reject = nbook([
+    const reject = await nbook([
       "approve",
       waiting.sessionId,
       waiting.approvalId,
@@ -171,19 +197,19 @@ describe("nbook run / approve / chat", () => {
     expect(existsSync(join(dir, "ws/novel/notes/c.md"))).toBe(false);
   });
 
-  it("the approval header names the tool, and the kind only where it adds something", () => {
+  it("the approval header names the tool, and the kind only where it adds something", async () => {
     writeFileSync(
       join(dir, "script5.json"),
       JSON.stringify({
         turns: [{ toolCalls: [{ name: "switch_mode", input: { mode: "normal", reason: "to draft" } }] }],
       }),
     );
-    const run = nbook(["run", "draft", "--mode", "plan", "--script", "script5.json", ...ws]);
+    const run = await nbook(["run", "draft", "--mode", "plan", "--script", "script5.json", ...ws]);
     expect(run.out).toMatch(/approval needed \[\d+\]: switch_mode ──/);
     expect(run.out).not.toContain("switch_mode (switch_mode)");
   });
 
-  it("a question waits in run, shows in sessions show, and approve --answer answers it", () => {
+  it("a question waits in run, shows in sessions show, and approve --answer answers it", async () => {
     writeFileSync(
       join(dir, "script4.json"),
       JSON.stringify({
@@ -200,16 +226,23 @@ describe("nbook run / approve / chat", () => {
         ],
       }),
     );
-    const run = nbook(["run", "draft", "--script", "script4.json", "--json", ...ws]);
+    const run = await nbook(["run", "draft", "--script", "script4.json", "--json", ...ws]);
     const waiting = JSON.parse(run.out.trim());
     expect(waiting).toMatchObject({ status: "waiting", pending: { kind: "user_input" } });
-    const show = nbook(["sessions", "show", waiting.sessionId, "--workspace", "ws"]);
+    const show = await nbook(["sessions", "show", waiting.sessionId, "--workspace", "ws"]);
     expect(show.out).toContain(`Pending question ${waiting.approvalId}: Whose point of view?`);
     const common = ["--script", "script4.json", "--json", "--workspace", "ws"];
-    const bare = nbook(["approve", waiting.sessionId, waiting.approvalId, ...common]);
+    const bare = await nbook(["approve", waiting.sessionId, waiting.approvalId, ...common]);
     expect(bare.code).toBe(2);
     expect(bare.out).toContain("--answer");
-    const answer = nbook(["approve", waiting.sessionId, waiting.approvalId, "--answer", "2", ...common]);
+    const answer = await nbook([
+      "approve",
+      waiting.sessionId,
+      waiting.approvalId,
+      "--answer",
+      "2",
+      ...common,
+    ]);
     expect(JSON.parse(answer.out.trim())).toMatchObject({
       status: "completed",
       finalMessage: "Tomas narrates.",
@@ -262,14 +295,14 @@ describe("nbook run / approve / chat", () => {
     expect(await exited).toBe(130);
     expect(err).toContain("(aborting");
     const id = /Session (\d+) ·/.exec(out)?.[1] ?? "";
-    const show = nbook(["sessions", "show", id, "--workspace", "ws"]);
+    const show = await nbook(["sessions", "show", id, "--workspace", "ws"]);
     expect(show.out).toContain("assistant [aborted]: Thinking about the bell");
     expect(show.out).toContain("assistant: Back again.");
     expect(show.out).toMatch(/· idle\n/);
   });
 
-  it("without a model configured, run names the missing setting", () => {
-    const r = nbook(["run", "hello", ...ws]);
+  it("without a model configured, run names the missing setting", async () => {
+    const r = await nbook(["run", "hello", ...ws]);
     expect(r.code).toBe(2);
     expect(r.err).toContain("config_error");
     expect(r.err).toContain("defaultModel");
@@ -277,15 +310,15 @@ describe("nbook run / approve / chat", () => {
 });
 
 describe("nbook demo", () => {
-  it("finishes offline with exit 0, leaving a chapter and a session that sessions show prints", () => {
-    const demo = nbook(["demo", "--dir", "demo"]);
+  it("finishes offline with exit 0, leaving a chapter and a session that sessions show prints", async () => {
+    const demo = await nbook(["demo", "--dir", "demo"]);
     expect(demo.code).toBe(0);
     expect(demo.out).toContain("[demo] The user approves switch_mode");
     expect(demo.out).toContain("nbook chat");
     const chapter = readFileSync(join(dir, "demo/tide-bell/manuscript/03-the-bell-road/index.md"), "utf8");
     expect(chapter).toContain("faint as a fingernail against a cup");
     expect(existsSync(join(dir, "demo/tide-bell/.agent/plan/chapter-03.md"))).toBe(true);
-    const show = nbook(["sessions", "show", "1", "--workspace", "demo"]);
+    const show = await nbook(["sessions", "show", "1", "--workspace", "demo"]);
     expect(show.code).toBe(0);
     expect(show.out).toContain("03-the-bell-road");
     expect(show.out).toContain("switch_mode");
