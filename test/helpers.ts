@@ -85,7 +85,8 @@ export interface CliRun {
  * Run `nbook` in this test process: `main()` on the sources, in `cwd`, with `env` added to (or, with
  * "", blanking) the environment, and stdout/stderr captured. The status is the exit status the
  * command set. Use it where a separate process proves nothing more; spawn ./bin/nbook (runNbook) for
- * what needs one: start-up, stdin, signals, a process exiting on its own. Calls must not overlap.
+ * what needs one: start-up, stdin, signals, a process exiting on its own. Stdin is not a terminal, as
+ * for a spawned process given no input. Calls must not overlap.
  */
 export async function runNbookInProcess(
   args: string[],
@@ -106,6 +107,8 @@ export async function runNbookInProcess(
   const savedEnv = new Map(Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]]));
   const savedCwd = process.cwd();
   const savedExitCode = process.exitCode;
+  const savedIsTTY = Object.getOwnPropertyDescriptor(process.stdin, "isTTY");
+  Object.defineProperty(process.stdin, "isTTY", { value: false, configurable: true, writable: true });
   // main() adds listeners a process would drop at exit; they are removed after the run.
   const stdoutErrorListeners = process.stdout.listeners("error");
   const sigint = process.listeners("SIGINT");
@@ -131,6 +134,8 @@ export async function runNbookInProcess(
       else process.env[k] = v;
     }
     process.exitCode = savedExitCode;
+    if (savedIsTTY) Object.defineProperty(process.stdin, "isTTY", savedIsTTY);
+    else delete (process.stdin as { isTTY?: boolean }).isTTY;
     for (const l of process.stdout.listeners("error"))
       if (!stdoutErrorListeners.includes(l)) process.stdout.off("error", l as (e: Error) => void);
     for (const l of process.listeners("SIGINT"))

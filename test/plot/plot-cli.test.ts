@@ -12,31 +12,31 @@ import {
   saveThread,
 } from "../../src/plot/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
-import { runNbook } from "../helpers.js";
+import { runNbookInProcess } from "../helpers.js";
 
 let home: string;
 let ws: string;
 
 function nbook(args: string[]) {
-  return runNbook(args, { cwd: home, env: { NBOOK_WORKSPACE: ws }, input: "" });
+  return runNbookInProcess(args, { cwd: home, env: { NBOOK_WORKSPACE: ws } });
 }
-const tool = (key: string, input: unknown) => {
-  const r = nbook(["tool", key, "--project", "novel", "--json", "--input", JSON.stringify(input)]);
+const tool = async (key: string, input: unknown) => {
+  const r = await nbook(["tool", key, "--project", "novel", "--json", "--input", JSON.stringify(input)]);
   const out = JSON.parse(r.stdout);
   if (!out.ok) throw new Error(`${key}: ${out.error.message}`);
   return out.details;
 };
 
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "nbook-plot-cli-"));
   ws = join(home, "ws");
-  expect(nbook(["init", ws]).status).toBe(0);
-  expect(nbook(["project", "create", "novel", "--title", "Night Roads"]).status).toBe(0);
+  expect((await nbook(["init", ws])).status).toBe(0);
+  expect((await nbook(["project", "create", "novel", "--title", "Night Roads"])).status).toBe(0);
 }, 60_000);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("nbook plot", () => {
-  it("shows the tree, a chapter, its brief, promises and decisions, and hard-deletes with the cascade named", () => {
+  it("shows the tree, a chapter, its brief, promises and decisions, and hard-deletes with the cascade named", async () => {
     // Build the story straight through the domain (fast), then read it back through the CLI.
     const workspace = Workspace.open(ws);
     const pc = plotContext(workspace.project("novel"), "user");
@@ -53,88 +53,98 @@ describe("nbook plot", () => {
     saveDecision(pc, { action: "create", name: "d-mother", title: "Mother", question: "Does she know?" });
     workspace.close();
 
-    const tree = nbook(["plot", "tree", "--project", "novel"]);
+    const tree = await nbook(["plot", "tree", "--project", "novel"]);
     expect(tree.status).toBe(0);
     expect(tree.stdout).toContain("Night Roads");
     expect(tree.stdout).toContain(`#${c.id} Departure (1 scene)`);
     expect(tree.stdout).toContain("The road [main]");
     expect(tree.stdout).not.toContain("goal: leave home");
-    const detail = nbook(["plot", "tree", "--detail", "--project", "novel"]);
+    const detail = await nbook(["plot", "tree", "--detail", "--project", "novel"]);
     expect(detail.stdout).toContain("      goal: leave home");
     expect(detail.stdout).toContain(`      - #${s.id} Gate at dawn [draft]`);
 
-    const chapter = nbook(["plot", "chapter", String(c.id), "--project", "novel"]);
+    const chapter = await nbook(["plot", "chapter", String(c.id), "--project", "novel"]);
     expect(chapter.stdout).toContain("goal: leave home");
     expect(chapter.stdout).toContain("Gate at dawn [draft] (no time range)");
 
-    const brief = nbook(["plot", "brief", String(c.id), "--project", "novel"]);
+    const brief = await nbook(["plot", "brief", String(c.id), "--project", "novel"]);
     expect(brief.stdout).toContain("Status: needs_world_anchor");
 
-    expect(nbook(["plot", "promises", "--project", "novel", "--status", "fulfilled"]).stdout).toContain(
-      "The letter (letter)",
-    );
-    expect(nbook(["plot", "promises", "--project", "novel", "--status", "open"]).stdout).toContain(
+    expect(
+      (await nbook(["plot", "promises", "--project", "novel", "--status", "fulfilled"])).stdout,
+    ).toContain("The letter (letter)");
+    expect((await nbook(["plot", "promises", "--project", "novel", "--status", "open"])).stdout).toContain(
       "No promises.",
     );
-    expect(nbook(["plot", "decisions", "--project", "novel", "--json"]).stdout).toContain(
+    expect((await nbook(["plot", "decisions", "--project", "novel", "--json"])).stdout).toContain(
       '"name":"d-mother"',
     );
-    expect(nbook(["plot", "promises", "--project", "novel", "--status", "nope"]).status).toBe(2);
+    expect((await nbook(["plot", "promises", "--project", "novel", "--status", "nope"])).status).toBe(2);
 
-    const refused = nbook(["plot", "delete", "thread", String(t.id), "--project", "novel"]);
+    const refused = await nbook(["plot", "delete", "thread", String(t.id), "--project", "novel"]);
     expect(refused.stdout).toContain("1 scene(s) of the thread are deleted");
     expect(refused.stdout).toContain("1 promise beat(s) are deleted");
     expect(refused.status).toBe(2);
-    const json = nbook(["plot", "delete", "thread", String(t.id), "--project", "novel", "--json"]);
+    const json = await nbook(["plot", "delete", "thread", String(t.id), "--project", "novel", "--json"]);
     const answer = JSON.parse(json.stdout);
     expect(answer.ok).toBe(false);
     expect(answer.error.details.effects).toContain("1 scene(s) of the thread are deleted");
     expect(json.status).toBe(2);
-    expect(tool("get_story_thread", { threadId: t.id }).id).toBe(t.id);
+    expect((await tool("get_story_thread", { threadId: t.id })).id).toBe(t.id);
 
-    const done = nbook(["plot", "delete", "thread", String(t.id), "--project", "novel", "--yes"]);
+    const done = await nbook(["plot", "delete", "thread", String(t.id), "--project", "novel", "--yes"]);
     expect(done.status).toBe(0);
     expect(done.stdout).toContain(`Deleted thread ${t.id} "The road"`);
-    const promise = tool("get_story_promise", { promiseId: p.id });
+    const promise = await tool("get_story_promise", { promiseId: p.id });
     expect(promise.status).toBe("open");
     expect(promise.beats).toEqual([]);
   }, 120_000);
 
-  it("adds, lists, changes, moves, archives and deletes phases", () => {
+  it("adds, lists, changes, moves, archives and deletes phases", async () => {
     const p = (...args: string[]) => nbook(["plot", ...args, "--project", "novel"]);
-    const first = p("phase", "add", "opening", "--title", "Opening", "--summary", "Home");
+    const first = await p("phase", "add", "opening", "--title", "Opening", "--summary", "Home");
     expect(first.stdout).toContain("Created phase #");
     const opening = Number(/#(\d+)/.exec(first.stdout)![1]);
-    const flight = JSON.parse(p("phase", "add", "flight", "--before", String(opening), "--json").stdout);
+    const flight = JSON.parse(
+      (await p("phase", "add", "flight", "--before", String(opening), "--json")).stdout,
+    );
     expect(flight).toMatchObject({ name: "flight", title: "flight", sortOrder: 0 });
-    expect(p("phase", "add", "Bad Name").stderr).toContain("/name: must be a lowercase slug");
-    expect(p("phase", "add", "x", "--before", "1", "--after", "2").stderr).toContain(
+    expect((await p("phase", "add", "Bad Name")).stderr).toContain("/name: must be a lowercase slug");
+    expect((await p("phase", "add", "x", "--before", "1", "--after", "2")).stderr).toContain(
       "Give --before or --after, not both",
     );
-    expect(p("phase", "set", String(opening)).status).toBe(2);
+    expect((await p("phase", "set", String(opening))).status).toBe(2);
 
-    const set = p("phase", "set", String(opening), "--title", "Going home", "--before", String(flight.id));
+    const set = await p(
+      "phase",
+      "set",
+      String(opening),
+      "--title",
+      "Going home",
+      "--before",
+      String(flight.id),
+    );
     expect(set.stdout).toContain(`Updated phase #${opening} Going home (opening) at position 0.`);
-    expect(p("phases").stdout).toBe(
+    expect((await p("phases")).stdout).toBe(
       `#${opening} Going home (opening) — 0 threads\n#${flight.id} flight (flight) — 0 threads\n`,
     );
 
-    const archived = p("phase", "archive", String(flight.id));
+    const archived = await p("phase", "archive", String(flight.id));
     expect(archived.status).toBe(0);
     expect(archived.stdout).toContain("its threads are left out of the tree");
-    expect(p("phases").stdout).not.toContain("flight");
-    expect(p("phases", "--all").stdout).toContain(`#${flight.id} flight (flight) [archived]`);
-    expect(p("tree", "--all").stdout).toContain(`Phase #${flight.id} flight (archived)`);
-    expect(p("phase", "set", String(flight.id), "--unarchive").stdout).toContain("Updated phase");
-    expect(p("phase", "set", "999", "--title", "x").stderr).toContain("No phase with id 999");
+    expect((await p("phases")).stdout).not.toContain("flight");
+    expect((await p("phases", "--all")).stdout).toContain(`#${flight.id} flight (flight) [archived]`);
+    expect((await p("tree", "--all")).stdout).toContain(`Phase #${flight.id} flight (archived)`);
+    expect((await p("phase", "set", String(flight.id), "--unarchive")).stdout).toContain("Updated phase");
+    expect((await p("phase", "set", "999", "--title", "x")).stderr).toContain("No phase with id 999");
 
-    tool("save_story_thread", { action: "create", name: "run", title: "Run", phaseId: flight.id });
-    const refused = p("delete", "phase", String(flight.id));
+    await tool("save_story_thread", { action: "create", name: "run", title: "Run", phaseId: flight.id });
+    const refused = await p("delete", "phase", String(flight.id));
     expect(refused.stdout).toContain("1 thread(s) become ungrouped (kept, with their scenes)");
     expect(refused.status).toBe(2);
-    expect(p("delete", "phase", String(flight.id), "--yes").stdout).toContain(
+    expect((await p("delete", "phase", String(flight.id), "--yes")).stdout).toContain(
       `Deleted phase ${flight.id} "flight"`,
     );
-    expect(p("tree").stdout).toContain("Threads without a phase\n    #");
+    expect((await p("tree")).stdout).toContain("Threads without a phase\n    #");
   }, 120_000);
 });
