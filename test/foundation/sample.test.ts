@@ -16,7 +16,7 @@ import { createSampleProject, readSampleSeed, seedSample } from "../../src/works
 import { Workspace } from "../../src/workspace/workspace.js";
 import { loadCalendar } from "../../src/world/calendar/index.js";
 import { openWorld } from "../../src/world/world.js";
-import { runNbook } from "../helpers.js";
+import { runNbookInProcess as runNbook } from "../helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nbook-sample-"));
 const ws = Workspace.init(join(dir, "ws"));
@@ -35,7 +35,7 @@ describe("the English sample novel", () => {
     pc = await openPlotContext(project, "user");
   });
 
-  it("has a world of four subjects whose state changes across the two chapters", () => {
+  it("has a world of four subjects whose state changes across the two chapters", async () => {
     const world = openWorld(project);
     const at = (text: string) => ({ at: loadCalendar(project).parse(text) });
     expect(world.subject.list().map((s) => `${s.type}:${s.id}`)).toEqual([
@@ -57,7 +57,7 @@ describe("the English sample novel", () => {
     expect(world.search.text("close to the spine").map((h) => h.subjectId)).toContain("tomas");
   });
 
-  it("has acts, chapters with briefs, a thread of scenes anchored in world time, two promises and a decision", () => {
+  it("has acts, chapters with briefs, a thread of scenes anchored in world time, two promises and a decision", async () => {
     const tree = getStoryTree(pc);
     expect(tree.acts.map((a) => [a.name, a.chapters.map((c) => `${c.name}:${c.scenes}`)])).toEqual([
       ["the-clear-sky-bell", ["the-drowned-bell:2", "low-water:1", "the-bell-road:1"]],
@@ -119,19 +119,19 @@ describe("seeding", () => {
 });
 
 describe("nbook project create --sample", () => {
-  it("builds the sample's world and plot, and the README's world and plot commands work on it", () => {
+  it("builds the sample's world and plot, and the README's world and plot commands work on it", async () => {
     const cwd = join(dir, "cli");
     Workspace.init(cwd);
-    expect(runNbook(["project", "create", "demo", "--sample"], { cwd }).stderr).toBe("");
+    expect((await runNbook(["project", "create", "demo", "--sample"], { cwd })).stderr).toBe("");
     const inProject = { cwd: join(cwd, "demo") };
-    const state = runNbook(["world", "state", "mira", "--at", "12 Fog 91 AL, 12:30"], inProject);
+    const state = await runNbook(["world", "state", "mira", "--at", "12 Fog 91 AL, 12:30"], inProject);
     expect(state.stdout).toContain('"mood": "afraid"');
-    const brief = runNbook(["plot", "brief", "2"], inProject);
+    const brief = await runNbook(["plot", "brief", "2"], inProject);
     expect(brief.stdout).toContain("Status: ready");
 
-    const zh = runNbook(["project", "create", "saga", "--sample", "--language", "zh"], { cwd });
+    const zh = await runNbook(["project", "create", "saga", "--sample", "--language", "zh"], { cwd });
     expect(zh.stdout).toContain('Created project saga ("潮钟")');
-    const zhState = runNbook(["world", "state", "lin-lan", "--at", "簿纪91年雾月12日 13:00"], {
+    const zhState = await runNbook(["world", "state", "lin-lan", "--at", "簿纪91年雾月12日 13:00"], {
       cwd: join(cwd, "saga"),
     });
     expect(zhState.stdout).toContain('"mood": "不安"');

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,24 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
+import { runNbookInProcess } from "../helpers.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const NBOOK = join(ROOT, "bin", "nbook");
 const FAKE_KEY = "sk-test-NEVER-STORE-4f1c9e7b2a";
 
 let dir: string;
 let ids: { chat: string; other: string; approval: string; branchEntry: string };
 
-function nbook(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [NBOOK, ...args, "--workspace", dir], {
+function nbook(args: string[]) {
+  return runNbookInProcess([...args, "--workspace", dir], {
     cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, NB_TEST_OPENAI_KEY: FAKE_KEY },
+    env: { NB_TEST_OPENAI_KEY: FAKE_KEY },
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "nb-sessions-cli-"));
   const ws = Workspace.init(dir);
   ws.createProject("harbour");
@@ -85,19 +82,19 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("nbook sessions", () => {
-  it("lists sessions, filtered by project, as text and JSON", () => {
-    const text = nbook(["sessions", "list"]);
+  it("lists sessions, filtered by project, as text and JSON", async () => {
+    const text = await nbook(["sessions", "list"]);
     expect(text.status).toBe(0);
     expect(text.stdout).toContain("Chapter one");
     expect(text.stdout).toContain("Workspace chat");
-    const json = nbook(["sessions", "list", "--project", "harbour", "--json"]);
+    const json = await nbook(["sessions", "list", "--project", "harbour", "--json"]);
     const list = JSON.parse(json.stdout) as { id: string; project: string; mode: string }[];
     expect(list.map((s) => s.id)).toEqual([ids.chat]);
     expect(list[0]).toMatchObject({ project: "harbour", mode: "discuss" });
   });
 
-  it("shows a readable transcript of the active branch with tool results, mode changes and approvals", () => {
-    const r = nbook(["sessions", "show", ids.chat]);
+  it("shows a readable transcript of the active branch with tool results, mode changes and approvals", async () => {
+    const r = await nbook(["sessions", "show", ids.chat]);
     expect(r.status).toBe(0);
     const out = r.stdout;
     expect(out).toContain("user: Draft chapter one");
@@ -111,8 +108,8 @@ describe("nbook sessions", () => {
     expect(out).not.toContain("abandoned first attempt");
   });
 
-  it("exports Markdown (active branch) and lossless JSONL (every branch)", () => {
-    const md = nbook(["sessions", "export", ids.chat, "--format", "md"]);
+  it("exports Markdown (active branch) and lossless JSONL (every branch)", async () => {
+    const md = await nbook(["sessions", "export", ids.chat, "--format", "md"]);
     expect(md.status).toBe(0);
     expect(md.stdout).toMatch(/^# Session \d+: Chapter one/);
     expect(md.stdout).toContain("### Tool call `read` (r1)");
@@ -121,7 +118,7 @@ describe("nbook sessions", () => {
     expect(md.stdout).not.toContain("abandoned first attempt");
 
     const out = join(dir, "export.jsonl");
-    expect(nbook(["sessions", "export", ids.chat, "--format", "jsonl", "--out", out]).status).toBe(0);
+    expect((await nbook(["sessions", "export", ids.chat, "--format", "jsonl", "--out", out])).status).toBe(0);
     const lines = readFileSync(out, "utf8")
       .trim()
       .split("\n")
@@ -135,29 +132,29 @@ describe("nbook sessions", () => {
     ]);
   });
 
-  it("fails with usage errors for unknown sessions and formats", () => {
-    const missing = nbook(["sessions", "show", "999"]);
+  it("fails with usage errors for unknown sessions and formats", async () => {
+    const missing = await nbook(["sessions", "show", "999"]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain("not_found");
-    const bad = nbook(["sessions", "export", ids.chat, "--format", "html"]);
+    const bad = await nbook(["sessions", "export", ids.chat, "--format", "html"]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--format must be md or jsonl");
   });
 
-  it("takes --limit as a whole positive number only", () => {
-    expect(JSON.parse(nbook(["sessions", "list", "--limit", "1", "--json"]).stdout)).toHaveLength(1);
+  it("takes --limit as a whole positive number only", async () => {
+    expect(JSON.parse((await nbook(["sessions", "list", "--limit", "1", "--json"])).stdout)).toHaveLength(1);
     for (const limit of ["3x", "1.5", "0"]) {
-      const r = nbook(["sessions", "list", "--limit", limit]);
+      const r = await nbook(["sessions", "list", "--limit", limit]);
       expect(r.status).toBe(2);
       expect(r.stderr).toContain("--limit must be a positive integer");
     }
   });
 
-  it("never stores or exports the API key, only the model reference", () => {
+  it("never stores or exports the API key, only the model reference", async () => {
     const exports = [
-      nbook(["sessions", "export", ids.chat, "--format", "jsonl"]).stdout,
-      nbook(["sessions", "export", ids.chat, "--format", "md"]).stdout,
-      nbook(["sessions", "show", ids.chat, "--json"]).stdout,
+      (await nbook(["sessions", "export", ids.chat, "--format", "jsonl"])).stdout,
+      (await nbook(["sessions", "export", ids.chat, "--format", "md"])).stdout,
+      (await nbook(["sessions", "show", ids.chat, "--json"])).stdout,
     ];
     const files = ["agent.sqlite", "agent.sqlite-wal"].map((f) => join(dir, ".nbook", f)).filter(existsSync);
     expect(files.length).toBeGreaterThan(0);

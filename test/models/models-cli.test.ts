@@ -2,21 +2,21 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runNbook } from "../helpers.js";
+import { runNbookInProcess } from "../helpers.js";
 
 const SECRET = "sk-live-7c1d-never-print-me";
 let home: string;
 let ws: string;
 
 function nbook(args: string[], env: Record<string, string> = {}) {
-  return runNbook(args, { cwd: home, env: { NBOOK_WORKSPACE: "", ...env } });
+  return runNbookInProcess(args, { cwd: home, env: { NBOOK_WORKSPACE: "", ...env } });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "nbook-models-cli-"));
   ws = join(home, "ws");
-  expect(nbook(["init", ws]).status).toBe(0);
-  expect(nbook(["project", "create", "novel", "--workspace", ws]).status).toBe(0);
+  expect((await nbook(["init", ws])).status).toBe(0);
+  expect((await nbook(["project", "create", "novel", "--workspace", ws])).status).toBe(0);
   writeFileSync(
     join(ws, ".nbook", "config.json"),
     JSON.stringify({
@@ -42,8 +42,11 @@ beforeAll(() => {
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 describe("nbook models list", () => {
-  it("shows providers, models and the missing key variables, never a key value", () => {
-    const r = nbook(["models", "list", "--workspace", ws], { NB_CLI_OA_KEY: SECRET, NB_CLI_CLAUDE_KEY: "" });
+  it("shows providers, models and the missing key variables, never a key value", async () => {
+    const r = await nbook(["models", "list", "--workspace", ws], {
+      NB_CLI_OA_KEY: SECRET,
+      NB_CLI_CLAUDE_KEY: "",
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("local/qwen/qwen3-8b  (context 32000)");
     expect(r.stdout).toContain("key NB_CLI_OA_KEY set");
@@ -54,8 +57,8 @@ describe("nbook models list", () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 
-  it("--json applies the project's override and reports the same facts", () => {
-    const r = nbook(["models", "list", "--workspace", ws, "--project", "novel", "--json"], {
+  it("--json applies the project's override and reports the same facts", async () => {
+    const r = await nbook(["models", "list", "--workspace", ws, "--project", "novel", "--json"], {
       NB_CLI_OA_KEY: SECRET,
     });
     expect(r.status).toBe(0);
@@ -74,12 +77,12 @@ describe("nbook models list", () => {
     expect(s.missingEnv).toEqual(["NB_CLI_CLAUDE_KEY"]);
   });
 
-  it("an invalid config fails with config_error and the JSON Pointer", () => {
+  it("an invalid config fails with config_error and the JSON Pointer", async () => {
     writeFileSync(
       join(ws, "novel", ".nbook", "config.json"),
       JSON.stringify({ providers: { x: { kind: "openai-compatible" } } }),
     );
-    const r = nbook(["models", "list", "--workspace", ws, "--project", "novel"]);
+    const r = await nbook(["models", "list", "--workspace", ws, "--project", "novel"]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("config_error");
     expect(r.stderr).toContain("/providers/x/baseURL: required for kind openai-compatible");
