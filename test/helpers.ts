@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -141,4 +141,29 @@ export async function runNbookInProcess(
     for (const l of process.listeners("SIGINT"))
       if (!sigint.includes(l)) process.off("SIGINT", l as NodeJS.SignalsListener);
   }
+}
+
+/**
+ * CPU time (user + system, in clock ticks) of each thread of process `pid`, by thread id (Linux).
+ * A test waits for a runaway script to start by watching for a thread that spins.
+ */
+export function threadCpuTicks(pid: number): Map<string, number> {
+  const ticks = new Map<string, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return ticks; // the process has exited
+  }
+  for (const tid of tids) {
+    try {
+      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks.set(tid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ticks;
 }

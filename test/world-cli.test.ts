@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NBOOK_BIN, runNbookInProcess } from "./helpers.js";
+import { NBOOK_BIN, runNbookInProcess, threadCpuTicks } from "./helpers.js";
 
 let home: string;
 let ws: string;
@@ -127,28 +127,6 @@ describe("nbook world", () => {
     expect(out.calendar.kind).toBe("gregorian");
   });
 });
-
-/** CPU time (user + system, in clock ticks) of each thread of process `pid`, by thread id. */
-function threadCpuTicks(pid: number): Map<string, number> {
-  const ticks = new Map<string, number>();
-  let tids: string[] = [];
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return ticks; // the process has exited
-  }
-  for (const tid of tids) {
-    try {
-      // Fields after the parenthesised name: utime and stime are the 12th and 13th.
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks.set(tid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return ticks;
-}
 
 describe("Ctrl-C during a runaway script", () => {
   it("nbook run aborts the run: the script's worker is killed, long before its 15 s limit", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { threadCpuTicks } from "../helpers.js";
 import { BIN, errorOf, type McpBed, mcpBed, textOf } from "./fixture.js";
 
 /** A QuickJS builtin that never checks the interrupt: it would run for hours. */
@@ -76,8 +77,12 @@ async function bombWhileAnother(code: string): Promise<void> {
   });
   // If this test fails first, the bomb's call is cut when the server is killed.
   bomb.catch(() => undefined);
-  // Long enough for the request to reach the server and the script to start.
-  await new Promise((r) => setTimeout(r, 300));
+  // Once the script runs, one of the server's threads spins: 200 ms of CPU since the call.
+  const before = threadCpuTicks(server.pid ?? 0);
+  while (![...threadCpuTicks(server.pid ?? 0)].some(([tid, t]) => t - (before.get(tid) ?? 0) >= 20)) {
+    if (bombDone) throw new Error("the script ended before it could be seen running");
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const read = await within(
     b.callTool({ name: "read", arguments: { path: "lorebook/index.md" } }),
     1000,
