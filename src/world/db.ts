@@ -236,7 +236,8 @@ export function prepareStatements(db: Database.Database) {
        LEFT JOIN snapshots s ON s.subject_id = l.subject_id AND s.top = l.top WHERE l.subject_id = ? ORDER BY l.ord`,
     ),
     latestOf: p<LatestRow>(
-      `SELECT l.top, l.last_instant, s.instant AS snap_instant, s.value, s.since_checkpoint FROM state_latest l
+      `SELECT l.top, l.last_instant, s.instant AS snap_instant, CASE WHEN s.instant <= ? THEN s.value END AS value,
+       s.since_checkpoint FROM state_latest l
        LEFT JOIN snapshots s ON s.subject_id = l.subject_id AND s.top = l.top WHERE l.subject_id = ? AND l.top = ?`,
     ),
     topsOf: p<{ top: string }>("SELECT top FROM state_latest WHERE subject_id = ?"),

@@ -103,6 +103,8 @@ interface Interval {
 export class Reducer {
   /** Snapshot values read during one write, so re-deriving after its checks does not read them again. */
   private snapshots: Map<string, { instant: number; value: string | null }> | null = null;
+  /** Checkpoint values read during one write's checks, by subject, attribute and instant. */
+  private checkpoints: Map<string, string | null> | null = null;
 
   constructor(
     private readonly st: Statements,
@@ -114,11 +116,23 @@ export class Reducer {
   /** Run one write (its checks, then its re-derivation), remembering the snapshots it reads. */
   remembering<T>(fn: () => T): T {
     this.snapshots = new Map();
+    this.checkpoints = new Map();
     try {
       return fn();
     } finally {
       this.snapshots = null;
+      this.checkpoints = null;
     }
+  }
+
+  /** A stored checkpoint's value (remembered during a write). */
+  private checkpointValue(subjectId: string, top: string, instant: number): string | null {
+    const key = `${subjectId}\u0000${top}\u0000${instant}`;
+    const seen = this.checkpoints?.get(key);
+    if (seen !== undefined) return seen;
+    const value = this.st.checkpointValue.get(subjectId, top, instant)?.value ?? null;
+    this.checkpoints?.set(key, value);
+    return value;
   }
 
   /**
@@ -130,7 +144,7 @@ export class Reducer {
     let sem: OpSemantics | undefined;
     // Asked for a few attributes, the others' (maybe large) snapshots are not even read.
     const rows = tops
-      ? [...tops].flatMap((top) => this.st.latestOf.all(subjectId, top))
+      ? [...tops].flatMap((top) => this.st.latestOf.all(at ?? Number.MAX_SAFE_INTEGER, subjectId, top))
       : this.st.latest.all(at ?? Number.MAX_SAFE_INTEGER, subjectId);
     for (const r of rows) {
       if (r.snap_instant !== null && (at === undefined || r.snap_instant <= at))
@@ -241,7 +255,7 @@ export class Reducer {
     return {
       from: cp ? cp.instant : BEFORE_TIME,
       load: () => {
-        const value = cp ? this.st.checkpointValue.get(subjectId, r.top, cp.instant)?.value : null;
+        const value = cp ? this.checkpointValue(subjectId, r.top, cp.instant) : null;
         if (value != null) setOwn(state, r.top, JSON.parse(value));
         return state;
       },
@@ -265,9 +279,13 @@ export class Reducer {
         seen?.instant === snap.instant ? seen.value : (st.snapshotValue.get(subjectId, top)?.value ?? null);
       start = { instant: snap.instant, value, sinceCheckpoint: snap.since_checkpoint, snapshot: true };
     } else if (cp) {
-      const value = st.checkpointValue.get(subjectId, top, cp.instant)?.value ?? null;
+      const value = this.checkpointValue(subjectId, top, cp.instant);
       start = { instant: cp.instant, value, sinceCheckpoint: 0, snapshot: false };
     }
+    // Checkpoints from `from` on are about to be replaced: none remembered may be reused.
+    if (this.checkpoints)
+      for (const key of this.checkpoints.keys())
+        if (key.startsWith(`${subjectId}\u0000${top}\u0000`)) this.checkpoints.delete(key);
     // Deriving from the start (a rebuild) finds nothing stored to clear or to reopen.
     const derived = from > BEFORE_TIME;
     if (derived) {
