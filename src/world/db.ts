@@ -295,8 +295,9 @@ export function prepareStatements(db: Database.Database) {
       "SELECT id, attr, target AS value, from_instant, to_instant FROM refs WHERE subject_id = ? AND top = ? AND from_instant >= ?",
     ),
     closeRef: p("UPDATE refs SET to_instant = ? WHERE id = ?"),
-    moveRef: p("UPDATE refs SET attr = ? WHERE id = ?"),
-    deleteRef: p("DELETE FROM refs WHERE id = ?"),
+    // Rows of one attribute that moved or went away, in bulk: [[id, attr], …] and [id, …].
+    moveRefs: p("UPDATE refs SET attr = j.value ->> 1 FROM json_each(?) j WHERE refs.id = j.value ->> 0"),
+    deleteRefs: p("DELETE FROM refs WHERE id IN (SELECT value FROM json_each(?))"),
     refsToLatest: p<{ subject_id: string; attr: string }>(
       "SELECT subject_id, attr FROM refs WHERE target = ? AND to_instant IS NULL ORDER BY subject_id, attr",
     ),
@@ -336,8 +337,8 @@ export function prepareStatements(db: Database.Database) {
        SELECT ?, ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
     ),
     closeText: p("UPDATE texts SET to_instant = ? WHERE id = ?"),
-    moveText: p("UPDATE texts SET attr = ? WHERE id = ?"),
-    deleteText: p("DELETE FROM texts WHERE id = ?"),
+    moveTexts: p("UPDATE texts SET attr = j.value ->> 1 FROM json_each(?) j WHERE texts.id = j.value ->> 0"),
+    deleteTexts: p("DELETE FROM texts WHERE id IN (SELECT value FROM json_each(?))"),
   };
 }
 

@@ -403,6 +403,7 @@ export class Reducer {
     }
     const refs: Interval[] = [];
     const texts: Interval[] = [];
+    const moved = { ref: [] as Array<[number, string]>, text: [] as Array<[number, string]> };
     for (const f of fresh) {
       const same = stored.get(key(f.kind, f));
       if (same?.length) {
@@ -411,11 +412,15 @@ export class Reducer {
           same.findIndex((r) => r.attr === f.attr),
         );
         const row = same.splice(at, 1)[0];
-        if (row.attr !== f.attr) (f.kind === "ref" ? st.moveRef : st.moveText).run(f.attr, row.id);
+        if (row.attr !== f.attr) moved[f.kind].push([row.id, f.attr]);
       } else (f.kind === "ref" ? refs : texts).push(f);
     }
-    for (const rows of stored.values())
-      for (const r of rows) (r.kind === "ref" ? st.deleteRef : st.deleteText).run(r.id);
+    const gone = { ref: [] as number[], text: [] as number[] };
+    for (const rows of stored.values()) for (const r of rows) gone[r.kind].push(r.id);
+    if (moved.ref.length) st.moveRefs.run(JSON.stringify(moved.ref));
+    if (moved.text.length) st.moveTexts.run(JSON.stringify(moved.text));
+    if (gone.ref.length) st.deleteRefs.run(JSON.stringify(gone.ref));
+    if (gone.text.length) st.deleteTexts.run(JSON.stringify(gone.text));
     const json = (list: Interval[]) => JSON.stringify(list.map((f) => [f.attr, f.value, f.from, f.to]));
     if (refs.length) st.insertRefs.run(subjectId, top, json(refs));
     if (texts.length) {
