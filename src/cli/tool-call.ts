@@ -17,7 +17,11 @@ export interface CliCallOptions {
  * Run one tool call through the dispatch every door uses and print the result — one JSON object
  * with --json, else the text on stdout or the error on stderr — setting the exit status.
  */
-export async function runCliToolCall(ctx: CliContext, call: ToolCall, o: CliCallOptions): Promise<void> {
+export async function runCliToolCall(
+  ctx: Pick<CliContext, "workspace" | "project" | "registry">,
+  call: ToolCall,
+  o: CliCallOptions,
+): Promise<void> {
   const result = await dispatch(call, {
     registry: ctx.registry,
     workspace: ctx.workspace,

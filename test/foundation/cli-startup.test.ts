@@ -110,6 +110,8 @@ describe("nbook start-up", () => {
     expect(agentOnly.filter((p) => packages.has(p))).toEqual([]);
     // Only the files group's code: no other tool group, no World Engine, no QuickJS.
     expect(groupsIn(r.loaded)).toEqual(new Set(["files"]));
+    // Without --profile no allowlist applies, so no profile is read.
+    expect(r.loaded.filter((u) => u.includes("/dist/profiles/"))).toEqual([]);
     expect(r.loaded.filter((u) => /\/dist\/(world\/sandbox|plot|research|web)\//.test(u))).toEqual([]);
     expect(packages.has("quickjs-emscripten")).toBe(false);
   });

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { ProfileCatalog } from "../../profiles/catalog.js";
+import type { Allowlist } from "../../tools/dispatch.js";
 import { groupOfKey, loadToolRegistry } from "../../tools/groups.js";
 import { parseMode, readJsonArgument } from "../input.js";
 import { locateProject } from "../locate.js";
@@ -59,22 +59,16 @@ export function registerTool(program: Command): void {
         }
         // Only the called tool's group is loaded: `tool read` never loads QuickJS or the World Engine.
         const registry = await loadToolRegistry([key]);
-        const ctx = {
-          workspace,
-          project,
-          registry,
-          catalog: new ProfileCatalog(registry, workspace, project),
-        };
+        // The profiles are read only when a profile's allowlist applies; the user may call any tool.
+        let allow: Allowlist = "all";
+        if (o.profile) {
+          const { ProfileCatalog } = await import("../../profiles/catalog.js");
+          allow = new ProfileCatalog(registry, workspace, project).allowlist(o.profile);
+        }
         await runCliToolCall(
-          ctx,
+          { workspace, project, registry },
           { key, input },
-          {
-            mode,
-            approved: o.approve === true,
-            profileKey: o.profile,
-            allow: o.profile ? ctx.catalog.allowlist(o.profile) : "all",
-            json: o.json,
-          },
+          { mode, approved: o.approve === true, profileKey: o.profile, allow, json: o.json },
         );
       } catch (e) {
         reportCliError(e, o.json);
