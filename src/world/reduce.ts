@@ -52,15 +52,31 @@ export function semanticsFor(schema: WorldSchema, type: string): OpSemantics {
   };
 }
 
+/** Paths seen in stored patches, parsed once: the segments of a valid path, null for an invalid one. */
+const parsedPaths = new Map<string, readonly string[] | null>();
+const PARSED_PATHS_MAX = 10_000;
+
+/** The segments of a stored patch path, or null when it is not a valid JSON Pointer. */
+function pathSegments(path: string): readonly string[] | null {
+  let segs = parsedPaths.get(path);
+  if (segs === undefined) {
+    segs = pointerProblem(path) ? null : segmentsOf(path);
+    if (parsedPaths.size >= PARSED_PATHS_MAX) parsedPaths.clear();
+    parsedPaths.set(path, segs);
+  }
+  return segs;
+}
+
 /** Apply one stored patch to a state. */
 export function applyRow(
   state: JsonObject,
   row: Pick<PatchRow, "path" | "op" | "value">,
   sem: OpSemantics,
 ): OpFailure | null {
-  if (pointerProblem(row.path)) return { label: "E3", message: `not a valid JSON Pointer: ${row.path}` };
+  const segs = pathSegments(row.path);
+  if (!segs) return { label: "E3", message: `not a valid JSON Pointer: ${row.path}` };
   const value = row.value === null ? undefined : JSON.parse(row.value);
-  return applyPatch(state, row.op as PatchOp, segmentsOf(row.path), value, sem);
+  return applyPatch(state, row.op as PatchOp, segs, value, sem);
 }
 
 /** Set an own property, `__proto__` included (never the prototype). */
@@ -315,8 +331,8 @@ export class Reducer {
         for (const row of group) applyRow(state, row, sem);
       } else {
         // Appends to the attribute itself only add entries; other ops may change any entry under it.
-        const appendOnly = group.every(
-          (r) => pointerProblem(r.path) !== null || (r.op === "append" && segmentsOf(r.path).length === 1),
+        const appendOnly = group.every((r) =>
+          r.op === "append" ? (pathSegments(r.path)?.length ?? 1) === 1 : pathSegments(r.path) === null,
         );
         const length = itemsOf(state[top]);
         const before = appendOnly ? new Map<string, Entry>() : collectEntries(state, [top], typeSpec);
@@ -386,15 +402,15 @@ export class Reducer {
    */
   private storeIntervals(subjectId: string, top: string, from: number, fresh: Interval[]): void {
     const st = this.st;
-    const key = (kind: string, v: { value: string; from: number; to: number | null }) =>
-      `${kind}\u0000${v.value}\u0000${v.from}\u0000${v.to ?? ""}`;
+    // Grouped by kind and interval (short keys); a match also has the same value.
+    const key = (kind: string, from: number, to: number | null) => `${kind}:${from}:${to ?? ""}`;
     const stored = new Map<string, Array<IntervalRow & { kind: Entry["kind"] }>>();
     const add = (kind: Entry["kind"], rows: IntervalRow[]) => {
       for (const r of rows) {
-        const k = key(kind, { value: r.value, from: r.from_instant, to: r.to_instant });
-        const list = stored.get(k) ?? [];
-        list.push({ ...r, kind });
-        stored.set(k, list);
+        const k = key(kind, r.from_instant, r.to_instant);
+        const list = stored.get(k);
+        if (list) list.push({ ...r, kind });
+        else stored.set(k, [{ ...r, kind }]);
       }
     };
     if (from > BEFORE_TIME) {
@@ -405,13 +421,11 @@ export class Reducer {
     const texts: Interval[] = [];
     const moved = { ref: [] as Array<[number, string]>, text: [] as Array<[number, string]> };
     for (const f of fresh) {
-      const same = stored.get(key(f.kind, f));
-      if (same?.length) {
-        const at = Math.max(
-          0,
-          same.findIndex((r) => r.attr === f.attr),
-        );
-        const row = same.splice(at, 1)[0];
+      const group = stored.get(key(f.kind, f.from, f.to));
+      let at = group ? group.findIndex((r) => r.value === f.value && r.attr === f.attr) : -1;
+      if (group && at < 0) at = group.findIndex((r) => r.value === f.value);
+      if (group && at >= 0) {
+        const row = group.splice(at, 1)[0];
         if (row.attr !== f.attr) moved[f.kind].push([row.id, f.attr]);
       } else (f.kind === "ref" ? refs : texts).push(f);
     }
