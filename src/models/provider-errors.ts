@@ -1,10 +1,5 @@
-import {
-  APICallError,
-  getErrorMessage,
-  type LanguageModelV3,
-  type LanguageModelV3StreamPart,
-  type LanguageModelV3StreamResult,
-} from "@ai-sdk/provider";
+import { APICallError, getErrorMessage, type LanguageModelV3 } from "@ai-sdk/provider";
+import { mapModelErrors } from "./map-errors.js";
 
 /** The host a provider error names: from the request URL when there is one, else as given. */
 function hostOf(url: string, fallback: string): string {
@@ -49,38 +44,5 @@ function labelled(e: unknown, kind: string, fallbackUrl: string): unknown {
  * one, retryability and headers included, so retry decisions are unchanged.
  */
 export function withProviderLabel(model: LanguageModelV3, kind: string, url: string): LanguageModelV3 {
-  const guard = async <T>(call: () => PromiseLike<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (e) {
-      throw labelled(e, kind, url);
-    }
-  };
-  return {
-    specificationVersion: model.specificationVersion,
-    provider: model.provider,
-    modelId: model.modelId,
-    supportedUrls: model.supportedUrls,
-    doGenerate: (options) => guard(() => model.doGenerate(options)),
-    doStream: async (options): Promise<LanguageModelV3StreamResult> => {
-      const result = await guard(() => model.doStream(options));
-      const reader = result.stream.getReader();
-      const stream = new ReadableStream<LanguageModelV3StreamPart>({
-        async pull(controller) {
-          try {
-            const { done, value } = await reader.read();
-            if (done) controller.close();
-            else
-              controller.enqueue(
-                value.type === "error" ? { ...value, error: labelled(value.error, kind, url) } : value,
-              );
-          } catch (e) {
-            controller.error(labelled(e, kind, url));
-          }
-        },
-        cancel: (reason) => reader.cancel(reason),
-      });
-      return { ...result, stream };
-    },
-  };
+  return mapModelErrors(model, (e) => labelled(e, kind, url));
 }

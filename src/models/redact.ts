@@ -1,9 +1,5 @@
-import {
-  APICallError,
-  type LanguageModelV3,
-  type LanguageModelV3StreamPart,
-  type LanguageModelV3StreamResult,
-} from "@ai-sdk/provider";
+import { APICallError, type LanguageModelV3 } from "@ai-sdk/provider";
+import { mapModelErrors } from "./map-errors.js";
 
 /** What replaces an API key wherever a provider echoes it back. */
 export const REDACTED = "[redacted]";
@@ -58,38 +54,5 @@ function scrubError(e: unknown, secret: string): unknown {
  * messages end up in sessions, exports and the terminal.
  */
 export function withKeyRedacted(model: LanguageModelV3, secret: string): LanguageModelV3 {
-  const guard = async <T>(call: () => PromiseLike<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (e) {
-      throw scrubError(e, secret);
-    }
-  };
-  return {
-    specificationVersion: model.specificationVersion,
-    provider: model.provider,
-    modelId: model.modelId,
-    supportedUrls: model.supportedUrls,
-    doGenerate: (options) => guard(() => model.doGenerate(options)),
-    doStream: async (options): Promise<LanguageModelV3StreamResult> => {
-      const result = await guard(() => model.doStream(options));
-      const reader = result.stream.getReader();
-      const stream = new ReadableStream<LanguageModelV3StreamPart>({
-        async pull(controller) {
-          try {
-            const { done, value } = await reader.read();
-            if (done) controller.close();
-            else
-              controller.enqueue(
-                value.type === "error" ? { ...value, error: scrubError(value.error, secret) } : value,
-              );
-          } catch (e) {
-            controller.error(scrubError(e, secret));
-          }
-        },
-        cancel: (reason) => reader.cancel(reason),
-      });
-      return { ...result, stream };
-    },
-  };
+  return mapModelErrors(model, (e) => scrubError(e, secret));
 }

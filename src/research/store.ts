@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import { NbError } from "../core/errors.js";
+import type Database from "better-sqlite3";
+import { openVersionedDb } from "../core/sqlite.js";
 import type { RankingSnapshot } from "./shapes.js";
 
 type Db = Database.Database;
@@ -93,35 +93,7 @@ export function isoUtc(instant: string | Date): string {
 }
 
 function openDb(file: string): Db {
-  let db: Db;
-  try {
-    db = new Database(file);
-  } catch (e) {
-    throw new NbError("io_error", `Cannot open the research store: ${(e as Error).message}`);
-  }
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
-    const version = db.pragma("user_version", { simple: true }) as number;
-    if (version > RESEARCH_SCHEMA_VERSION) {
-      throw new NbError(
-        "config_error",
-        `research.sqlite has schema version ${version}, newer than this nbook (${RESEARCH_SCHEMA_VERSION}); upgrade nbook`,
-      );
-    }
-    if (version < RESEARCH_SCHEMA_VERSION) {
-      db.transaction(() => {
-        db.exec(SCHEMA);
-        db.pragma(`user_version = ${RESEARCH_SCHEMA_VERSION}`);
-      }).immediate();
-    }
-    return db;
-  } catch (e) {
-    db.close();
-    throw e;
-  }
+  return openVersionedDb({ what: "the research store", file, version: RESEARCH_SCHEMA_VERSION, sql: SCHEMA });
 }
 
 /**

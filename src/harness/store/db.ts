@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
-import { NbError } from "../../core/errors.js";
+import type Database from "better-sqlite3";
+import { openVersionedDb } from "../../core/sqlite.js";
 
 type Db = Database.Database;
 
@@ -83,33 +83,5 @@ CREATE INDEX IF NOT EXISTS queue_open ON queue_items(session_id, kind, id) WHERE
 /** Open (creating if needed) the agent database in WAL mode and bring its schema up to date. */
 export function openAgentDb(file: string): Db {
   mkdirSync(dirname(file), { recursive: true });
-  let db: Db;
-  try {
-    db = new Database(file);
-  } catch (e) {
-    throw new NbError("io_error", `Cannot open the session store: ${(e as Error).message}`);
-  }
-  try {
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
-    const version = db.pragma("user_version", { simple: true }) as number;
-    if (version > STORE_SCHEMA_VERSION) {
-      throw new NbError(
-        "config_error",
-        `agent.sqlite has schema version ${version}, newer than this nbook (${STORE_SCHEMA_VERSION}); upgrade nbook`,
-      );
-    }
-    if (version < STORE_SCHEMA_VERSION) {
-      db.transaction(() => {
-        db.exec(SCHEMA);
-        db.pragma(`user_version = ${STORE_SCHEMA_VERSION}`);
-      }).immediate();
-    }
-    return db;
-  } catch (e) {
-    db.close();
-    throw e;
-  }
+  return openVersionedDb({ what: "the session store", file, version: STORE_SCHEMA_VERSION, sql: SCHEMA });
 }
