@@ -4,6 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { skillsSection, usableSkills } from "../skills/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -63,7 +64,8 @@ export interface ProfileCatalogOptions {
 /**
  * Profiles from three layers: built-in < user (workspace) < project. A later layer overrides by key.
  * A profile whose allowlist resolves to no tools is unavailable: an agent with it could do nothing,
- * so it is not listed and `get` refuses it. Every profile's prompt ends with the project's AGENTS.md.
+ * so it is not listed and `get` refuses it. Every profile's prompt ends with the skills catalog (when
+ * the profile may `read`) and the project's AGENTS.md.
  */
 export class ProfileCatalog {
   private readonly profiles = new Map<string, Profile>();
@@ -142,16 +144,20 @@ export class ProfileCatalog {
     this.profiles.set(p.key, this.withInstructions(p));
   }
 
-  /** `p` with the project's AGENTS.md appended to its prompt (read when the prompt is built). */
+  /**
+   * `p` with the skills catalog (for a profile that may `read` them) and the project's AGENTS.md
+   * appended to its prompt (both read when the prompt is built).
+   */
   private withInstructions(p: Profile): Profile {
     const workspace = this.workspace;
     if (!workspace) return p;
     const prompt = p.systemPrompt;
     const systemPrompt = (ctx: PromptContext) => {
-      const own = prompt(ctx);
-      if (!ctx.projectName || !workspace.hasProject(ctx.projectName)) return own;
-      const section = projectInstructions(workspace.project(ctx.projectName));
-      return section ? `${own}\n\n${section}` : own;
+      const project =
+        ctx.projectName && workspace.hasProject(ctx.projectName) ? workspace.project(ctx.projectName) : null;
+      const skills = ctx.toolKeys.includes("read") ? skillsSection(usableSkills(workspace, project)) : null;
+      const instructions = project ? projectInstructions(project) : null;
+      return [prompt(ctx), skills, instructions].filter((s) => s).join("\n\n");
     };
     return Object.freeze({ ...p, systemPrompt });
   }

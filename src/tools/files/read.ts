@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { readSkillText, resolveSkillFile, SKILL_SCHEME } from "../../skills/index.js";
 import { defineTool } from "../define.js";
 import { MAX_BYTES, MAX_LINES } from "../truncate.js";
 import type { ToolResult } from "../types.js";
@@ -13,7 +14,7 @@ const Input = z
     path: z
       .string()
       .describe(
-        "File or folder, relative to the project (or workspace/<project>/<path>, or a bash-output:// locator)",
+        "File or folder, relative to the project (or workspace/<project>/<path>, a skill://<name>/<file> address, or a bash-output:// locator)",
       ),
     offset: z.number().int().min(1).optional().describe("First line to show, 1-based"),
     limit: z.number().int().min(1).optional().describe("Maximum number of lines to show"),
@@ -125,13 +126,18 @@ export const readTool = defineTool({
   key: "read",
   group: "files",
   description:
-    "Read a text file with numbered lines (use offset/limit to page; long output ends with a hint on how to continue), or list a folder. Also reads full bash output through the bash-output:// locator a bash call returned.",
+    "Read a text file with numbered lines (use offset/limit to page; long output ends with a hint on how to continue), or list a folder. Also reads skill files (skill://<name>/SKILL.md, as the skills list shows) and full bash output through the bash-output:// locator a bash call returned.",
   input: Input,
   effect: "read",
   async execute(input, ctx) {
     if (input.path.startsWith("bash-output://")) {
       const text = await readBashOutput(ctx.workspace, input.path);
       return pageText(input.path, text, input.offset, input.limit, input.column);
+    }
+    if (input.path.startsWith(SKILL_SCHEME)) {
+      const f = resolveSkillFile(ctx.workspace, ctx.project, input.path);
+      if (f.isDirectory) return listFolder(f.abs, f.display);
+      return pageText(f.display, readSkillText(f), input.offset, input.limit, input.column);
     }
     const r = authorize(ctx, input.path, "list");
     const st = statSync(r.abs, { throwIfNoEntry: false });

@@ -1,0 +1,116 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { parseSkillFile, SKILL_FILE, type SkillFrontMatter } from "./skill-file.js";
+
+/** Where a skill comes from; a later layer overrides an earlier one by name. */
+export type SkillLayer = "builtin" | "workspace" | "project";
+
+/** A skill folder and what is known about it. */
+export interface SkillEntry {
+  /** The folder's name (the key a later layer overrides). */
+  name: string;
+  layer: SkillLayer;
+  /** Absolute host path of the skill folder; never shown to a model. */
+  dir: string;
+  /** How a person finds the folder: workspace-relative for workspace and project skills. */
+  path: string;
+  /** The address the read tool accepts for its SKILL.md. */
+  locator: string;
+  status: "ok" | "broken";
+  /** Why a broken skill is broken. */
+  reason?: string;
+  meta?: SkillFrontMatter;
+}
+
+/** A skill that loaded. */
+export type Skill = SkillEntry & { status: "ok"; meta: SkillFrontMatter };
+
+/** The folder the built-in skills ship in (copied into dist/ by the build). */
+export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL("./builtin/", import.meta.url));
+
+// One parse per SKILL.md version: the catalog is listed before every model call.
+const cache = new Map<string, { stamp: string; entry: SkillEntry }>();
+
+/** The layers' roots, lowest first. */
+export function skillRoots(
+  workspace: Workspace | null,
+  project: Project | null,
+): { layer: SkillLayer; dir: string; base: string | null }[] {
+  const roots: { layer: SkillLayer; dir: string; base: string | null }[] = [
+    { layer: "builtin", dir: BUILTIN_SKILLS_DIR, base: null },
+  ];
+  if (workspace) {
+    roots.push({ layer: "workspace", dir: join(workspace.nbookDir, "agent", "skills"), base: ".nbook" });
+    if (project)
+      roots.push({
+        layer: "project",
+        dir: join(project.root, ".nbook", "agent", "skills"),
+        base: `${project.name}/.nbook`,
+      });
+  }
+  return roots;
+}
+
+/**
+ * Every skill folder of the three layers (built-in < workspace < project), the winning one per name,
+ * sorted by name. A broken skill is listed with its reason and overrides a lower layer's skill of
+ * the same name all the same: falling back silently would run instructions the author replaced.
+ */
+export function listSkills(workspace: Workspace | null, project: Project | null): SkillEntry[] {
+  const byName = new Map<string, SkillEntry>();
+  for (const root of skillRoots(workspace, project)) {
+    for (const name of folders(root.dir)) {
+      const path = root.base === null ? `(builtin)/${name}` : `${root.base}/agent/skills/${name}`;
+      byName.set(name, loadEntry(name, root.layer, join(root.dir, name), path));
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The skills that loaded, for a prompt. */
+export function usableSkills(workspace: Workspace | null, project: Project | null): Skill[] {
+  return listSkills(workspace, project).filter((s): s is Skill => s.status === "ok");
+}
+
+function folders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => !d.name.startsWith(".") && (d.isDirectory() || d.isSymbolicLink()))
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+function loadEntry(name: string, layer: SkillLayer, dir: string, path: string): SkillEntry {
+  const base = { name, layer, dir, path, locator: `skill://${name}/${SKILL_FILE}` };
+  const file = join(dir, SKILL_FILE);
+  let stamp: string;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) return { ...base, status: "broken", reason: `${SKILL_FILE} is not a regular file` };
+    stamp = `${layer}:${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return { ...base, status: "broken", reason: `no ${SKILL_FILE} in the folder` };
+  }
+  const cached = cache.get(file);
+  if (cached?.stamp === stamp) return cached.entry;
+  const entry = parseEntry(base, readFileSync(file, "utf8"));
+  cache.set(file, { stamp, entry });
+  return entry;
+}
+
+function parseEntry(base: Omit<SkillEntry, "status">, text: string): SkillEntry {
+  const r = parseSkillFile(text);
+  if (!r.ok) return { ...base, status: "broken", reason: r.reason };
+  if (r.meta.name !== base.name)
+    return {
+      ...base,
+      status: "broken",
+      reason: `front matter name "${r.meta.name}" differs from the folder name "${base.name}"`,
+    };
+  return { ...base, status: "ok", meta: r.meta };
+}
