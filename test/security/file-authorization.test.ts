@@ -156,3 +156,35 @@ describe("the .nbook/ control area behind a symbolic link", () => {
     expect(elsewhere.ok).toBe(true);
   });
 });
+
+describe("a file swapped between authorisation and reading", () => {
+  it("is checked again once opened: a hard link or a symlink out of the project is not read", async () => {
+    const { authorize, readTextOrNull } = await import("../../src/tools/files/common.js");
+    const outside = mkdtempSync(join(tmpdir(), "nb-outside-"));
+    try {
+      const secret = join(outside, "secret.txt");
+      writeFileSync(secret, "the workspace's secret\n");
+      const ctx = {
+        workspace: bed.workspace,
+        project: bed.project,
+        mode: "normal" as const,
+        profileKey: null,
+        binding: {},
+        approved: false,
+      };
+      // Authorised while it is an ordinary file of the project…
+      const r = authorize(ctx, "lorebook/mira.md", "read");
+      expect(await readTextOrNull(r)).toBe("Mira is seventeen.\n");
+      // …then replaced by a second name of a file outside it.
+      rmSync(canon);
+      linkSync(secret, canon);
+      await expect(readTextOrNull(r)).rejects.toMatchObject({ code: "path_escape" });
+      // …or by a symlink to it.
+      rmSync(canon);
+      symlinkSync(secret, canon);
+      await expect(readTextOrNull(r)).rejects.toMatchObject({ code: "path_escape" });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
