@@ -67,6 +67,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/profile.js")).registerProfile,
   },
   {
+    name: "skills",
+    term: "skills",
+    description: "List the agent skills (built-in, workspace and project layers) and show one",
+    load: async () => (await import("./commands/skills.js")).registerSkills,
+  },
+  {
     name: "plot",
     term: "plot",
     description:
