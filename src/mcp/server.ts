@@ -11,6 +11,7 @@ import { projectInstructions } from "../profiles/project-instructions.js";
 import type { DispatchContext } from "../tools/dispatch.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
+import { warmWorldSandbox } from "../tools/world/run.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { callWithApproval } from "./approval.js";
@@ -99,5 +100,8 @@ export function createMcpServer(opts: McpServerOptions): Server {
     }
   });
 
+  // A World Engine script's first call would otherwise wait for a worker to load QuickJS; start
+  // one once the client is connected, so initialize itself is not slowed.
+  if (allow.has("execute_world")) server.oninitialized = () => void warmWorldSandbox();
   return server;
 }

@@ -165,7 +165,7 @@ describe("a file swapped between authorisation and reading", () => {
       const secret = join(outside, "secret.txt");
       writeFileSync(secret, "the workspace's secret\n");
       const ctx = {
-        workspace: bed.workspace,
+        workspace: bed.ws,
         project: bed.project,
         mode: "normal" as const,
         profileKey: null,
