@@ -73,18 +73,16 @@ describe("validation on the agent path", () => {
   });
   it("an approved save runs only against the row its preview described (a change in between is a conflict)", async () => {
     const t = await f.ok("save_story_thread", { action: "create", name: "t", title: "Old title" });
-    const stopped = await f.call(
-      "save_story_thread",
-      { action: "update", threadId: t.id, summary: "From the agent" },
-      { mode: "discuss" },
-    );
-    if (stopped.ok) throw new Error("expected approval_required");
-    const basis = (stopped.error.details as { preview: { basis: unknown } }).preview.basis;
-    // The user retitles the thread while the approval waits.
-    await f.ok("save_story_thread", { action: "update", threadId: t.id, title: "The user's title" });
-    const approve = () =>
+    const input = { action: "update", threadId: t.id, summary: "From the agent" };
+    /** Stop the call in discuss mode and return the basis its preview pins the approval to. */
+    const previewBasis = async () => {
+      const stopped = await f.call("save_story_thread", input, { mode: "discuss" });
+      if (stopped.ok) throw new Error("expected approval_required");
+      return (stopped.error.details as { preview: { basis: unknown } }).preview.basis;
+    };
+    const approve = (basis: unknown) =>
       dispatch(
-        { key: "save_story_thread", input: { action: "update", threadId: t.id, summary: "From the agent" } },
+        { key: "save_story_thread", input },
         {
           registry: f.registry,
           workspace: f.workspace,
@@ -96,7 +94,10 @@ describe("validation on the agent path", () => {
           approvedBasis: basis,
         },
       );
-    const late = await approve();
+    const basis = await previewBasis();
+    // The user retitles the thread while the approval waits.
+    await f.ok("save_story_thread", { action: "update", threadId: t.id, title: "The user's title" });
+    const late = await approve(basis);
     expect(late.ok).toBe(false);
     if (late.ok) return;
     expect(late.error.code).toBe("conflict");
@@ -106,27 +107,7 @@ describe("validation on the agent path", () => {
     expect(now.summary ?? null).not.toBe("From the agent");
 
     // Approved against a fresh preview, it runs.
-    const again = await f.call(
-      "save_story_thread",
-      { action: "update", threadId: t.id, summary: "From the agent" },
-      { mode: "discuss" },
-    );
-    if (again.ok) throw new Error("expected approval_required");
-    const fresh = (again.error.details as { preview: { basis: unknown } }).preview.basis;
-    const r = await dispatch(
-      { key: "save_story_thread", input: { action: "update", threadId: t.id, summary: "From the agent" } },
-      {
-        registry: f.registry,
-        workspace: f.workspace,
-        project: f.project,
-        mode: "discuss",
-        profileKey: null,
-        allow: "all",
-        approved: true,
-        approvedBasis: fresh,
-      },
-    );
-    expect(r.ok).toBe(true);
+    expect((await approve(await previewBasis())).ok).toBe(true);
     expect((await f.ok("get_story_thread", { threadId: t.id })).summary).toBe("From the agent");
   });
 });
