@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { readConfigFile } from "../core/config-file.js";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { projectConfigViolations } from "./key-variables.js";
@@ -229,7 +230,7 @@ export interface ConfigRoots {
 /** Load and validate the effective models config: workspace config, then the project's override. */
 export function loadModelsConfig(roots: ConfigRoots): ModelsConfig {
   const base = parseModelsConfig(
-    readJsonFile(join(roots.workspaceRoot, ".nbook", "config.json"), ".nbook/config.json"),
+    readConfigFile(join(roots.workspaceRoot, ".nbook", "config.json"), ".nbook/config.json"),
     ".nbook/config.json",
     roots.workspaceRoot,
   );
@@ -239,16 +240,7 @@ export function loadModelsConfig(roots: ConfigRoots): ModelsConfig {
   const label = "project .nbook/config.json";
   return mergeModelsConfig(
     base,
-    parseModelsConfig(readJsonFile(file, label), label, roots.projectRoot),
+    parseModelsConfig(readConfigFile(file, label), label, roots.projectRoot),
     label,
   );
-}
-
-function readJsonFile(file: string, label: string): unknown {
-  if (!existsSync(file)) return {};
-  try {
-    return JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new NbError("config_error", `${label} is not valid JSON: ${(e as Error).message}`);
-  }
 }

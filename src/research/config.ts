@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { readConfigFile } from "../core/config-file.js";
 import { type FieldError, NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { isInside, realPathOf } from "../workspace/paths.js";
@@ -140,29 +141,14 @@ function httpSetting(h: NonNullable<ResearchConfig["http"]>, fromProject: boolea
 export function loadResearchSettings(roots: ResearchConfigRoots): ResearchSettings {
   const wsLabel = ".nbook/config.json";
   const ws = parseResearchConfig(
-    sectionOf(join(roots.workspaceRoot, ".nbook", "config.json"), wsLabel),
+    readConfigFile(join(roots.workspaceRoot, ".nbook", "config.json"), wsLabel).research,
     wsLabel,
   );
   let project: ResearchConfig | null = null;
   const label = "project .nbook/config.json";
   if (roots.projectRoot) {
     const file = join(roots.projectRoot, ".nbook", "config.json");
-    if (existsSync(file)) project = parseResearchConfig(sectionOf(file, label), label);
+    if (existsSync(file)) project = parseResearchConfig(readConfigFile(file, label).research, label);
   }
   return mergeResearchConfig(ws, project, roots, label);
-}
-
-/** The `research` section of a config file (undefined when the file or the section is absent). */
-function sectionOf(file: string, label: string): unknown {
-  if (!existsSync(file)) return undefined;
-  let v: unknown;
-  try {
-    v = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new NbError("config_error", `${label} is not valid JSON: ${(e as Error).message}`);
-  }
-  if (!v || typeof v !== "object" || Array.isArray(v)) {
-    throw new NbError("config_error", `${label} must hold an object`);
-  }
-  return (v as Record<string, unknown>).research;
 }

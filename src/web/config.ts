@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { readConfigFile } from "../core/config-file.js";
 import { type FieldError, NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { isAllowEntry } from "./fetch/allow-entry.js";
@@ -238,23 +239,12 @@ export function mergeWebConfig(
 /** The effective web settings: the workspace's `web` section, then the project's. */
 export function loadWebSettings(roots: { workspaceRoot: string; projectRoot?: string | null }): WebSettings {
   const base = parseWebConfig(
-    readWebSection(join(roots.workspaceRoot, ".nbook", "config.json"), ".nbook/config.json"),
+    readConfigFile(join(roots.workspaceRoot, ".nbook", "config.json"), ".nbook/config.json").web,
     ".nbook/config.json",
   );
   if (!roots.projectRoot) return webSettings(base);
   const file = join(roots.projectRoot, ".nbook", "config.json");
   if (!existsSync(file)) return webSettings(base);
   const label = "project .nbook/config.json";
-  return webSettings(mergeWebConfig(base, parseWebConfig(readWebSection(file, label), label), label));
-}
-
-function readWebSection(file: string, label: string): unknown {
-  if (!existsSync(file)) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new NbError("config_error", `${label} is not valid JSON: ${(e as Error).message}`);
-  }
-  return raw && typeof raw === "object" ? (raw as { web?: unknown }).web : undefined;
+  return webSettings(mergeWebConfig(base, parseWebConfig(readConfigFile(file, label).web, label), label));
 }
