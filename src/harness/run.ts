@@ -123,6 +123,7 @@ export function stepEnv(
     mode: session.mode,
     sessionId,
     profileKey: profile.key,
+    initial: session.initial,
     allow: deps.catalog.allowlist(profile.key),
     output: profile.output,
     tasks: deps.store.tasks(sessionId),

@@ -26,6 +26,8 @@ export interface StepEnv {
   mode: Mode;
   sessionId: string;
   profileKey: string;
+  /** The session's `initial` values, handed to tools through ctx.session. */
+  initial: Readonly<Record<string, unknown>>;
   allow: Allowlist;
   output: z.ZodType | undefined;
   tasks: TaskItem[];
@@ -125,6 +127,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
       session: {
         id: env.sessionId,
         profileKey: env.profileKey,
+        initial: env.initial,
         services: { [TASKS_SERVICE]: tasksService, [CONTROL_SERVICE]: control, [RESULT_SERVICE]: result },
       },
     };

@@ -36,6 +36,8 @@ export type ToolBinding = Readonly<Record<string, unknown>>;
 export interface ToolSession {
   readonly id: string;
   readonly profileKey: string;
+  /** The session's `initial` values (validated by its profile), e.g. the subject an actor is bound to. */
+  readonly initial: Readonly<Record<string, unknown>>;
   /** Session-specific services, keyed by name; each session-bound tool group documents its own. */
   readonly services: Readonly<Record<string, unknown>>;
 }
