@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isInside } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { parseSkillFile, SKILL_FILE, type SkillFrontMatter } from "./skill-file.js";
@@ -34,21 +35,32 @@ export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL("./builtin/", import.met
 // One parse per SKILL.md version: the catalog is listed before every model call.
 const cache = new Map<string, { stamp: string; entry: SkillEntry }>();
 
+/** One layer's folder of skills. */
+export interface SkillRoot {
+  layer: SkillLayer;
+  dir: string;
+  /** How a person names the folder's parent (workspace-relative); null for the built-in layer. */
+  base: string | null;
+  /** A real path the skills must stay inside (a project's), or null. */
+  within: string | null;
+}
+
 /** The layers' roots, lowest first. */
-export function skillRoots(
-  workspace: Workspace | null,
-  project: Project | null,
-): { layer: SkillLayer; dir: string; base: string | null }[] {
-  const roots: { layer: SkillLayer; dir: string; base: string | null }[] = [
-    { layer: "builtin", dir: BUILTIN_SKILLS_DIR, base: null },
-  ];
+export function skillRoots(workspace: Workspace | null, project: Project | null): SkillRoot[] {
+  const roots: SkillRoot[] = [{ layer: "builtin", dir: BUILTIN_SKILLS_DIR, base: null, within: null }];
   if (workspace) {
-    roots.push({ layer: "workspace", dir: join(workspace.nbookDir, "agent", "skills"), base: ".nbook" });
+    roots.push({
+      layer: "workspace",
+      dir: join(workspace.nbookDir, "agent", "skills"),
+      base: ".nbook",
+      within: null,
+    });
     if (project)
       roots.push({
         layer: "project",
         dir: join(project.root, ".nbook", "agent", "skills"),
         base: `${project.name}/.nbook`,
+        within: project.realRoot,
       });
   }
   return roots;
@@ -64,7 +76,7 @@ export function listSkills(workspace: Workspace | null, project: Project | null)
   for (const root of skillRoots(workspace, project)) {
     for (const name of folders(root.dir)) {
       const path = root.base === null ? `(builtin)/${name}` : `${root.base}/agent/skills/${name}`;
-      byName.set(name, loadEntry(name, root.layer, join(root.dir, name), path));
+      byName.set(name, loadEntry(name, root, join(root.dir, name), path));
     }
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -85,11 +97,19 @@ function folders(dir: string): string[] {
   }
 }
 
-function loadEntry(name: string, layer: SkillLayer, dir: string, path: string): SkillEntry {
+function loadEntry(name: string, root: SkillRoot, dir: string, path: string): SkillEntry {
+  const layer = root.layer;
   const base = { name, layer, dir, path, locator: `skill://${name}/${SKILL_FILE}` };
   const file = join(dir, SKILL_FILE);
   let stamp: string;
   try {
+    // A project's skill is one of its files: a link out of the project is not followed.
+    if (root.within && !isInside(realpathSync.native(file), root.within))
+      return {
+        ...base,
+        status: "broken",
+        reason: `${SKILL_FILE} leads out of the project through a symbolic link`,
+      };
     const st = statSync(file);
     if (!st.isFile()) return { ...base, status: "broken", reason: `${SKILL_FILE} is not a regular file` };
     stamp = `${layer}:${st.ino}:${st.mtimeMs}:${st.size}`;

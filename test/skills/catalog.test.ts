@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listSkills, usableSkills } from "../../src/skills/index.js";
@@ -78,6 +78,20 @@ describe("the skills catalog", () => {
     expect(byName.get("empty-folder")?.path).toBe("novel/.nbook/agent/skills/empty-folder");
 
     expect(usableSkills(bed.ws, bed.project).map((s) => s.name)).toEqual([...BUILTIN, "fine"].sort());
+  });
+
+  it("does not follow a project skill linked out of the project", () => {
+    const outside = join(bed.dir, "elsewhere");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "SKILL.md"), md("linked", "From outside the project."));
+    mkdirSync(join(bed.project.root, ".nbook", "agent", "skills"), { recursive: true });
+    symlinkSync(outside, join(bed.project.root, ".nbook", "agent", "skills", "linked"));
+    const s = listSkills(bed.ws, bed.project).find((x) => x.name === "linked");
+    expect(s).toMatchObject({
+      status: "broken",
+      reason: "SKILL.md leads out of the project through a symbolic link",
+    });
+    expect(s?.meta).toBeUndefined();
   });
 
   it("does not fall back to the built-in skill a broken override replaced", () => {
