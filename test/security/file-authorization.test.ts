@@ -188,3 +188,22 @@ describe("a file swapped between authorisation and reading", () => {
     }
   });
 });
+
+describe("read-only addresses", () => {
+  it("write, edit and apply_patch refuse skill:// and bash-output:// instead of creating a folder named after the scheme", async () => {
+    const w = await bed.call("write", { path: "skill://keep-canon/SKILL.md", content: "x" });
+    expect(!w.ok && w.error.code).toBe("invalid_input");
+    const e = await bed.call("edit", {
+      path: "bash-output://0000/output.log",
+      edits: [{ oldText: "a", newText: "b" }],
+    });
+    expect(!e.ok && e.error.code).toBe("invalid_input");
+    const p = await bed.call("apply_patch", {
+      patch: "*** Begin Patch\n*** Add File: skill://x/a.md\n+hi\n*** End Patch",
+    });
+    expect(!p.ok && p.error.code).toBe("invalid_input");
+    expect(!p.ok && p.error.message).toContain("read-only address");
+    expect(existsSync(join(bed.project.root, "skill:"))).toBe(false);
+    expect(existsSync(join(bed.project.root, "bash-output:"))).toBe(false);
+  });
+});

@@ -15,12 +15,22 @@ import {
 import { isPlanExempt } from "../dispatch.js";
 import type { ToolContext, ToolPreview } from "../types.js";
 
+/** Addresses that `read` resolves itself (`skill://`, `bash-output://`). */
+const READ_ONLY_ADDRESS = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /**
  * Resolve a path through the one authorisation path. Writes never reach a project's `.nbook/`
  * control area (judged on the real path): its databases change only through their tools, and its
  * agent profiles, skills and workflows — which grant agents their powers — only by the user.
  */
 export function authorize(ctx: ToolContext, path: string, op: "read" | "write" | "list"): ResolvedPath {
+  // `skill://…` and `bash-output://…` name things `read` shows; taken as a path they would create a `skill:` folder.
+  if (op === "write" && READ_ONLY_ADDRESS.test(path)) {
+    throw new NbError(
+      "invalid_input",
+      `${path.slice(0, 80)} is a read-only address; write to a path of the project instead`,
+    );
+  }
   const r = resolveFileAddress(ctx.workspace, ctx.project, path, { allowRoot: op === "list" });
   if (op === "write" && isInside(realPathOf(r.abs, path), controlAreaOf(r.project))) {
     throw new NbError(
