@@ -1,0 +1,35 @@
+/** A keyword query split for the trigram index: FTS5 expression terms, and terms too short for it. */
+export interface KeywordQuery {
+  /** An FTS5 MATCH expression (terms OR'd), or null when no term has 3 characters. */
+  match: string | null;
+  /** Terms of 1–2 characters, which trigrams cannot match: searched with LIKE. */
+  short: string[];
+}
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+function quote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+/**
+ * Split a free-text query into terms (whitespace and punctuation separate them). A CJK run, written
+ * without spaces, becomes its overlapping trigrams, so a sentence finds lines sharing part of it and
+ * ranks those sharing more first; other terms are matched as whole substrings.
+ */
+export function keywordQuery(query: string): KeywordQuery {
+  const terms = query
+    .split(/[\s\p{P}\p{S}]+/u)
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  const fts = new Set<string>();
+  const short = new Set<string>();
+  for (const term of terms) {
+    const chars = [...term];
+    if (chars.length < 3) short.add(term);
+    else if (CJK.test(term))
+      for (let i = 0; i + 3 <= chars.length; i++) fts.add(chars.slice(i, i + 3).join(""));
+    else fts.add(term);
+  }
+  return { match: fts.size ? [...fts].map(quote).join(" OR ") : null, short: [...short] };
+}
