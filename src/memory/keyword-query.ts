@@ -2,7 +2,7 @@
 export interface KeywordQuery {
   /** An FTS5 MATCH expression (terms OR'd), or null when no term has 3 characters. */
   match: string | null;
-  /** Terms of 1–2 characters, which trigrams cannot match: searched with LIKE. */
+  /** Terms of 1–2 characters, which trigrams cannot match, and the bigrams of CJK runs: searched as substrings. */
   short: string[];
 }
 
@@ -15,7 +15,8 @@ function quote(term: string): string {
 /**
  * Split a free-text query into terms (whitespace and punctuation separate them). A CJK run, written
  * without spaces, becomes its overlapping trigrams, so a sentence finds lines sharing part of it and
- * ranks those sharing more first; other terms are matched as whole substrings.
+ * ranks those sharing more first, and its bigrams, since a Chinese word is often two characters
+ * ("黛玉葬花" shares no trigram with "黛玉在花园里葬花"); other terms are matched as whole substrings.
  */
 export function keywordQuery(query: string): KeywordQuery {
   const terms = query
@@ -27,9 +28,10 @@ export function keywordQuery(query: string): KeywordQuery {
   for (const term of terms) {
     const chars = [...term];
     if (chars.length < 3) short.add(term);
-    else if (CJK.test(term))
+    else if (CJK.test(term)) {
       for (let i = 0; i + 3 <= chars.length; i++) fts.add(chars.slice(i, i + 3).join(""));
-    else fts.add(term);
+      for (let i = 0; i + 2 <= chars.length; i++) short.add(chars.slice(i, i + 2).join(""));
+    } else fts.add(term);
   }
   return { match: fts.size ? [...fts].map(quote).join(" OR ") : null, short: [...short] };
 }

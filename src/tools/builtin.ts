@@ -1,5 +1,6 @@
 import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
+import { memoryTools } from "./memory/index.js";
 import { plotTools } from "./plot/index.js";
 import { ToolRegistry } from "./registry.js";
 import { researchTools } from "./research/index.js";
@@ -21,6 +22,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...plotTools,
   ...webTools,
   ...researchTools,
+  ...memoryTools,
 ];
 
 /** A registry holding every built-in tool. */

@@ -76,6 +76,11 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
     keys: ["novel_rankings", "novel_book_detail"],
     load: async () => (await import("./research/index.js")).researchTools,
   },
+  {
+    group: "memory",
+    keys: ["subject_event_append", "subject_rag_search"],
+    load: async () => (await import("./memory/index.js")).memoryTools,
+  },
 ];
 
 /** The group entry holding a tool key, or undefined when no built-in tool has it. */

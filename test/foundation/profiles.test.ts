@@ -51,8 +51,11 @@ describe("profile catalog", () => {
     expect(keys("inline.editor").sort()).toEqual(["edit", "read", "report_result", "write"]);
     expect(keys("director")).not.toContain("execute_world");
     expect(keys("director")).not.toContain("write");
-    for (const k of ["memory.curator", "summarizer", "simulator.actor"])
-      expect(keys(k)).toEqual(["report_result"]);
+    for (const k of ["memory.curator", "summarizer"]) expect(keys(k)).toEqual(["report_result"]);
+    // An actor reaches only its own subject's memory (enforced by the memory tools).
+    expect(keys("simulator.actor")).toEqual(["report_result", "subject_rag_search", "subject_event_append"]);
+    for (const k of ["leader.default", "director"])
+      expect(keys(k)).toEqual(expect.arrayContaining(["subject_rag_search", "subject_event_append"]));
     expect(keys("adhoc").sort()).toEqual(["read", "report_result"]);
   });
 

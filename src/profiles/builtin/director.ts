@@ -34,7 +34,14 @@ export const director = defineProfile({
       open_questions: z.array(z.string()),
     })
     .strict(),
-  tools: ["read", "report_result", ...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS],
+  tools: [
+    "read",
+    "report_result",
+    ...PLOT_READ_TOOLS,
+    ...PLOT_WRITE_TOOLS,
+    "subject_rag_search",
+    "subject_event_append",
+  ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}
 

@@ -25,6 +25,8 @@ export const leaderDefault = defineProfile({
     { key: "execute_world", access: "readwrite" },
     "novel_rankings",
     "novel_book_detail",
+    "subject_rag_search",
+    "subject_event_append",
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}

@@ -10,7 +10,8 @@ export const simulatorActor = defineProfile({
   output: z
     .object({ visible_response: z.string(), spoken_dialogue: z.string(), inner_response: z.string() })
     .strict(),
-  tools: ["report_result"],
+  // Its own subject only: the memory tools refuse any other subject from the session's binding.
+  tools: ["report_result", "subject_rag_search", "subject_event_append"],
   systemPrompt: (ctx) =>
     `${basePrompt("You play one character of the novel, in the first person, knowing only what they know.", ctx)}
 

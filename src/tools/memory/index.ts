@@ -1,0 +1,91 @@
+import { z } from "zod";
+import { EventSchema, SOURCES } from "../../memory/files.js";
+import { formatHits, planAppend, searchSubject } from "../../memory/subjects.js";
+import { defineTool } from "../define.js";
+import { filesBasis, planToRun, unifiedDiff } from "../files/common.js";
+import type { AnyTool, ToolContext } from "../types.js";
+import { allowedSubject, subjectFiles } from "./access.js";
+
+const SubjectPath = z.string().describe("The subject's folder: simulation/subjects/<id>");
+
+const AppendInput = z
+  .object({
+    subjectPath: SubjectPath,
+    events: z
+      .array(EventSchema)
+      .min(1)
+      .describe("What the subject experienced, each {text, tick?, time?}; text is self-contained"),
+  })
+  .strict();
+
+async function planEventAppend(input: z.infer<typeof AppendInput>, ctx: ToolContext) {
+  const path = allowedSubject(ctx, input.subjectPath);
+  const p = await planAppend(subjectFiles(ctx), path, input.events);
+  const basis = filesBasis([{ display: p.file, before: p.before }]);
+  return {
+    ...p,
+    basis,
+    changed: true,
+    preview: () => ({
+      text: `Append ${input.events.length} event${input.events.length === 1 ? "" : "s"} to ${p.file}:\n${unifiedDiff(p.file, p.before, p.after, 0)}`,
+      details: { subjectPath: path, sourcePath: p.file, events: input.events, created: p.before === null },
+      basis,
+    }),
+  };
+}
+
+export const subjectEventAppendTool = defineTool({
+  key: "subject_event_append",
+  group: "memory",
+  description:
+    "Append events to a subject's episodic memory (simulation/subjects/<id>/events.jsonl; the subject's folder is created if missing). Each event is one self-contained line {text, tick?, time?}.",
+  input: AppendInput,
+  effect: "write",
+  async preview(input, ctx) {
+    return (await planEventAppend(input, ctx)).preview();
+  },
+  async execute(input, ctx) {
+    const p = await planToRun(ctx, "subject_event_append", null, () => planEventAppend(input, ctx));
+    await subjectFiles(ctx).write(p.file, p.after);
+    const n = input.events.length;
+    return {
+      text: `appended ${n} subject event${n === 1 ? "" : "s"} to ${p.file}`,
+      details: { subjectPath: p.path, sourcePath: p.file, appended: n, created: p.before === null },
+    };
+  },
+});
+
+const SearchInput = z
+  .object({
+    subjectPath: SubjectPath,
+    query: z.string().trim().min(1).describe("What to look for, in the subject's own words"),
+    sources: z
+      .array(z.enum(SOURCES))
+      .length(1, "must explicitly specify one and only one source")
+      .describe(
+        'Exactly one of ["events"] (what happened) or ["memory"] (current beliefs); call twice for both',
+      ),
+    limit: z.number().int().min(1).max(20).optional().describe("Hits to return (default 6 events, 4 memory)"),
+  })
+  .strict();
+
+export const subjectRagSearchTool = defineTool({
+  key: "subject_rag_search",
+  group: "memory",
+  description:
+    "Search one subject's memory by keywords (trigram index: any language, Chinese included): its events (what it experienced) or its memory (current beliefs per topic). Sees only that subject.",
+  input: SearchInput,
+  effect: "read",
+  async execute(input, ctx) {
+    const path = allowedSubject(ctx, input.subjectPath);
+    const source = input.sources[0] ?? "events";
+    const r = await searchSubject(subjectFiles(ctx), path, source, input.query, input.limit);
+    return {
+      text: formatHits(source, r.hits),
+      details: { subjectPath: r.path, source, count: r.hits.length, retrieval: "keyword" },
+    };
+  },
+});
+
+/** The subject memory tools. */
+export const memoryTools: readonly AnyTool[] = [subjectEventAppendTool, subjectRagSearchTool];
