@@ -49,6 +49,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/approve.js")).registerApprove,
   },
   {
+    name: "memory",
+    term: "memory",
+    description: "Subject memory: list subjects, show one, search its events or memories, rebuild the index",
+    load: async () => (await import("./commands/memory.js")).registerMemory,
+  },
+  {
     name: "project",
     term: "project",
     description: "Create and list novel projects",

@@ -1,0 +1,215 @@
+import { readdir, rm } from "node:fs/promises";
+import type { Command } from "commander";
+import { NbError } from "../../core/errors.js";
+import {
+  parseEvents,
+  parseMemories,
+  SOURCES,
+  type Source,
+  type SubjectEvent,
+  type SubjectMemory,
+  subjectPathOf,
+} from "../../memory/files.js";
+import { SubjectIndex } from "../../memory/search-index.js";
+import {
+  DEFAULT_LIMIT,
+  formatHits,
+  type SubjectFiles,
+  searchSubject,
+  sourceFile,
+  syncSource,
+} from "../../memory/subjects.js";
+import { subjectFiles } from "../../tools/memory/access.js";
+import type { ToolContext } from "../../tools/types.js";
+import { locateProject } from "../locate.js";
+import { printJson, reportCliError } from "../output.js";
+
+interface Opts {
+  workspace?: string;
+  project?: string;
+  json?: boolean;
+  source?: string;
+  limit?: string;
+}
+
+/** The project's subject files as the trusted local user reaches them (the file authorisation path). */
+function filesFor(o: Opts): { files: SubjectFiles; root: string } {
+  const { workspace, project } = locateProject(o, true);
+  if (!project) throw new NbError("invalid_input", "No project");
+  const ctx: ToolContext = {
+    workspace,
+    project,
+    mode: "normal",
+    profileKey: null,
+    binding: {},
+    approved: false,
+  };
+  return { files: subjectFiles(ctx), root: project.root };
+}
+
+async function subjectIds(o: Opts): Promise<string[]> {
+  const { root } = filesFor(o);
+  const entries = await readdir(`${root}/simulation/subjects`, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Events and memories of one subject, or the parse error of the first broken file. */
+type Summary =
+  | { id: string; path: string; events: SubjectEvent[]; memories: SubjectMemory[] }
+  | { id: string; path: string; error: string };
+
+async function summary(files: SubjectFiles, id: string): Promise<Summary> {
+  const path = subjectPathOf(id);
+  try {
+    const ev = sourceFile(path, "events");
+    const mem = sourceFile(path, "memory");
+    const events = parseEvents(ev, (await files.read(ev)) ?? "").map((l) => l.value);
+    const memories = parseMemories(mem, (await files.read(mem)) ?? "").map((l) => l.value);
+    return { id, path, events, memories };
+  } catch (e) {
+    return { id, path, error: e instanceof NbError ? e.message : String(e) };
+  }
+}
+
+function sourceOption(s: string | undefined): Source[] {
+  if (s === undefined) return [...SOURCES];
+  if (!(SOURCES as readonly string[]).includes(s))
+    throw new NbError("invalid_input", "--source must be events or memory");
+  return [s as Source];
+}
+
+const common = (c: Command) =>
+  c
+    .option("--workspace <dir>", "workspace root")
+    .option("--project <name>", "project")
+    .option("--json", "print JSON");
+
+/** `nbook memory subjects|show|search|reindex`. */
+export function registerMemory(program: Command): void {
+  const memory = program
+    .command("memory")
+    .description("Subject memory: list subjects, show one, search its events or memories, rebuild the index");
+
+  common(
+    memory
+      .command("subjects")
+      .description("List the subjects of simulation/subjects/ with their event and memory counts"),
+  ).action(async (o: Opts) => {
+    try {
+      const { files } = filesFor(o);
+      const rows = await Promise.all((await subjectIds(o)).map((id) => summary(files, id)));
+      const out = rows.map((r) =>
+        "error" in r
+          ? { id: r.id, path: r.path, error: r.error }
+          : { id: r.id, path: r.path, events: r.events.length, memories: r.memories.length },
+      );
+      if (o.json) return printJson({ subjects: out });
+      for (const r of out) {
+        const what = "error" in r ? `BROKEN ${r.error}` : `${r.events} events, ${r.memories} memories`;
+        process.stdout.write(`${r.id.padEnd(20)}${what}\n`);
+      }
+      if (!out.length) process.stdout.write("(no subjects)\n");
+    } catch (e) {
+      reportCliError(e, o.json);
+    }
+  });
+
+  common(
+    memory.command("show").description("Show a subject's events and memories").argument("<id>", "subject id"),
+  ).action(async (id: string, o: Opts) => {
+    try {
+      const { files } = filesFor(o);
+      const s = await summary(files, id);
+      if (!(await files.isDir(s.path))) throw new NbError("not_found", `No subject at ${s.path}`);
+      if ("error" in s) throw new NbError("invalid_input", s.error);
+      if (o.json) return printJson(s);
+      const lines = [`# ${s.path}`, "", `## Events (${s.events.length})`];
+      for (const e of s.events)
+        lines.push(
+          `- ${[e.tick, e.time]
+            .filter(Boolean)
+            .map((t) => `[${t}] `)
+            .join("")}${e.text}`,
+        );
+      lines.push("", `## Memory (${s.memories.length})`);
+      for (const m of s.memories)
+        lines.push(`- ${m.topic}${m.aliases?.length ? ` (also: ${m.aliases.join(", ")})` : ""}: ${m.view}`);
+      process.stdout.write(`${lines.join("\n")}\n`);
+    } catch (e) {
+      reportCliError(e, o.json);
+    }
+  });
+
+  common(
+    memory
+      .command("search")
+      .description("Keyword search of one subject's events and/or memories (as subject_rag_search sees them)")
+      .argument("<id>", "subject id")
+      .argument("<query>", "what to look for")
+      .option("--source <source>", "events or memory (default: both)")
+      .option("--limit <n>", "hits per source (default 6 events, 4 memory)"),
+  ).action(async (id: string, query: string, o: Opts) => {
+    try {
+      const { files } = filesFor(o);
+      const results = [];
+      for (const source of sourceOption(o.source)) {
+        const limit = o.limit === undefined ? DEFAULT_LIMIT[source] : Number(o.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 20)
+          throw new NbError("invalid_input", "--limit must be 1–20");
+        const r = await searchSubject(files, subjectPathOf(id), source, query, limit);
+        results.push({ source, hits: r.hits, text: formatHits(source, r.hits) });
+      }
+      if (o.json)
+        return printJson({
+          retrieval: "keyword",
+          results: results.map(({ source, hits }) => ({ source, hits })),
+        });
+      process.stdout.write(`${results.map((r) => r.text).join("\n\n")}\n`);
+    } catch (e) {
+      reportCliError(e, o.json);
+    }
+  });
+
+  common(
+    memory
+      .command("reindex")
+      .description("Rebuild the subject memory index (.nbook/subject-memory.sqlite) from the JSONL files"),
+  ).action(async (o: Opts) => {
+    try {
+      const { files } = filesFor(o);
+      await rm(files.indexFile, { force: true });
+      await rm(`${files.indexFile}-wal`, { force: true });
+      await rm(`${files.indexFile}-shm`, { force: true });
+      const index = SubjectIndex.open(files.indexFile);
+      const rows = [];
+      try {
+        for (const id of await subjectIds(o)) {
+          const row: Record<string, unknown> = { id };
+          for (const source of SOURCES) {
+            try {
+              row[source] = (await syncSource(files, index, subjectPathOf(id), source)).added;
+            } catch (e) {
+              row.error = e instanceof NbError ? e.message : String(e);
+            }
+          }
+          rows.push(row);
+        }
+      } finally {
+        index.close();
+      }
+      if (o.json) return printJson({ subjects: rows });
+      for (const r of rows) {
+        const what = r.error
+          ? `BROKEN ${r.error}`
+          : `${r.events ?? 0} event chunks, ${r.memory ?? 0} memory chunks`;
+        process.stdout.write(`${String(r.id).padEnd(20)}${what}\n`);
+      }
+      if (!rows.length) process.stdout.write("(no subjects)\n");
+    } catch (e) {
+      reportCliError(e, o.json);
+    }
+  });
+}
