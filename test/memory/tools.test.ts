@@ -86,6 +86,17 @@ describe("subject_event_append", () => {
     );
   });
 
+  it("loses no line when many appends run at once", async () => {
+    const texts = Array.from({ length: 20 }, (_, i) => `event ${i}`);
+    await Promise.all(
+      texts.map((text) => ok(call("subject_event_append", { subjectPath: A, events: [{ text }] }))),
+    );
+    const lines = readFileSync(abs(`${A}/events.jsonl`), "utf8")
+      .trimEnd()
+      .split("\n");
+    expect(lines.map((l) => (JSON.parse(l) as { text: string }).text).sort()).toEqual([...texts].sort());
+  });
+
   it("refuses unknown event keys and a bad subject path, writing nothing", async () => {
     expect(
       await code(call("subject_event_append", { subjectPath: A, events: [{ text: "x", mood: "sad" }] })),

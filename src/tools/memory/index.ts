@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { withFileLock } from "../../memory/file-lock.js";
 import { EventSchema, SOURCES } from "../../memory/files.js";
 import { formatHits, planAppend, searchSubject } from "../../memory/subjects.js";
 import { defineTool } from "../define.js";
@@ -45,8 +46,15 @@ export const subjectEventAppendTool = defineTool({
     return (await planEventAppend(input, ctx)).preview();
   },
   async execute(input, ctx) {
-    const p = await planToRun(ctx, "subject_event_append", null, () => planEventAppend(input, ctx));
-    await subjectFiles(ctx).write(p.file, p.after);
+    const path = allowedSubject(ctx, input.subjectPath);
+    const files = subjectFiles(ctx);
+    // Read and rewrite under one lock per project (named by its index file) and subject, so a
+    // concurrent append in this process cannot be lost.
+    const p = await withFileLock(`${files.indexFile}#${path}`, async () => {
+      const planned = await planToRun(ctx, "subject_event_append", null, () => planEventAppend(input, ctx));
+      await files.write(planned.file, planned.after);
+      return planned;
+    });
     const n = input.events.length;
     return {
       text: `appended ${n} subject event${n === 1 ? "" : "s"} to ${p.file}`,
