@@ -86,6 +86,15 @@ describe("subject_event_append", () => {
     );
   });
 
+  it("ignores an old events.md", async () => {
+    mkdirSync(abs(A), { recursive: true });
+    writeFileSync(abs(`${A}/events.md`), "- an old markdown event\n");
+    await ok(call("subject_event_append", { subjectPath: A, events: [{ text: "new" }] }));
+    expect(readFileSync(abs(`${A}/events.jsonl`), "utf8")).toBe('{"text":"new"}\n');
+    expect(readFileSync(abs(`${A}/events.md`), "utf8")).toBe("- an old markdown event\n");
+    expect((await ok(search(A, "markdown"))).text).toBe("No events candidates were recalled.");
+  });
+
   it("loses no line when many appends run at once", async () => {
     const texts = Array.from({ length: 20 }, (_, i) => `event ${i}`);
     await Promise.all(
