@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createToolRegistry } from "../../src/tools/builtin.js";
@@ -84,6 +84,19 @@ describe("subject_event_append", () => {
     expect(readFileSync(abs(`${A}/events.jsonl`), "utf8")).toBe(
       '{"text":"Mira hears the bell.","tick":"000001"}\n{"text":"Rain at dusk.","time":"dusk"}\n',
     );
+  });
+
+  it("goes through the file authorisation path: a subject folder linked out of the project is refused", async () => {
+    const outside = join(bed.dir, "outside");
+    mkdirSync(outside);
+    mkdirSync(abs("simulation/subjects"), { recursive: true });
+    symlinkSync(outside, abs("simulation/subjects/evil"));
+    const evil = "simulation/subjects/evil";
+    expect(await code(call("subject_event_append", { subjectPath: evil, events: [{ text: "x" }] }))).toMatch(
+      /^path_escape/,
+    );
+    expect(await code(search(evil, "x"))).toMatch(/^path_escape/);
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it("ignores an old events.md", async () => {
