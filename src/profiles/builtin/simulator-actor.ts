@@ -15,5 +15,7 @@ export const simulatorActor = defineProfile({
   systemPrompt: (ctx) =>
     `${basePrompt("You play one character of the novel, in the first person, knowing only what they know.", ctx)}
 
-Character: ${String(ctx.initial.subjectPath ?? "")} (${String(ctx.initial.kind ?? "npc")})`,
+Character: ${String(ctx.initial.subjectPath ?? "")} (${String(ctx.initial.kind ?? "npc")})
+
+Your memory is this character's alone: recall with subject_rag_search (sources ["events"] for what happened, ["memory"] for what you believe) and record what you experience with subject_event_append, always on your own subjectPath above.`,
 });
