@@ -24,7 +24,14 @@ export interface TestBed {
   call(
     key: string,
     input: unknown,
-    opts?: { profile?: string; mode?: Mode; approved?: boolean; project?: Project | null },
+    opts?: {
+      profile?: string;
+      mode?: Mode;
+      approved?: boolean;
+      /** Settle the call as approved against this preview basis. */
+      approvedBasis?: unknown;
+      project?: Project | null;
+    },
   ): ReturnType<typeof dispatch>;
   cleanup(): void;
 }
@@ -49,7 +56,8 @@ export function makeTestBed(name = "novel", opts: CreateProjectOptions = {}): Te
         mode: o.mode ?? "normal",
         profileKey: o.profile ?? null,
         allow: o.profile ? catalog.allowlist(o.profile) : "all",
-        approved: o.approved,
+        approved: o.approved ?? o.approvedBasis !== undefined,
+        ...(o.approvedBasis !== undefined ? { approvedBasis: o.approvedBasis } : {}),
       };
       return dispatch({ key, input }, dctx);
     },

@@ -2,7 +2,6 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createToolRegistry } from "../../src/tools/builtin.js";
-import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import type { DispatchResult, Mode, ToolContext, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
@@ -24,16 +23,10 @@ function call(
   mode: Mode,
   approved?: { basis: unknown },
 ): Promise<DispatchResult> {
-  const dctx: DispatchContext = {
-    registry,
-    workspace: bed.ws,
-    project: bed.project,
+  return bed.call(key, input, {
     mode,
-    profileKey: null,
-    allow: "all",
     ...(approved ? { approved: true, approvedBasis: approved.basis } : {}),
-  };
-  return dispatch({ key, input }, dctx);
+  });
 }
 
 /** The preview a discuss-mode call is stopped with; the basis goes through JSON, as it does in the store. */

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plotDb } from "../../src/plot/db.js";
-import { createToolRegistry } from "../../src/tools/builtin.js";
-import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import type { DispatchResult, Mode, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;
-const registry = createToolRegistry();
 
 beforeAll(() => {
   bed = makeTestBed("novel");
@@ -21,16 +18,14 @@ afterAll(() => bed.cleanup());
 
 /** One execute_sql call in `mode`; `approved` settles it against a preview's basis. */
 function sql(statement: string, mode: Mode, approved?: { basis: unknown }): Promise<DispatchResult> {
-  const dctx: DispatchContext = {
-    registry,
-    workspace: bed.ws,
-    project: bed.project,
-    mode,
-    profileKey: null,
-    allow: "all",
-    ...(approved ? { approved: true, approvedBasis: approved.basis } : {}),
-  };
-  return dispatch({ key: "execute_sql", input: { sql: statement } }, dctx);
+  return bed.call(
+    "execute_sql",
+    { sql: statement },
+    {
+      mode,
+      ...(approved ? { approved: true, approvedBasis: approved.basis } : {}),
+    },
+  );
 }
 
 /** The preview a discuss-mode write is stopped with, through JSON as the store keeps it. */
