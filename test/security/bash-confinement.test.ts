@@ -38,7 +38,11 @@ function killSurvivors(tag: string): string[] {
       return false;
     }
   });
-  for (const pid of found) process.kill(Number(pid), "SIGKILL");
+  for (const pid of found) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {} // it ended meanwhile; it was still there when the call returned, which is the failure
+  }
   return found;
 }
 

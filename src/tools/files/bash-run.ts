@@ -27,6 +27,11 @@ export interface RunSpec {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * When set, the process gets a fourth pipe (fd 3); what it wrote there is handed to this once
+   * the process has closed, and the call ends only when the returned promise does.
+   */
+  onInfo?: (info: string) => Promise<void>;
 }
 
 /**
@@ -38,9 +43,11 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
     const child = spawn(spec.file, spec.args, {
       cwd: spec.cwd,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: spec.onInfo ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       env: spec.env,
     });
+    const info: Buffer[] = [];
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on("data", (b: Buffer) => info.push(b));
     const chunks: Buffer[] = [];
     let size = 0;
     let partial = false;
@@ -52,8 +59,9 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
         partial = true;
       }
     };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
+    // Both pipes exist: stdio asks for them.
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
     let timedOut = false;
     let aborted = false;
     const killGroup = () => {
@@ -82,8 +90,7 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
       // pipes, and with them this call, open: after a short grace its group ends and reading stops.
       leftovers = setTimeout(() => {
         killGroup();
-        child.stdout.destroy();
-        child.stderr.destroy();
+        for (const stream of child.stdio) stream?.destroy();
       }, PIPE_GRACE_MS);
     });
     child.on("error", (e) => {
@@ -94,14 +101,16 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
       clearTimeout(timer);
       clearTimeout(leftovers);
       spec.signal?.removeEventListener("abort", onAbort);
-      resolve({
+      const outcome = {
         output: Buffer.concat(chunks).toString("utf8"),
         exitCode: code,
         signal: sig,
         timedOut,
         aborted,
         partial,
-      });
+      };
+      if (!spec.onInfo) return resolve(outcome);
+      spec.onInfo(Buffer.concat(info).toString("utf8")).then(() => resolve(outcome), reject);
     });
   });
 }

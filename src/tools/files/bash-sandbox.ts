@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, lstatSync, readlinkSync } from "node:fs";
+import { accessSync, constants, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
 /** Where the project folder appears inside the sandbox. */
@@ -155,4 +155,35 @@ export function sandboxStatus(): SandboxStatus {
     );
   }
   return status;
+}
+
+// How long a call waits for what its sandbox left behind to be gone, and how often it looks.
+const TEARDOWN_LIMIT_MS = 5_000;
+const TEARDOWN_POLL_MS = 5;
+
+/** Whether a host process has ended: gone from /proc, or a zombie nobody reaped yet. */
+function ended(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Wait until the sandbox's pid namespace is empty, given what bwrap wrote to `--info-fd`. bwrap
+ * exits as soon as the command does, while the kernel is still killing what the command left
+ * behind; the namespace's init (`child-pid`) ends only after every other process in it is reaped.
+ */
+export async function sandboxTeardown(info: string): Promise<void> {
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(info) as { "child-pid"?: unknown })["child-pid"];
+  } catch {
+    return; // bwrap failed before the sandbox existed: nothing was started
+  }
+  if (typeof pid !== "number") return;
+  const deadline = Date.now() + TEARDOWN_LIMIT_MS;
+  while (!ended(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, TEARDOWN_POLL_MS));
 }

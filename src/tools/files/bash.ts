@@ -19,6 +19,7 @@ import {
   SANDBOX_PROJECT,
   type SandboxStatus,
   sandboxStatus,
+  sandboxTeardown,
 } from "./bash-sandbox.js";
 
 const DEFAULT_TIMEOUT_S = 120;
@@ -103,11 +104,12 @@ async function runConfined(
   });
   return runCommand({
     file: bwrap,
-    args: [...args, "--", "bash", "-c", input.command],
+    args: [...args, "--info-fd", "3", "--", "bash", "-c", input.command],
     cwd: "/",
     env: commandEnv({ path: SANDBOX_PATH, home: SANDBOX_HOME, projectRoot: SANDBOX_PROJECT }),
     timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
     signal: ctx.signal,
+    onInfo: sandboxTeardown,
   });
 }
 
