@@ -1,10 +1,14 @@
 import { stat } from "node:fs/promises";
+import { z } from "zod";
 import { writeFileAtomic } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
 import { normalizeSubjectPath } from "../../memory/files.js";
 import { indexFileOf, type SubjectFiles } from "../../memory/subjects.js";
 import { authorize, readTextOrNull } from "../files/common.js";
 import type { ToolContext } from "../types.js";
+
+/** The `subjectPath` input every subject tool takes. */
+export const SubjectPath = z.string().describe("The subject's folder: simulation/subjects/<id>");
 
 /** Profiles whose sessions play one subject and may reach only its memory. */
 const SUBJECT_BOUND_PROFILES = new Set(["simulator.actor"]);
