@@ -207,7 +207,7 @@ export class Harness {
     const session = store.session(sessionId);
     const profile = catalog.get(session.profileKey);
     try {
-      this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key);
+      this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key, sessionId);
     } catch (e) {
       if (!isNbError(e)) throw e;
       const what = pending.kind === "user_input" ? "question" : "approval";

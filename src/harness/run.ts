@@ -162,7 +162,11 @@ export async function runOnce(
   const profile = deps.catalog.get(session.profileKey);
   const allow = deps.catalog.allowlist(profile.key);
   const offered = offeredTools(deps.registry, profile);
-  const resolved: ResolvedModel = deps.resolveModel(modelRef ?? session.model ?? undefined, profile.key);
+  const resolved: ResolvedModel = deps.resolveModel(
+    modelRef ?? session.model ?? undefined,
+    profile.key,
+    sessionId,
+  );
   const path: Entry[] = store.activePath(sessionId);
   const push = (...entries: Entry[]) => {
     for (const e of entries) path.push(e);

@@ -49,8 +49,16 @@ export interface ResolvedModel {
   maxOutputTokens?: number;
 }
 
-/** Turns a model reference (or none: the profile/workspace default) into a model. */
-export type ModelResolver = (ref: string | undefined, profileKey: string) => ResolvedModel;
+/**
+ * Turns a model reference (or none: the profile/workspace default) into a model. `sessionId` is the
+ * session that will call it (absent while a session is being created); a scripted model routes its
+ * turns by it.
+ */
+export type ModelResolver = (
+  ref: string | undefined,
+  profileKey: string,
+  sessionId?: string,
+) => ResolvedModel;
 
 /** Tunables of the loop. */
 export interface LoopSettings {
