@@ -4,6 +4,7 @@ import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
 import { openAgentDb } from "./db.js";
 import { EntryTree } from "./history.js";
+import { type AgentLink, LinkTable } from "./links.js";
 import { QueueTable } from "./queues.js";
 import type {
   Approval,
@@ -19,6 +20,7 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
+export type { AgentLink } from "./links.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
@@ -39,9 +41,11 @@ export class SessionStore {
   private readonly tree: EntryTree;
   private readonly approvalTable: ApprovalTable;
   private readonly queueTable: QueueTable;
+  private readonly links: LinkTable;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db);
+    this.links = new LinkTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
     this.tree = new EntryTree(db, this.approvalTable, this.queueTable);
@@ -63,9 +67,37 @@ export class SessionStore {
 
   // ── sessions ──────────────────────────────────────────────────────────────
 
-  /** Create a session; `initial` is validated against the profile's schema. */
+  /**
+   * Create a session; `initial` is validated against the profile's schema. With a
+   * `parentSessionId`, the parent's link to the new child is recorded in the same transaction.
+   */
   createSession(opts: CreateSessionOptions): Session {
-    return this.sessions.create(opts);
+    if (!opts.parentSessionId) return this.sessions.create(opts);
+    const parent = opts.parentSessionId;
+    return this.db
+      .transaction(() => {
+        const child = this.sessions.create(opts);
+        this.links.insert(Number(this.sessions.getRow(parent).id), Number(child.id));
+        return child;
+      })
+      .immediate();
+  }
+
+  // ── collaboration links ───────────────────────────────────────────────────
+
+  /** The link that created a session (detached or not); null for a session no agent created. */
+  linkOf(childId: string): AgentLink | null {
+    return this.links.ofChild(childId);
+  }
+
+  /** The children a session created: live links only, unless `includeDetached`. */
+  childLinks(parentId: string, includeDetached = false): AgentLink[] {
+    return this.links.ofParent(parentId, includeDetached);
+  }
+
+  /** Drop a parent's link to a child (the child session stays); `conflict` when already detached. */
+  detachLink(childId: string): AgentLink {
+    return this.links.detach(childId);
   }
 
   /** A session; `not_found` when none. */
