@@ -4,6 +4,7 @@ import { z } from "zod";
 import { readConfigFile } from "../core/config-file.js";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { EmbeddingConfigSchema } from "../memory/embeddings/config.js";
 import { projectConfigViolations } from "./key-variables.js";
 import { MODEL_REF, PROVIDER_ID } from "./reference.js";
 
@@ -127,6 +128,8 @@ export const ModelsConfigSchema = z.looseObject({
     })
     .strict()
     .default({}),
+  /** The embedding model of subject memory search (see docs/memory.md); absent: keyword search only. */
+  embedding: EmbeddingConfigSchema.optional(),
 });
 export type ModelsConfig = z.infer<typeof ModelsConfigSchema>;
 
@@ -182,6 +185,8 @@ export function parseModelsConfig(raw: unknown, source: string, baseDir?: string
     for (const p of Object.values(config.providers)) {
       if (p.script && !isAbsolute(p.script)) p.script = resolve(baseDir, p.script);
     }
+    const e = config.embedding;
+    if (e?.folder && !isAbsolute(e.folder)) e.folder = resolve(baseDir, e.folder);
   }
   return config;
 }
@@ -189,7 +194,8 @@ export function parseModelsConfig(raw: unknown, source: string, baseDir?: string
 /**
  * Layer a project config over the workspace config: a provider with the same id is replaced
  * whole (a provider is one unit; mixing kinds across files would be confusing), profile entries
- * and agent settings merge key by key, and `defaultModel` is overridden when the project sets it.
+ * and agent settings merge key by key, and `defaultModel` and `embedding` (whole) are overridden when the
+ * project sets them.
  * A project may not redirect a workspace provider or its key (`projectConfigViolations`):
  * `config_error` naming each field, with `label` naming the project's file.
  */
@@ -210,6 +216,7 @@ export function mergeModelsConfig(
     providers: { ...base.providers, ...over.providers },
     allowKeyVariables: base.allowKeyVariables,
     defaultModel: over.defaultModel ?? base.defaultModel,
+    embedding: over.embedding ?? base.embedding,
     profiles,
     agent: {
       ...base.agent,
