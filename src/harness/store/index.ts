@@ -4,6 +4,7 @@ import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
 import { openAgentDb } from "./db.js";
 import { EntryTree } from "./history.js";
+import { JobTable } from "./jobs.js";
 import { type AgentLink, LinkTable } from "./links.js";
 import { QueueTable } from "./queues.js";
 import type {
@@ -21,6 +22,7 @@ import type {
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
 export type { AgentLink } from "./links.js";
+export * from "./jobs.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
@@ -41,6 +43,8 @@ export class SessionStore {
   private readonly tree: EntryTree;
   private readonly approvalTable: ApprovalTable;
   private readonly queueTable: QueueTable;
+  /** Background jobs and their flow-back deliveries (src/jobs runs them). */
+  readonly jobs: JobTable;
   private readonly links: LinkTable;
 
   private constructor(private readonly db: Database.Database) {
@@ -48,6 +52,7 @@ export class SessionStore {
     this.links = new LinkTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
+    this.jobs = new JobTable(db, this.queueTable);
     this.tree = new EntryTree(db, this.approvalTable, this.queueTable);
   }
 
