@@ -21,8 +21,8 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
-export type { AgentLink } from "./links.js";
 export * from "./jobs.js";
+export type { AgentLink } from "./links.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
