@@ -45,16 +45,63 @@ export function sourceFingerprint(root) {
   return lines;
 }
 
+/** The folder in dist/ that holds the built web workbench (its own stamp inside). */
+export const WEB_OUT = "web";
+
 /**
- * True when dist/ holds a complete build of the current sources.
+ * The name, size and modification time of every input of the web workbench build (web/ and the
+ * build scripts), one line each.
  * @param {string} root the repository
  */
-export function isBuildCurrent(root) {
-  let stamp;
+export function webFingerprint(root) {
+  const web = join(root, "web");
+  const inputs = ["scripts/build.mjs", "scripts/build-web.mjs", "scripts/build-stamp.mjs"];
+  for (const e of readdirSync(web, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const dir = e.parentPath ?? e.path;
+    inputs.push(join("web", dir.length > web.length ? dir.slice(web.length + 1) : "", e.name));
+  }
+  let lines = "";
+  for (const file of inputs.sort()) {
+    const s = statSync(join(root, file), { throwIfNoEntry: false });
+    if (s) lines += `${file}\t${s.size}\t${s.mtimeMs}\n`;
+  }
+  return lines;
+}
+
+/**
+ * True when the stamp file at `path` records `fingerprint`.
+ * @param {string} path
+ * @param {string} fingerprint
+ */
+function stampMatches(path, fingerprint) {
   try {
-    stamp = readFileSync(join(root, "dist", STAMP_FILE), "utf8");
+    return readFileSync(path, "utf8") === fingerprint;
   } catch {
     return false;
   }
-  return stamp === sourceFingerprint(root);
+}
+
+/**
+ * True when dist/ holds a complete build of the current sources (the CLI's code).
+ * @param {string} root the repository
+ */
+export function isDistCurrent(root) {
+  return stampMatches(join(root, "dist", STAMP_FILE), sourceFingerprint(root));
+}
+
+/**
+ * True when dist/web/ holds a build of the current web workbench sources.
+ * @param {string} root the repository
+ */
+export function isWebCurrent(root) {
+  return stampMatches(join(root, "dist", WEB_OUT, STAMP_FILE), webFingerprint(root));
+}
+
+/**
+ * True when dist/ holds complete builds of both the CLI's code and the web workbench.
+ * @param {string} root the repository
+ */
+export function isBuildCurrent(root) {
+  return isDistCurrent(root) && isWebCurrent(root);
 }

@@ -1,8 +1,10 @@
 // @ts-check
 // Compiles src/ into dist/ file by file with esbuild (no bundling, the same relative layout), and
 // copies every other file under src/ (SQL and sandbox worker entry files) beside the compiled code,
-// so `new URL("./x.js", import.meta.url)` resolves in dist/ as it does in src/.
-// `npm install` runs it (prepare), as does `npm run build`; bin/nbook runs it when src/ changed.
+// so `new URL("./x.js", import.meta.url)` resolves in dist/ as it does in src/. Then builds the web
+// workbench (web/) into dist/web/ with Vite (scripts/build-web.mjs); each part has its own stamp
+// and is rebuilt only when its inputs changed.
+// `npm install` runs it (prepare), as does `npm run build`; bin/nbook runs it when src/ or web/ changed.
 import {
   mkdirSync,
   readdirSync,
@@ -16,27 +18,45 @@ import {
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { isBuildCurrent, STAMP_FILE, sourceFiles, sourceFingerprint } from "./build-stamp.mjs";
+import {
+  isBuildCurrent,
+  isDistCurrent,
+  isWebCurrent,
+  STAMP_FILE,
+  sourceFiles,
+  sourceFingerprint,
+  WEB_OUT,
+} from "./build-stamp.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LOCK_DIR = ".build-lock";
 /** A lock older than this was left by a build that died; real builds take well under a second. */
 const STALE_LOCK_MS = 60_000;
 
-/** Build dist/ from the current sources, whatever state it is in. */
+/** Build dist/ (the CLI's code and the web workbench) from the current sources, whatever state it is in. */
 export async function buildDist(root = ROOT) {
-  await withBuildLock(root, () => compile(root));
+  await withBuildLock(root, async () => {
+    await compile(root);
+    await buildWebApp(root);
+  });
 }
 
-/** Build dist/ only if it is missing or older than the sources; true when it built. */
+/** Build whichever part of dist/ is missing or older than its sources; true when it built. */
 export async function ensureBuilt(root = ROOT) {
   if (isBuildCurrent(root)) return false;
   return withBuildLock(root, async () => {
     // Another process may have built it while this one waited for the lock.
     if (isBuildCurrent(root)) return false;
-    await compile(root);
+    if (!isDistCurrent(root)) await compile(root);
+    if (!isWebCurrent(root)) await buildWebApp(root);
     return true;
   });
+}
+
+/** @param {string} root */
+async function buildWebApp(root) {
+  const { buildWeb } = await import("./build-web.mjs");
+  await buildWeb(root);
 }
 
 /** @param {string} repo */
@@ -106,7 +126,8 @@ function removeOthers(dist, keep) {
     const path = join(e.parentPath ?? e.path, e.name);
     if (!e.isFile() || keep.has(path)) continue;
     const rel = relative(dist, path);
-    if (rel === STAMP_FILE || rel.startsWith(LOCK_DIR)) continue;
+    // dist/web/ is the web workbench's build, which build-web.mjs owns and cleans itself.
+    if (rel === STAMP_FILE || rel.startsWith(LOCK_DIR) || rel.startsWith(`${WEB_OUT}/`)) continue;
     rmSync(path, { force: true });
   }
 }

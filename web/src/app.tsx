@@ -1,0 +1,161 @@
+// The workbench shell: sign-in, the activity bar, the language switch and the hash route
+// (`#/` the bookshelf, `#/p/<project>/<screen>` a project's screen), so reloading a tab or
+// sharing a link lands on the same screen.
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { ApiError, api, type Project } from "./api";
+import { I18nContext, type Lang, langOf, type MessageKey, translate } from "./i18n";
+import { AgentScreen } from "./screens/agent";
+import { Bookshelf } from "./screens/bookshelf";
+import { FilesScreen } from "./screens/files";
+import { Login } from "./screens/login";
+import { PlotScreen } from "./screens/plot";
+import { WorldScreen } from "./screens/world";
+
+const SCREENS = ["files", "agent", "world", "plot"] as const;
+type Screen = (typeof SCREENS)[number];
+
+interface Route {
+  project: string | null;
+  screen: Screen | "bookshelf";
+  /** What follows the screen in the hash, e.g. a file path or a session id. */
+  rest: string;
+}
+
+function parseHash(hash: string): Route {
+  const m = /^#\/p\/([^/]+)\/(\w+)\/?(.*)$/.exec(hash);
+  if (m && (SCREENS as readonly string[]).includes(m[2]!))
+    return { project: decodeURIComponent(m[1]!), screen: m[2] as Screen, rest: decodeURIComponent(m[3]!) };
+  return { project: null, screen: "bookshelf", rest: "" };
+}
+
+/** The hash for a project's screen. */
+export function routeHash(project: string, screen: Screen, rest = ""): string {
+  return `#/p/${encodeURIComponent(project)}/${screen}${rest ? `/${encodeURIComponent(rest)}` : ""}`;
+}
+
+const LANG_KEY = "nbook.lang";
+
+export function App() {
+  const [auth, setAuth] = useState<"unknown" | "in" | "out">("unknown");
+  const [route, setRoute] = useState<Route>(() => parseHash(location.hash));
+  const [projects, setProjects] = useState<Project[]>([]);
+  const [chosenLang, setChosenLang] = useState<Lang | null>(
+    () => localStorage.getItem(LANG_KEY) as Lang | null,
+  );
+
+  const loadProjects = useCallback(async () => {
+    try {
+      const r = await api.projects();
+      setProjects(r.projects);
+      setAuth("in");
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) setAuth("out");
+      else throw e;
+    }
+  }, []);
+
+  // A link printed by `nbook serve` carries the one-time token: exchange it, then drop it from
+  // the address bar so it is neither bookmarked nor sent again.
+  useEffect(() => {
+    const params = new URLSearchParams(location.search);
+    const token = params.get("token");
+    const start = token
+      ? api.login(token).finally(() => history.replaceState(null, "", location.pathname + location.hash))
+      : Promise.resolve();
+    start.then(loadProjects, loadProjects);
+  }, [loadProjects]);
+
+  useEffect(() => {
+    const onHash = () => setRoute(parseHash(location.hash));
+    window.addEventListener("hashchange", onHash);
+    return () => window.removeEventListener("hashchange", onHash);
+  }, []);
+
+  const project = projects.find((p) => p.name === route.project) ?? null;
+  const lang: Lang = chosenLang ?? langOf(project?.language);
+  const i18n = useMemo(
+    () => ({ lang, t: (k: MessageKey, v?: Record<string, string | number>) => translate(lang, k, v) }),
+    [lang],
+  );
+  useEffect(() => {
+    document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  }, [lang]);
+
+  const switchLang = (l: Lang) => {
+    localStorage.setItem(LANG_KEY, l);
+    setChosenLang(l);
+  };
+
+  if (auth === "unknown") return <div class="center muted">{i18n.t("common.loading")}</div>;
+  if (auth === "out")
+    return (
+      <I18nContext.Provider value={i18n}>
+        <Login onDone={loadProjects} />
+      </I18nContext.Provider>
+    );
+
+  const nav: { screen: Screen | "bookshelf"; key: MessageKey; icon: string }[] = [
+    { screen: "bookshelf", key: "nav.bookshelf", icon: "⌂" },
+    { screen: "files", key: "nav.files", icon: "✎" },
+    { screen: "agent", key: "nav.agent", icon: "✦" },
+    { screen: "world", key: "nav.world", icon: "◎" },
+    { screen: "plot", key: "nav.plot", icon: "❖" },
+  ];
+
+  return (
+    <I18nContext.Provider value={i18n}>
+      <div class="shell">
+        <nav class="activity" aria-label="NeuroBook">
+          {nav.map((n) => {
+            const disabled = n.screen !== "bookshelf" && !project;
+            const href =
+              n.screen === "bookshelf" ? "#/" : project ? routeHash(project.name, n.screen) : undefined;
+            return (
+              <a
+                key={n.screen}
+                href={disabled ? undefined : href}
+                class={`activity-item${route.screen === n.screen ? " active" : ""}${disabled ? " disabled" : ""}`}
+                aria-current={route.screen === n.screen ? "page" : undefined}
+                aria-disabled={disabled}
+                title={disabled ? i18n.t("nav.noProject") : i18n.t(n.key)}
+                data-testid={`nav-${n.screen}`}
+              >
+                <span class="icon" aria-hidden="true">
+                  {n.icon}
+                </span>
+                <span class="label">{i18n.t(n.key)}</span>
+              </a>
+            );
+          })}
+          <div class="activity-foot">
+            <label class="lang">
+              <span class="sr-only">{i18n.t("nav.language")}</span>
+              <select
+                value={lang}
+                onChange={(e) => switchLang((e.target as HTMLSelectElement).value as Lang)}
+                data-testid="lang"
+              >
+                <option value="en">EN</option>
+                <option value="zh">中文</option>
+              </select>
+            </label>
+          </div>
+        </nav>
+        <main class="main">
+          {project && <header class="project-bar">{project.title || project.name}</header>}
+          {route.screen === "bookshelf" || !project ? (
+            <Bookshelf projects={projects} reload={loadProjects} />
+          ) : route.screen === "files" ? (
+            <FilesScreen project={project.name} path={route.rest} />
+          ) : route.screen === "agent" ? (
+            <AgentScreen project={project.name} sessionId={route.rest} />
+          ) : route.screen === "world" ? (
+            <WorldScreen project={project.name} subjectId={route.rest} />
+          ) : (
+            <PlotScreen project={project.name} chapterId={route.rest} />
+          )}
+        </main>
+      </div>
+    </I18nContext.Provider>
+  );
+}
