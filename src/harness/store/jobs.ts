@@ -50,6 +50,8 @@ export interface Job {
   /** Characters in the result text (also in lists, where the result itself is left out). */
   resultChars: number;
   error: ErrorInfo | null;
+  /** The process that runs (or ran) it: `host:pid:start`. */
+  runner: string;
   deliveryId: string;
   delivery: DeliveryState;
   createdAt: string;
@@ -135,6 +137,7 @@ function toJob(r: JobRow): Job {
     result,
     resultChars: r.result_chars ?? 0,
     error: r.error === null ? null : ErrorInfoSchema.parse(JSON.parse(r.error)),
+    runner: r.runner,
     deliveryId: r.delivery_id,
     delivery: r.delivered === null ? "none" : r.delivered ? "delivered" : "queued",
     createdAt: r.created_at,

@@ -1,0 +1,24 @@
+export {
+  ACTIVE_STATUSES,
+  type DeliveryState,
+  type Job,
+  type JobKind,
+  type JobResult,
+  type JobStatus,
+  JobTable,
+} from "../harness/store/jobs.js";
+export { runnerAlive, thisRunner } from "./process.js";
+export { FLOW_BACK_WHOLE_MAX, flowBackText, systemReminder } from "./reminder.js";
+export {
+  authorizeJob,
+  cancelElsewhere,
+  DEFAULT_MAX_CONCURRENT_JOBS,
+  type JobContext,
+  type JobEvent,
+  JobRunner,
+  type JobRunnerOptions,
+  type JobSpec,
+  type JobViewer,
+  recoverInterruptedJobs,
+} from "./runner.js";
+export { Slots } from "./slots.js";
