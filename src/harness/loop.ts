@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { isNbError, NbError } from "../core/errors.js";
+import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
+import { JOBS_SERVICE } from "../tools/jobs/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -35,11 +37,19 @@ export interface HarnessOptions {
  */
 export class Harness {
   readonly bus: EventBus;
+  /** This process's background jobs; a job's flow-back starts its owner's turn when the owner is idle here. */
+  readonly jobs: JobRunner;
+  private readonly flowBacks = new Map<string, Promise<RunResult>>();
   private readonly deps: HarnessDeps;
   private readonly active = new Map<string, AbortController>();
 
   constructor(opts: HarnessOptions) {
     this.bus = opts.bus ?? new EventBus();
+    const settings = { ...DEFAULT_LOOP_SETTINGS, ...opts.settings };
+    this.jobs = new JobRunner({ table: opts.store.jobs, maxConcurrent: settings.maxConcurrentJobs });
+    this.jobs.on((e) => {
+      if (e.type === "job_ended" && e.job.ownerSessionId) this.runQueued(e.job.ownerSessionId);
+    });
     this.deps = {
       workspace: opts.workspace,
       store: opts.store,
@@ -47,7 +57,8 @@ export class Harness {
       catalog: opts.catalog,
       resolveModel: opts.resolveModel,
       bus: this.bus,
-      settings: { ...DEFAULT_LOOP_SETTINGS, ...opts.settings },
+      settings,
+      services: { [JOBS_SERVICE]: this.jobs },
     };
   }
 
@@ -57,6 +68,7 @@ export class Harness {
 
   /** Close the session store (abort runs first). */
   close(): void {
+    this.jobs.shutdown();
     for (const c of this.active.values()) c.abort();
     this.deps.store.close();
   }
@@ -82,6 +94,34 @@ export class Harness {
   /** True while a run of this session is active in this process. */
   isRunning(sessionId: string): boolean {
     return this.active.has(sessionId);
+  }
+
+  /**
+   * Run the session's queued input (a job's flow-back) now if it is idle in this process and waits
+   * on nobody; returns that run, or null. A running session takes it after its run.
+   */
+  runQueued(sessionId: string): Promise<RunResult> | null {
+    if (this.active.has(sessionId) || this.deps.store.session(sessionId).status === "archived") return null;
+    if (this.pending(sessionId)) return null;
+    const next = this.deps.store.queued(sessionId)[0];
+    if (!next) return null;
+    const input: RunInput = {
+      text: next.text,
+      intent: next.kind === "prompt" ? "prompt" : "followup",
+      queueItemId: next.id,
+    };
+    const run = this.runFrom(sessionId, "followup", input, undefined, undefined);
+    this.flowBacks.set(sessionId, run);
+    const done = () => {
+      if (this.flowBacks.get(sessionId) === run) this.flowBacks.delete(sessionId);
+    };
+    run.then(done, done);
+    return run;
+  }
+
+  /** The flow-back run of a session in progress in this process, if any. */
+  flowBack(sessionId: string): Promise<RunResult> | undefined {
+    return this.flowBacks.get(sessionId);
   }
 
   /** Abort the active run of a session (no-op when none). */

@@ -23,6 +23,8 @@ export interface HarnessDeps {
   resolveModel: ModelResolver;
   bus: EventBus;
   settings: LoopSettings;
+  /** Harness-wide services handed to every tool call through ctx.session.services (the job runner). */
+  services: Readonly<Record<string, unknown>>;
 }
 
 /** The user message that starts a run, if any. */
@@ -127,6 +129,7 @@ export function stepEnv(
     allow: deps.catalog.allowlist(profile.key),
     output: profile.output,
     tasks: deps.store.tasks(sessionId),
+    services: deps.services,
     signal,
     onStart: (call, summary) =>
       deps.bus.emit({ type: "tool_call_start", sessionId, runId, callId: call.id, tool: call.key, summary }),

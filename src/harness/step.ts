@@ -31,6 +31,8 @@ export interface StepEnv {
   allow: Allowlist;
   output: z.ZodType | undefined;
   tasks: TaskItem[];
+  /** Harness-wide services (the job runner), added to each call's session services. */
+  services?: Readonly<Record<string, unknown>>;
   signal?: AbortSignal;
   /** The user's answer for a resumed control call, by call id. */
   resolutions?: ReadonlyMap<string, ControlResolution>;
@@ -128,7 +130,12 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         id: env.sessionId,
         profileKey: env.profileKey,
         initial: env.initial,
-        services: { [TASKS_SERVICE]: tasksService, [CONTROL_SERVICE]: control, [RESULT_SERVICE]: result },
+        services: {
+          ...env.services,
+          [TASKS_SERVICE]: tasksService,
+          [CONTROL_SERVICE]: control,
+          [RESULT_SERVICE]: result,
+        },
       },
     };
   };

@@ -70,6 +70,8 @@ export interface LoopSettings {
   keepRecent: number;
   /** Provider retries per model call (default 2). */
   maxRetries: number;
+  /** Background jobs running at once in this process (default 4); more wait, queued. */
+  maxConcurrentJobs: number;
 }
 
 export const DEFAULT_LOOP_SETTINGS: LoopSettings = {
@@ -77,6 +79,7 @@ export const DEFAULT_LOOP_SETTINGS: LoopSettings = {
   compactAt: 0.8,
   keepRecent: 0.3,
   maxRetries: 2,
+  maxConcurrentJobs: 4,
 };
 
 /** What creating a session takes. */
