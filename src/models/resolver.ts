@@ -2,7 +2,7 @@ import { type ConfigRoots, loadModelsConfig, type ModelsConfig } from "./config.
 import type { Env } from "./providers.js";
 import { selectModelRef } from "./reference.js";
 import { resolveModel, resolvePinnedModel, resolveSessionModel, type SessionModel } from "./resolve.js";
-import type { ScriptedModelOptions } from "./scripted/model.js";
+import { ScriptedLanguageModel, type ScriptedModelOptions } from "./scripted/model.js";
 
 /** How a resolver is set up for one process (one CLI invocation, one server). */
 export interface ModelResolverOptions extends ConfigRoots {
@@ -21,18 +21,33 @@ export interface ModelResolverOptions extends ConfigRoots {
   profileDefault?: (profileKey: string) => string | null | undefined;
 }
 
-/** Resolve the model for a run: `ref` is the session's pinned reference, if any. */
-export type SessionModelResolver = (ref: string | undefined, profileKey: string) => SessionModel;
+/**
+ * Resolve the model for a run: `ref` is the session's pinned reference, if any; `sessionId` the
+ * session that calls it (a scripted model answers it from that session's or profile's turns).
+ */
+export type SessionModelResolver = (
+  ref: string | undefined,
+  profileKey: string,
+  sessionId?: string,
+) => SessionModel;
 
 /**
  * A resolver that reads the config once and hands out one model instance per reference, so a
- * scripted model keeps its place in the script across runs of the same process.
+ * scripted model keeps its place in the script across runs of the same process (and each session
+ * calls it as itself, for scripts with turns keyed by profile or session).
  */
 export function createModelResolver(opts: ModelResolverOptions): SessionModelResolver {
   let scripted: SessionModel | undefined;
   let config: ModelsConfig | undefined;
   const cache = new Map<string, SessionModel>();
-  return (pinned, profileKey) => {
+  return (pinned, profileKey, sessionId) => {
+    const resolved = resolve(pinned, profileKey);
+    return resolved.model instanceof ScriptedLanguageModel
+      ? { ...resolved, model: resolved.model.forCaller({ profileKey, sessionId }) }
+      : resolved;
+  };
+
+  function resolve(pinned: string | undefined, profileKey: string): SessionModel {
     if (opts.script) {
       scripted ??= resolveSessionModel({
         workspaceRoot: opts.workspaceRoot,
@@ -63,5 +78,5 @@ export function createModelResolver(opts: ModelResolverOptions): SessionModelRes
         : { ...resolveModel(chosen.ref, config, env, build), source: chosen.source };
     cache.set(chosen.ref, resolved);
     return resolved;
-  };
+  }
 }

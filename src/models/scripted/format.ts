@@ -72,14 +72,35 @@ export const ScriptedTurnSchema = z
     }
   });
 
-/** A scripted model file: the turns, replayed in order. */
+const TurnsSchema = z.array(ScriptedTurnSchema).min(1);
+
+/**
+ * A scripted model file: turns replayed in order. `turns` answers every call; `profiles` and
+ * `sessions` give a session, or every session of a profile, turns of its own (a session's own
+ * section wins over its profile's, which wins over `turns`).
+ */
 export const ScriptFileSchema = z
   .object({
     /** Model id reported to the AI SDK (default `script`). */
     model: z.string().min(1).optional(),
-    turns: z.array(ScriptedTurnSchema).min(1),
+    /** Turns for calls that no section below matches (every call, in a script without sections). */
+    turns: TurnsSchema.optional(),
+    /** Turns keyed by profile key (e.g. `writer`), shared by every session of that profile. */
+    profiles: z.record(z.string().min(1), TurnsSchema).optional(),
+    /** Turns keyed by session id (e.g. `"2"`), for one session only. */
+    sessions: z.record(z.string().regex(/^[1-9][0-9]*$/, "a session id (1, 2, …)"), TurnsSchema).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    const keyed = Object.keys(s.profiles ?? {}).length + Object.keys(s.sessions ?? {}).length;
+    if (!s.turns && keyed === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["turns"],
+        message: "required: a script needs turns, or turns keyed by profile or session",
+      });
+    }
+  });
 
 export type ScriptedToolCall = z.input<typeof ScriptedToolCallSchema>;
 export type ScriptedTurn = z.input<typeof ScriptedTurnSchema>;

@@ -5,12 +5,20 @@ import type { ScriptedExpectSchema } from "./format.js";
 
 type Expect = z.output<typeof ScriptedExpectSchema>;
 
-/** Check a turn's `expect` against the request; `conflict` naming the first mismatch. */
-export function checkExpectations(expect: Expect, options: LanguageModelV3CallOptions, index: number): void {
+/**
+ * Check a turn's `expect` against the request; `conflict` naming the first mismatch. `where` names
+ * the turn's section in a script with sections (e.g. ` (profiles.writer)`).
+ */
+export function checkExpectations(
+  expect: Expect,
+  options: LanguageModelV3CallOptions,
+  index: number,
+  where = "",
+): void {
   const fail = (what: string, actual: string) => {
     throw new NbError(
       "conflict",
-      `Scripted turn ${index + 1}: expected ${what}, but got ${JSON.stringify(clip(actual))}`,
+      `Scripted turn ${index + 1}${where}: expected ${what}, but got ${JSON.stringify(clip(actual))}`,
     );
   };
   const prompt = options.prompt;

@@ -16,6 +16,7 @@ import {
   parseScript,
   readScriptFile,
   type ScriptedTurn,
+  type ScriptFile,
 } from "./format.js";
 import { checkExpectations, promptChars } from "./inspect.js";
 
@@ -24,17 +25,34 @@ export interface ScriptedModelOptions {
   /** Model id reported to the AI SDK (default: the script's `model`, else `script`). */
   modelId?: string;
   /**
-   * Index of the first turn to replay, to resume a conversation in a new process. `"history"`:
-   * the first call starts at the number of assistant messages in its prompt (exact when every
-   * earlier turn left an assistant message: no error-only turns, no compaction calls).
+   * Index of the first turn to replay, to resume a conversation in a new process; in a script with
+   * sections it applies to the section of the first call. `"history"`: the first call starts at the
+   * number of assistant messages in its prompt (exact when every earlier turn left an assistant
+   * message: no error-only turns, no compaction calls).
    */
   startAt?: number | "history";
+}
+
+/** Who makes a call, for a script with turns keyed by profile or session. */
+export interface ScriptCaller {
+  sessionId?: string;
+  profileKey?: string;
+}
+
+/** One sequence of turns with its own place: the top-level turns, or one profile's or session's. */
+interface Section {
+  /** Where it is in the script, for messages: `turns`, `profiles.writer`, `sessions.2`. */
+  name: string;
+  turns: ParsedTurn[];
+  /** Next turn; null until the section's first call decides where it starts. */
+  cursor: number | null;
 }
 
 /**
  * A real AI SDK `LanguageModelV3` that answers each call with the next turn of a script: text
  * (optionally in chunks), tool calls, usage, or a simulated provider error. Deterministic and
- * offline; a call past the last turn fails with `limit_exceeded`.
+ * offline; a call past the last turn fails with `limit_exceeded`. A script may key turns by profile
+ * or session: `forCaller` gives the view one session calls, and each section keeps its own place.
  */
 export class ScriptedLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = "v3" as const;
@@ -43,32 +61,81 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
   readonly supportedUrls: Record<string, RegExp[]> = {};
   /** Every call's options, in order (for tests that assert what the model saw). */
   readonly calls: LanguageModelV3CallOptions[] = [];
-  private readonly turns: ParsedTurn[];
-  private cursor: number;
-  private startFromHistory: boolean;
+  private readonly main: Section | null;
+  private readonly byProfile = new Map<string, Section>();
+  private readonly bySession = new Map<string, Section>();
+  private readonly keyed: boolean;
+  private readonly views = new Map<string, LanguageModelV3>();
+  /** Where the first call's section starts; consumed by that call. */
+  private firstStart: number | "history" | null;
 
   constructor(script: ParsedScript, opts: ScriptedModelOptions = {}) {
-    this.turns = script.turns;
     this.modelId = opts.modelId ?? script.model ?? "script";
-    this.startFromHistory = opts.startAt === "history";
-    this.cursor = typeof opts.startAt === "number" ? opts.startAt : 0;
-    if (!Number.isInteger(this.cursor) || this.cursor < 0 || this.cursor > this.turns.length) {
-      throw new NbError("invalid_input", `startAt must be an integer from 0 to ${this.turns.length}`);
+    this.main = script.turns ? { name: "turns", turns: script.turns, cursor: null } : null;
+    for (const [key, turns] of Object.entries(script.profiles ?? {}))
+      this.byProfile.set(key, { name: `profiles.${key}`, turns, cursor: null });
+    for (const [id, turns] of Object.entries(script.sessions ?? {}))
+      this.bySession.set(id, { name: `sessions.${id}`, turns, cursor: null });
+    this.keyed = this.byProfile.size + this.bySession.size > 0;
+    const start = opts.startAt ?? 0;
+    const max = this.keyed ? Number.POSITIVE_INFINITY : (this.main?.turns.length ?? 0);
+    if (start !== "history" && (!Number.isInteger(start) || start < 0 || start > max)) {
+      throw new NbError(
+        "invalid_input",
+        this.keyed ? "startAt must be an integer from 0" : `startAt must be an integer from 0 to ${max}`,
+      );
     }
+    this.firstStart = start;
+    if (this.main && !this.keyed && start !== "history") this.main.cursor = start;
   }
 
-  /** Index of the next turn to replay. */
+  /** Index of the next top-level turn (0 before the first call). */
   get position(): number {
-    return this.cursor;
+    return this.main?.cursor ?? 0;
   }
 
-  /** Turns not replayed yet. */
+  /** Turns not replayed yet, in every section. */
   get remaining(): number {
-    return this.turns.length - this.cursor;
+    let n = 0;
+    for (const s of this.sections()) n += s.turns.length - (s.cursor ?? 0);
+    return n;
   }
 
-  async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
-    const { turn, index } = this.take(options);
+  /**
+   * The model as one session calls it: its turns come from the section matching the caller. The same
+   * caller always gets the same object.
+   */
+  forCaller(caller: ScriptCaller): LanguageModelV3 {
+    const key = `${caller.sessionId ?? ""}\n${caller.profileKey ?? ""}`;
+    let view = this.views.get(key);
+    if (!view) {
+      const who = { ...caller };
+      view = {
+        specificationVersion: "v3",
+        provider: this.provider,
+        modelId: this.modelId,
+        supportedUrls: this.supportedUrls,
+        doGenerate: (options) => this.generate(options, who),
+        doStream: (options) => this.stream(options, who),
+      };
+      this.views.set(key, view);
+    }
+    return view;
+  }
+
+  doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
+    return this.generate(options, {});
+  }
+
+  doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+    return this.stream(options, {});
+  }
+
+  private async generate(
+    options: LanguageModelV3CallOptions,
+    caller: ScriptCaller,
+  ): Promise<LanguageModelV3GenerateResult> {
+    const { turn, index } = this.take(options, caller);
     if (turn.waitForAbort) await waitForAbort(options.abortSignal, index);
     if (turn.error) throw providerError(turn.error, this.modelId);
     const content: LanguageModelV3Content[] = [];
@@ -91,8 +158,11 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
     };
   }
 
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
-    const { turn, index } = this.take(options);
+  private async stream(
+    options: LanguageModelV3CallOptions,
+    caller: ScriptCaller,
+  ): Promise<LanguageModelV3StreamResult> {
+    const { turn, index } = this.take(options, caller);
     if (turn.error && !textOf(turn)) throw providerError(turn.error, this.modelId);
     const parts = streamParts(turn, index, this.modelId, options);
     const signal = options.abortSignal;
@@ -117,30 +187,71 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
     return { stream };
   }
 
-  private take(options: LanguageModelV3CallOptions): { turn: ParsedTurn; index: number } {
+  private sections(): Section[] {
+    return [...(this.main ? [this.main] : []), ...this.byProfile.values(), ...this.bySession.values()];
+  }
+
+  /** The section a caller's turns come from: its session's, else its profile's, else the top-level turns. */
+  private route(caller: ScriptCaller): Section | null {
+    return (
+      (caller.sessionId !== undefined ? this.bySession.get(caller.sessionId) : undefined) ??
+      (caller.profileKey !== undefined ? this.byProfile.get(caller.profileKey) : undefined) ??
+      this.main
+    );
+  }
+
+  private take(
+    options: LanguageModelV3CallOptions,
+    caller: ScriptCaller,
+  ): { turn: ParsedTurn; index: number } {
     this.calls.push(options);
     if (options.abortSignal?.aborted) throw abortError();
-    if (this.startFromHistory) {
-      this.startFromHistory = false;
-      this.cursor = options.prompt.filter((m) => m.role === "assistant").length;
+    const section = this.route(caller);
+    if (!section) throw this.noSection(caller);
+    if (section.cursor === null) {
+      // A section other than the first one called starts where its caller's history says (0 for a new session).
+      const start = this.firstStart ?? "history";
+      section.cursor =
+        start === "history" ? options.prompt.filter((m) => m.role === "assistant").length : start;
     }
-    const index = this.cursor;
-    const turn = this.turns[index];
-    if (!turn) {
-      throw new NbError(
-        "limit_exceeded",
-        `Scripted model "${this.modelId}" has no turn ${index + 1}: the script has ${this.turns.length} turn(s) and the conversation asked for more`,
-      );
-    }
-    this.cursor++;
-    if (turn.expect) checkExpectations(turn.expect, options, index);
+    this.firstStart = null;
+    const index = section.cursor;
+    const turn = section.turns[index];
+    if (!turn) throw this.exhausted(section, index, caller);
+    section.cursor++;
+    const where = this.keyed ? ` (${section.name})` : "";
+    if (turn.expect) checkExpectations(turn.expect, options, index, where);
     return { turn, index };
+  }
+
+  private exhausted(section: Section, index: number, caller: ScriptCaller): NbError {
+    const what = this.keyed ? `the script's ${section.name}` : "the script";
+    return new NbError(
+      "limit_exceeded",
+      `Scripted model "${this.modelId}" has no turn ${index + 1}${forWhom(caller)}: ${what} has ${section.turns.length} turn(s) and the conversation asked for more`,
+    );
+  }
+
+  private noSection(caller: ScriptCaller): NbError {
+    const names = this.sections().map((s) => s.name);
+    return new NbError(
+      "limit_exceeded",
+      `Scripted model "${this.modelId}" has no turns${forWhom(caller)}: the script has no top-level turns and no section for it (it has ${names.join(", ")})`,
+    );
   }
 }
 
-/** A scripted model from turns given in code. */
+/** ` for session 2 (profile writer)`, or "" for a call that says nothing about its caller. */
+function forWhom(caller: ScriptCaller): string {
+  if (caller.sessionId !== undefined) {
+    return ` for session ${caller.sessionId}${caller.profileKey ? ` (profile ${caller.profileKey})` : ""}`;
+  }
+  return caller.profileKey ? ` for profile ${caller.profileKey}` : "";
+}
+
+/** A scripted model from turns (or a whole script, sections included) given in code. */
 export function scriptedModel(
-  turns: ScriptedTurn[] | { model?: string; turns: ScriptedTurn[] },
+  turns: ScriptedTurn[] | ScriptFile,
   opts: ScriptedModelOptions = {},
 ): ScriptedLanguageModel {
   const raw = Array.isArray(turns) ? { turns } : turns;

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Harness } from "../src/harness/loop.js";
+import { openHarness } from "../src/harness/open.js";
+import { Workspace } from "../src/workspace/workspace.js";
+
+let dir: string;
+let workspace: Workspace;
+let harness: Harness | null = null;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "nbook-keyed-"));
+  workspace = Workspace.init(join(dir, "ws"));
+  workspace.createProject("novel");
+});
+afterEach(() => {
+  harness?.close();
+  harness = null;
+  workspace.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A writer's report_result input (its output schema needs a summary), as inline YAML. */
+const REPORT = (result: string) => `{ result: "${result}", data: { summary: "${result}" } }`;
+
+/** A harness on `script` (a keyed script file), as `--script` opens it. */
+function open(script: string): Harness {
+  const file = join(dir, "script.yaml");
+  writeFileSync(file, script);
+  harness = openHarness({ workspace, project: workspace.project("novel"), script: file, notice: () => {} });
+  return harness;
+}
+
+describe("one scripted model driving several sessions through the harness", () => {
+  it("each session is answered from its profile's turns, whatever order they run in", async () => {
+    const h = open(
+      [
+        "profiles:",
+        "  leader.default:",
+        "    - text: the leader speaks",
+        "  writer:",
+        "    - expect: { system: 'You are the writer' }",
+        `      toolCalls: [{ name: report_result, input: ${REPORT("the writer drafts")} }]`,
+      ].join("\n"),
+    );
+    const leader = h.createSession({ profileKey: "leader.default", project: "novel" });
+    const writer = h.createSession({ profileKey: "writer", project: "novel" });
+    const w = await h.invoke(writer.id, { mode: "prompt", message: "draft" });
+    expect(w).toMatchObject({ status: "completed", finalMessage: "the writer drafts" });
+    const l = await h.invoke(leader.id, { mode: "prompt", message: "lead" });
+    expect(l).toMatchObject({ status: "completed", finalMessage: "the leader speaks" });
+  });
+
+  it("a session's own turns win over its profile's", async () => {
+    const h = open(
+      [
+        "profiles:",
+        `  writer: [{ toolCalls: [{ name: report_result, input: ${REPORT("any writer")} }] }]`,
+        "sessions:",
+        `  2: [{ toolCalls: [{ name: report_result, input: ${REPORT("only session 2")} }] }]`,
+      ].join("\n"),
+    );
+    const first = h.createSession({ profileKey: "writer", project: "novel" });
+    const second = h.createSession({ profileKey: "writer", project: "novel" });
+    expect(second.id).toBe("2");
+    expect((await h.invoke(second.id, { mode: "prompt", message: "x" })).finalMessage).toBe("only session 2");
+    expect((await h.invoke(first.id, { mode: "prompt", message: "x" })).finalMessage).toBe("any writer");
+  });
+
+  it("a session with no scripted turn left ends its run with an error naming the session", async () => {
+    const h = open(
+      ["profiles:", `  writer: [{ toolCalls: [{ name: report_result, input: ${REPORT("once")} }] }]`].join(
+        "\n",
+      ),
+    );
+    const writer = h.createSession({ profileKey: "writer", project: "novel" });
+    expect((await h.invoke(writer.id, { mode: "prompt", message: "x" })).status).toBe("completed");
+    const again = await h.invoke(writer.id, { mode: "prompt", message: "again" });
+    expect(again.status).toBe("error");
+    expect(again.error?.message).toContain(`no turn 2 for session ${writer.id} (profile writer)`);
+    const leader = h.createSession({ profileKey: "leader.default", project: "novel" });
+    const none = await h.invoke(leader.id, { mode: "prompt", message: "x" });
+    expect(none.status).toBe("error");
+    expect(none.error?.message).toContain("no section for it (it has profiles.writer)");
+  });
+});
