@@ -120,7 +120,7 @@ export class Harness {
   }
 
   /** The flow-back run of a session in progress in this process, if any. */
-  flowBack(sessionId: string): Promise<RunResult> | undefined {
+  flowBackRun(sessionId: string): Promise<RunResult> | undefined {
     return this.flowBacks.get(sessionId);
   }
 
