@@ -60,106 +60,102 @@ export interface Project {
   lastActivity?: string | null;
 }
 
+const P = (p: string) => `/api/projects/${enc(p)}`;
+
 export const api = {
-  login: (token: string) => request<{ ok: true }>("POST", "/api/auth/login", { token }),
+  /** Password sign-in (when the server has a password); the token link is `GET /login?token=`. */
+  loginPassword: (password: string) => request<{ ok: true }>("POST", "/api/auth/login", { password }),
   logout: () => request<{ ok: true }>("POST", "/api/auth/logout"),
-  me: () => request<{ authenticated: boolean }>("GET", "/api/auth/me"),
+  me: () => request<{ authenticated: boolean; passwordLogin: boolean }>("GET", "/api/auth/me"),
 
   projects: () => request<{ projects: Project[] }>("GET", "/api/projects"),
   createProject: (input: { name: string; title?: string; language?: string; sample?: boolean }) =>
     request<{ project: Project }>("POST", "/api/projects", input),
+  openProject: (p: string) => request<{ project: Project }>("POST", `${P(p)}/open`, {}),
 
   // ---------------------------------------------------------------- files
-  tree: (p: string) => request<{ entries: TreeEntry[] }>("GET", `/api/projects/${enc(p)}/files/tree`),
-  readFile: (p: string, path: string) =>
-    request<FileText>("GET", `/api/projects/${enc(p)}/files/read`, undefined, { path }),
+  tree: (p: string) => request<{ tree: TreeNode }>("GET", `${P(p)}/files/tree`),
+  readFile: (p: string, path: string) => request<FileText>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>
-    request<{ version: string }>("POST", `/api/projects/${enc(p)}/files/write`, {
-      path,
-      content,
-      baseVersion,
-    }),
+    request<{ path: string; version: string }>("PUT", `${P(p)}/files/write`, { path, content, baseVersion }),
 
   // ---------------------------------------------------------------- sessions
-  sessions: (p: string) =>
-    request<{ sessions: SessionInfo[] }>("GET", "/api/sessions", undefined, { project: p }),
-  sessionTree: (id: string) => request<{ tree: SessionNode }>("GET", `/api/sessions/${enc(id)}/tree`),
-  createSession: (input: { project: string; profile?: string; mode?: Mode; model?: string }) =>
-    request<{ session: SessionInfo }>("POST", "/api/sessions", input),
+  sessions: (p: string) => request<{ sessions: SessionInfo[] }>("GET", `${P(p)}/sessions`),
+  createSession: (p: string, input: { profile?: string; mode?: Mode; model?: string }) =>
+    request<{ session: SessionInfo }>("POST", `${P(p)}/sessions`, input),
   transcript: (id: string) => request<Transcript>("GET", `/api/sessions/${enc(id)}/transcript`),
   invoke: (id: string, kind: "prompt" | "steer" | "followup", message: string) =>
-    request<{ accepted: boolean }>("POST", `/api/sessions/${enc(id)}/${kind}`, { message }),
-  abort: (id: string) => request<{ aborted: boolean }>("POST", `/api/sessions/${enc(id)}/abort`),
+    request<{ sessionId: string; status: string }>("POST", `/api/sessions/${enc(id)}/${kind}`, { message }),
+  abort: (id: string) => request<{ aborted: boolean }>("POST", `/api/sessions/${enc(id)}/abort`, {}),
   setMode: (id: string, mode: Mode) =>
-    request<{ mode: Mode }>("POST", `/api/sessions/${enc(id)}/mode`, { mode }),
+    request<{ mode: Mode; changed: boolean }>("PUT", `/api/sessions/${enc(id)}/mode`, { mode }),
   settle: (
     sessionId: string,
     approvalId: string,
     r: { approved: boolean; reason?: string; answer?: string },
-  ) => request<{ ok: true }>("POST", `/api/sessions/${enc(sessionId)}/approvals/${enc(approvalId)}`, r),
-  profiles: () => request<{ profiles: { key: string; description?: string }[] }>("GET", "/api/profiles"),
+  ) => request<unknown>("POST", `/api/sessions/${enc(sessionId)}/approvals/${enc(approvalId)}`, r),
+  profiles: (p: string) =>
+    request<{ profiles: { key: string; description?: string }[] }>("GET", "/api/profiles", undefined, {
+      project: p,
+    }),
 
   // ---------------------------------------------------------------- world
-  worldSchema: (p: string) => request<WorldSchema>("GET", `/api/projects/${enc(p)}/world/schema`),
-  subjects: (p: string) => request<{ subjects: Subject[] }>("GET", `/api/projects/${enc(p)}/world/subjects`),
+  worldSchema: (p: string) => request<WorldSchema>("GET", `${P(p)}/world/schema`),
+  subjects: (p: string) => request<{ subjects: Subject[] }>("GET", `${P(p)}/world/subjects`),
   subjectState: (p: string, id: string, at?: string) =>
-    request<SubjectState>("GET", `/api/projects/${enc(p)}/world/subjects/${enc(id)}/state`, undefined, {
-      at,
-    }),
+    request<SubjectState>("GET", `${P(p)}/world/subjects/${enc(id)}/state`, undefined, { at }),
   subjectHistory: (p: string, id: string) =>
-    request<{ history: HistoryEntry[] }>("GET", `/api/projects/${enc(p)}/world/subjects/${enc(id)}/history`),
+    request<{ history: HistoryEntry[] }>("GET", `${P(p)}/world/subjects/${enc(id)}/history`),
   worldIssues: (p: string, subject?: string) =>
-    request<{ issues: Issue[] }>("GET", `/api/projects/${enc(p)}/world/issues`, undefined, { subject }),
+    request<{ issues: Issue[] }>("GET", `${P(p)}/world/issues`, undefined, { subject }),
 
   // ---------------------------------------------------------------- plot
-  plotTree: (p: string) => request<StoryTree>("GET", `/api/projects/${enc(p)}/plot/tree`),
+  plotTree: (p: string) => request<StoryTree>("GET", `${P(p)}/plot/tree`),
   brief: (p: string, chapterId: number) =>
-    request<{ markdown: string; status: string }>(
-      "GET",
-      `/api/projects/${enc(p)}/plot/chapters/${chapterId}/brief`,
-    ),
+    request<{ markdown: string; status: string }>("GET", `${P(p)}/plot/chapters/${chapterId}/brief`),
   promises: (p: string) =>
-    request<{ promises: PromiseInfo[] }>("GET", `/api/projects/${enc(p)}/plot/promises`),
-  promise: (p: string, id: number) =>
-    request<PromiseInfo>("GET", `/api/projects/${enc(p)}/plot/promises/${id}`),
+    request<Page<PromiseRow>>("GET", `${P(p)}/plot/promises`, undefined, { limit: 200 }),
   decisions: (p: string) =>
-    request<{ decisions: Decision[] }>("GET", `/api/projects/${enc(p)}/plot/decisions`),
+    request<Page<DecisionRow>>("GET", `${P(p)}/plot/decisions`, undefined, { limit: 200 }),
 };
 
 // ---------------------------------------------------------------- shapes
 
 export type Mode = "normal" | "discuss" | "plan";
 
-export interface TreeEntry {
+export interface TreeNode {
+  name: string;
   path: string;
-  type: "file" | "dir";
+  kind: "dir" | "file";
+  children?: TreeNode[];
   size?: number;
+  /** Words of a Markdown file (each CJK character counts as one). */
+  words?: number;
 }
 
 export interface FileText {
   path: string;
-  content: string;
+  text: string;
   version: string;
 }
 
-/** The body of a 409 on a write: what is on disk now, to diff against the user's text. */
-export interface ConflictBody {
-  error: { code: "conflict"; message: string };
-  current: { content: string; version: string };
+/** The details of a 409 on a write: what is on disk now (`theirs`), to diff against the user's text. */
+export interface ConflictDetails {
+  path: string;
+  version: string;
+  theirs: string;
+  yours: string;
 }
 
 export interface SessionInfo {
   id: string;
-  title: string | null;
+  title: string;
   profileKey: string;
+  project: string | null;
   mode: Mode;
-  parentId?: string | null;
-  updatedAt?: string;
-  running?: boolean;
-}
-
-export interface SessionNode extends SessionInfo {
-  children: SessionNode[];
+  status: "idle" | "running" | "waiting" | "archived";
+  parentSessionId: string | null;
+  updatedAt: string;
 }
 
 export interface PendingView {
@@ -178,24 +174,25 @@ export interface TaskItem {
   status: "pending" | "in_progress" | "completed" | "cancelled";
 }
 
-/** A session as the chat shows it: its messages, tool calls, what is pending. */
+/** One stored entry of a session's active branch (src/harness/store/schema.ts). */
+export interface Entry {
+  id: string;
+  kind: string;
+  data: Record<string, any>;
+  createdAt: string;
+}
+
+/** A session's active branch with what is pending and its task list. */
 export interface Transcript {
   session: SessionInfo;
-  items: ChatItem[];
-  pending: PendingView[];
+  entries: Entry[];
+  pending: PendingView | null;
   tasks: TaskItem[];
   running: boolean;
 }
 
-export type ChatItem =
-  | { kind: "user"; id: string; text: string }
-  | { kind: "assistant"; id: string; text: string }
-  | { kind: "tool"; id: string; callId: string; tool: string; summary: string; ok?: boolean; done: boolean }
-  | { kind: "approval"; id: string; pending: PendingView; settled?: "approved" | "rejected" | "answered" }
-  | { kind: "note"; id: string; text: string };
-
 export interface WorldSchema {
-  calendar: { kind: string; format: string; zero: string; example?: string };
+  calendar: { kind: string; format: string; zero: string; examples?: string[] };
 }
 
 export interface Subject {
@@ -248,29 +245,30 @@ export interface StoryTree {
   ungroupedThreads: (PlotNode & { isMain: boolean })[];
 }
 
-export interface PromiseInfo {
+export interface Page<T> {
+  rows: T[];
+  total: number;
+  nextCursor: string | null;
+}
+
+export interface PromiseRow {
   id: number;
   name: string;
   title: string;
   status: string;
-  derivedStage: string;
-  importance?: string;
-  summary: string;
-  beats?: {
-    id: number;
-    kind: string;
-    note: string | null;
-    state: string;
-    scene: { id: number; title: string };
-  }[];
+  importance: string;
+  /** Where the promise stands by its beats: unplanted, planted, echoed, paid_off. */
+  stage: string;
+  beats: { plant: number; advance: number; setback: number; payoff: number };
+  deadlineChapterId: number | null;
 }
 
-export interface Decision {
+export interface DecisionRow {
   id: number;
   name: string;
   title: string;
   status: string;
   question: string;
-  conclusion: string | null;
-  reason: string | null;
+  anchor: { kind: string; id: number | null; path: string | null };
+  deadlineChapterId: number | null;
 }

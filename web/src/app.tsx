@@ -54,15 +54,10 @@ export function App() {
     }
   }, []);
 
-  // A link printed by `nbook serve` carries the one-time token: exchange it, then drop it from
-  // the address bar so it is neither bookmarked nor sent again.
+  // The link `nbook serve` prints (`/login?token=…`) is exchanged by the server, which sets the
+  // cookie and redirects here; this only asks whether that happened.
   useEffect(() => {
-    const params = new URLSearchParams(location.search);
-    const token = params.get("token");
-    const start = token
-      ? api.login(token).finally(() => history.replaceState(null, "", location.pathname + location.hash))
-      : Promise.resolve();
-    start.then(loadProjects, loadProjects);
+    loadProjects();
   }, [loadProjects]);
 
   useEffect(() => {
@@ -72,6 +67,10 @@ export function App() {
   }, []);
 
   const project = projects.find((p) => p.name === route.project) ?? null;
+  // Opening loads the project's agents on the server (the bookshelf's "open").
+  useEffect(() => {
+    if (project) api.openProject(project.name).catch(() => {});
+  }, [project?.name]);
   const lang: Lang = chosenLang ?? langOf(project?.language);
   const i18n = useMemo(
     () => ({ lang, t: (k: MessageKey, v?: Record<string, string | number>) => translate(lang, k, v) }),

@@ -84,20 +84,15 @@ export function renderMarkdown(src: string): string {
   return out.join("\n");
 }
 
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
 /**
- * Words in a text, the way a novelist counts them: each CJK character is one word, and each run
- * of letters or digits (with inner apostrophes or hyphens) in other scripts is one word.
- * Front matter and Markdown markers are not counted.
+ * Words in a text as a writer counts them: each CJK character is one word, and so is each run of
+ * letters or digits (apostrophes and hyphens inside a word keep it whole). The same rule as the
+ * server's tree counts (src/serve/routes/files.ts), so the editor and the tree agree.
  */
-export function countWords(src: string): number {
-  let text = src.replace(/\r\n?/g, "\n");
-  if (text.startsWith("---\n")) {
-    const end = text.indexOf("\n---", 4);
-    if (end > 0) text = text.slice(end + 4);
-  }
-  const cjk =
-    text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu)?.length ?? 0;
-  const rest = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, " ");
-  const words = rest.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)?.length ?? 0;
+export function countWords(text: string): number {
+  const cjk = text.match(CJK)?.length ?? 0;
+  const words = text.replace(CJK, " ").match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu)?.length ?? 0;
   return cjk + words;
 }

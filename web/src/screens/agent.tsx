@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type ChatItem, type Mode, type PendingView, type SessionInfo, type TaskItem } from "../api";
+import { api, type Mode, type SessionInfo, type TaskItem } from "../api";
 import { routeHash } from "../app";
+import { applyEvent, type ChatItem, entriesToItems } from "../chat-items";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
-import { type StreamEvent, subscribe } from "../sse";
+import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 
 const MODES: Mode[] = ["normal", "discuss", "plan"];
@@ -14,68 +15,7 @@ export function nextMode(m: Mode): Mode {
 }
 
 let localIds = 0;
-const localId = () => `live-${++localIds}`;
-
-/** Fold one live event into the chat items; returns the same array when nothing changed. */
-export function applyEvent(items: ChatItem[], e: StreamEvent): ChatItem[] {
-  switch (e.type) {
-    case "text_delta": {
-      const last = items[items.length - 1];
-      if (last?.kind === "assistant")
-        return [...items.slice(0, -1), { ...last, text: last.text + String(e.text) }];
-      return [...items, { kind: "assistant", id: localId(), text: String(e.text) }];
-    }
-    case "tool_call_start":
-      return [
-        ...items,
-        {
-          kind: "tool",
-          id: localId(),
-          callId: String(e.callId),
-          tool: String(e.tool),
-          summary: String(e.summary),
-          done: false,
-        },
-      ];
-    case "tool_call_end":
-      return items.map((it) =>
-        it.kind === "tool" && it.callId === e.callId
-          ? { ...it, summary: String(e.summary), ok: Boolean(e.ok), done: true }
-          : it,
-      );
-    case "approval_required":
-    case "user_input_required": {
-      const pending = e.pending as PendingView;
-      if (items.some((it) => it.kind === "approval" && it.pending.approvalId === pending.approvalId))
-        return items;
-      return [...items, { kind: "approval", id: localId(), pending }];
-    }
-    case "approval_settled":
-      return items.map((it) =>
-        it.kind === "approval" && it.pending.approvalId === e.approvalId
-          ? { ...it, settled: e.approved ? (e.answer === undefined ? "approved" : "answered") : "rejected" }
-          : it,
-      );
-    case "run_end":
-      return e.status === "error" || e.status === "step_limit" || e.status === "aborted"
-        ? [
-            ...items,
-            {
-              kind: "note",
-              id: localId(),
-              text: `${e.status}${e.finalMessage ? `: ${e.finalMessage}` : ""}`,
-            },
-          ]
-        : items;
-    case "error":
-      return [
-        ...items,
-        { kind: "note", id: localId(), text: String((e.error as { message?: string })?.message) },
-      ];
-    default:
-      return items;
-  }
-}
+const localId = () => `sent-${++localIds}`;
 
 function SessionList({
   sessions,
@@ -87,9 +27,9 @@ function SessionList({
   project: string;
 }) {
   const { t } = useI18n();
-  const children = (parent: string | null) => sessions.filter((s) => (s.parentId ?? null) === parent);
+  const children = (parent: string) => sessions.filter((s) => s.parentSessionId === parent);
   const known = new Set(sessions.map((s) => s.id));
-  const roots = sessions.filter((s) => !s.parentId || !known.has(s.parentId));
+  const roots = sessions.filter((s) => !s.parentSessionId || !known.has(s.parentSessionId));
   const render = (s: SessionInfo) => (
     <li key={s.id}>
       <a
@@ -239,13 +179,14 @@ function ChatItemView({
     case "tool":
       return (
         <div
-          class={`tool-card${item.done ? (item.ok === false ? " failed" : " ok") : " running"}`}
+          class={`tool-card${item.ok === undefined ? " running" : item.ok ? " ok" : " failed"}`}
           data-testid="tool-card"
         >
           <span class="tool-mark" aria-hidden="true">
-            {item.done ? (item.ok === false ? "✗" : "✓") : "…"}
-          </span>
-          <span class="tool-summary">{item.summary || item.tool}</span>
+            {item.ok === undefined ? "…" : item.ok ? "✓" : "✗"}
+          </span>{" "}
+          <span class="tool-summary">{item.call}</span>
+          {item.result && <span class="muted"> → {item.result}</span>}
         </div>
       );
     case "approval":
@@ -267,7 +208,7 @@ function Chat({ sessionId, project }: { sessionId: string; project: string }) {
 
   const reload = async () => {
     const tr = await api.transcript(sessionId);
-    setItems(tr.items);
+    setItems(entriesToItems(tr.entries, tr.pending));
     setTasks(tr.tasks);
     setModeState(tr.session.mode);
     setRunning(tr.running);
@@ -428,7 +369,7 @@ function Chat({ sessionId, project }: { sessionId: string; project: string }) {
 export function AgentScreen({ project, sessionId }: { project: string; sessionId: string }) {
   const { t } = useI18n();
   const sessions = useAsync(() => api.sessions(project), [project, sessionId]);
-  const profiles = useAsync(() => api.profiles(), []);
+  const profiles = useAsync(() => api.profiles(project), [project]);
   const [profile, setProfile] = useState("leader.default");
   const [mode, setMode] = useState<Mode>("normal");
   const [error, setError] = useState<string | null>(null);
@@ -437,7 +378,7 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
     e.preventDefault();
     setError(null);
     try {
-      const r = await api.createSession({ project, profile, mode });
+      const r = await api.createSession(project, { profile, mode });
       location.hash = routeHash(project, "agent", r.session.id);
     } catch (err) {
       setError((err as Error).message);

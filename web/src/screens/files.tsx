@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, api, type ConflictBody, type TreeEntry } from "../api";
+import { ApiError, api, type ConflictDetails, type TreeNode } from "../api";
 import { routeHash } from "../app";
 import { TwoWayDiff } from "../diff-view";
 import { useI18n } from "../i18n";
@@ -7,54 +7,20 @@ import { countWords, renderMarkdown } from "../markdown";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 
-interface Folder {
-  name: string;
-  path: string;
-  folders: Folder[];
-  files: TreeEntry[];
+/** Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it. */
+function rank(n: TreeNode): number {
+  return n.path === "lorebook" ? 0 : n.path === "manuscript" ? 1 : 2;
 }
 
-function buildTree(entries: TreeEntry[]): Folder {
-  const root: Folder = { name: "", path: "", folders: [], files: [] };
-  const folderAt = (path: string): Folder => {
-    let node = root;
-    for (const part of path.split("/").filter(Boolean)) {
-      let next = node.folders.find((f) => f.name === part);
-      if (!next) {
-        next = { name: part, path: node.path ? `${node.path}/${part}` : part, folders: [], files: [] };
-        node.folders.push(next);
-      }
-      node = next;
-    }
-    return node;
-  };
-  for (const e of entries) {
-    if (e.type === "dir") folderAt(e.path);
-    else folderAt(e.path.split("/").slice(0, -1).join("/")).files.push(e);
-  }
-  return root;
-}
-
-/** The chapters of the manuscript: its Markdown files, whose word counts the tree shows. */
-function chapterFiles(entries: TreeEntry[]): string[] {
-  return entries.filter((e) => e.type === "file" && /^manuscript\/.+\.md$/.test(e.path)).map((e) => e.path);
-}
-
-/** Lorebook and manuscript first (where a novelist works), the rest after, each alphabetically. */
-function folderOrder(a: Folder, b: Folder): number {
-  const rank = (f: Folder) => (f.path === "lorebook" ? 0 : f.path === "manuscript" ? 1 : 2);
-  return rank(a) - rank(b) || a.name.localeCompare(b.name);
-}
+const isChapter = (path: string) => /^manuscript\/.+\.md$/.test(path);
 
 function TreeView({
-  folder,
-  open,
+  nodes,
   selected,
   words,
   project,
 }: {
-  folder: Folder;
-  open: Set<string>;
+  nodes: TreeNode[];
   selected: string;
   words: Map<string, number>;
   project: string;
@@ -62,31 +28,34 @@ function TreeView({
   const { t } = useI18n();
   return (
     <ul class="tree">
-      {[...folder.folders].sort(folderOrder).map((f) => (
-        <li key={f.path}>
-          <details open={open.has(f.path) || selected.startsWith(`${f.path}/`)}>
-            <summary>{f.name}/</summary>
-            <TreeView folder={f} open={open} selected={selected} words={words} project={project} />
-          </details>
-        </li>
-      ))}
-      {folder.files.map((f) => (
-        <li key={f.path}>
-          <a
-            href={routeHash(project, "files", f.path)}
-            class={`file${f.path === selected ? " selected" : ""}`}
-            aria-current={f.path === selected ? "true" : undefined}
-            data-path={f.path}
-          >
-            {f.path.split("/").pop()}
-            {words.has(f.path) && (
-              <span class="count" title={t("files.words")}>
-                {words.get(f.path)!.toLocaleString()}
-              </span>
-            )}
-          </a>
-        </li>
-      ))}
+      {[...nodes]
+        .sort((a, b) => rank(a) - rank(b))
+        .map((n) =>
+          n.kind === "dir" ? (
+            <li key={n.path}>
+              <details open={rank(n) < 2 || selected.startsWith(`${n.path}/`)}>
+                <summary>{n.name}/</summary>
+                <TreeView nodes={n.children ?? []} selected={selected} words={words} project={project} />
+              </details>
+            </li>
+          ) : (
+            <li key={n.path}>
+              <a
+                href={routeHash(project, "files", n.path)}
+                class={`file${n.path === selected ? " selected" : ""}`}
+                aria-current={n.path === selected ? "true" : undefined}
+                data-path={n.path}
+              >
+                {n.name}
+                {isChapter(n.path) && (words.get(n.path) ?? n.words) !== undefined && (
+                  <span class="count" title={t("files.words")} data-testid="chapter-words">
+                    {(words.get(n.path) ?? n.words)!.toLocaleString()}
+                  </span>
+                )}
+              </a>
+            </li>
+          ),
+        )}
     </ul>
   );
 }
@@ -101,34 +70,16 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   const [saved, setSaved] = useState("");
   const [mode, setMode] = useState<"edit" | "preview">("edit");
   const [status, setStatus] = useState<string | null>(null);
-  const [conflict, setConflict] = useState<ConflictBody["current"] | null>(null);
+  const [conflict, setConflict] = useState<ConflictDetails | null>(null);
   const [error, setError] = useState<string | null>(null);
   const dirty = text !== saved;
   const state = useRef({ path, dirty });
   state.current = { path, dirty };
 
-  // Word counts of every chapter, read once per tree load.
-  useEffect(() => {
-    const entries = tree.data?.entries;
-    if (!entries) return;
-    let live = true;
-    Promise.all(
-      chapterFiles(entries).map(
-        async (p) => [p, countWords((await api.readFile(project, p)).content)] as const,
-      ),
-    ).then(
-      (pairs) => live && setWords(new Map(pairs)),
-      () => {},
-    );
-    return () => {
-      live = false;
-    };
-  }, [tree.data, project]);
-
   const load = async (p: string) => {
     const f = await api.readFile(project, p);
-    setText(f.content);
-    setSaved(f.content);
+    setText(f.text);
+    setSaved(f.text);
     setVersion(f.version);
     setConflict(null);
     return f;
@@ -141,19 +92,23 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     load(path).catch((e: Error) => setError(e.message));
   }, [project, path]);
 
-  // Files changed by agents: reload the open one if it has no unsaved typing, else say so.
+  // Files changed by agents: refresh the tree (and its word counts); reload the open file if it
+  // has no unsaved typing, else say so and keep the typing.
   useEffect(
     () =>
-      subscribe(`/api/projects/${encodeURIComponent(project)}/events`, (e) => {
-        if (e.type !== "file_changed") return;
-        const changed = String(e.path ?? "");
-        if (/^manuscript\/.+\.md$/.test(changed))
-          api
-            .readFile(project, changed)
-            .then((f) => setWords((w) => new Map(w).set(changed, countWords(f.content))));
-        if (changed !== state.current.path) return tree.reload();
+      subscribe("/api/events", (e) => {
+        if (e.type !== "files_changed" || e.project !== project) return;
+        const paths = (e.paths as string[]) ?? [];
+        setWords((w) => {
+          const next = new Map(w);
+          for (const p of paths) next.delete(p);
+          return next;
+        });
+        tree.reload();
+        const open = state.current.path;
+        if (!paths.includes(open)) return;
         if (state.current.dirty) setStatus(t("files.changedOutsideDirty"));
-        else load(changed).then(() => setStatus(t("files.changedOutside")));
+        else load(open).then(() => setStatus(t("files.changedOutside")));
       }),
     [project],
   );
@@ -166,9 +121,10 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       setSaved(text);
       setConflict(null);
       setStatus(t("files.saved"));
-      if (/^manuscript\/.+\.md$/.test(path)) setWords((w) => new Map(w).set(path, countWords(text)));
+      if (isChapter(path)) setWords((w) => new Map(w).set(path, countWords(text)));
     } catch (e) {
-      if (e instanceof ApiError && e.status === 409) setConflict((e.body as ConflictBody).current);
+      if (e instanceof ApiError && e.code === "conflict")
+        setConflict((e.body as { error: { details: ConflictDetails } }).error.details);
       else setError((e as Error).message);
     }
   };
@@ -180,7 +136,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     }
   };
 
-  const root = tree.data ? buildTree(tree.data.entries) : null;
+  const root = tree.data?.tree;
   const n = countWords(text);
 
   return (
@@ -188,13 +144,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       <aside class="side" aria-label={t("files.tree")}>
         <h2 class="side-title">{t("files.tree")}</h2>
         {root ? (
-          <TreeView
-            folder={root}
-            open={new Set(["lorebook", "manuscript"])}
-            selected={path}
-            words={words}
-            project={project}
-          />
+          <TreeView nodes={root.children ?? []} selected={path} words={words} project={project} />
         ) : (
           <p class="muted">{tree.error?.message ?? t("common.loading")}</p>
         )}
@@ -260,7 +210,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 <p>
                   <strong>{t("files.conflict")}</strong> {t("files.conflictHelp")}
                 </p>
-                <TwoWayDiff theirs={conflict.content} mine={text} />
+                <TwoWayDiff theirs={conflict.theirs} mine={text} />
                 <div class="row">
                   <button type="button" class="danger" onClick={() => save(true)} data-testid="keep-mine">
                     {t("files.keepMine")}

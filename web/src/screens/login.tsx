@@ -2,16 +2,24 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useI18n } from "../i18n";
 
-/** Exchange the login token `nbook serve` printed for a session cookie. */
+/**
+ * Sign in: with the one-time token `nbook serve` printed (the server exchanges it at
+ * `/login?token=` for a session cookie), or with the password when one is configured.
+ */
 export function Login({ onDone }: { onDone: () => void }) {
   const { t } = useI18n();
   const [token, setToken] = useState("");
+  const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const submit = async (e: Event) => {
+  const withToken = (e: Event) => {
+    e.preventDefault();
+    location.assign(`/login?token=${encodeURIComponent(token.trim())}`);
+  };
+  const withPassword = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      await api.login(token.trim());
+      await api.loginPassword(password);
       onDone();
     } catch (err) {
       setError((err as Error).message);
@@ -19,31 +27,47 @@ export function Login({ onDone }: { onDone: () => void }) {
   };
   return (
     <div class="center">
-      <form class="card login" onSubmit={submit}>
+      <div class="card login">
         <h1>{t("appName")}</h1>
-        <h2>{t("login.title")}</h2>
-        <p class="muted">{t("login.hint")}</p>
-        <label>
-          {t("login.token")}
-          <input
-            type="password"
-            autoComplete="off"
-            value={token}
-            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
-            data-testid="login-token"
-            // biome-ignore lint/a11y/noAutofocus: the only field of the page
-            autoFocus
-          />
-        </label>
+        <form onSubmit={withToken}>
+          <h2>{t("login.title")}</h2>
+          <p class="muted">{t("login.hint")}</p>
+          <label>
+            {t("login.token")}
+            <input
+              type="password"
+              autoComplete="off"
+              value={token}
+              onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+              data-testid="login-token"
+              // biome-ignore lint/a11y/noAutofocus: the sign-in page's first field
+              autoFocus
+            />
+          </label>
+          <button type="submit" class="primary" disabled={!token.trim()} data-testid="login-submit">
+            {t("login.submit")}
+          </button>
+        </form>
+        <form onSubmit={withPassword}>
+          <label>
+            {t("login.password")}
+            <input
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+            />
+          </label>
+          <button type="submit" disabled={!password}>
+            {t("login.submit")}
+          </button>
+        </form>
         {error && (
           <p class="error" role="alert">
             {error}
           </p>
         )}
-        <button type="submit" class="primary" disabled={!token.trim()} data-testid="login-submit">
-          {t("login.submit")}
-        </button>
-      </form>
+      </div>
     </div>
   );
 }

@@ -1,5 +1,6 @@
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { api, type PromiseInfo } from "../api";
+import { api, type PromiseRow } from "../api";
 import { routeHash } from "../app";
 import { useI18n } from "../i18n";
 import { renderMarkdown } from "../markdown";
@@ -25,36 +26,27 @@ function Brief({ project, chapterId }: { project: string; chapterId: number }) {
   );
 }
 
-function PromiseCard({ project, p }: { project: string; p: PromiseInfo }) {
+const BEAT_KINDS = ["plant", "advance", "setback", "payoff"] as const;
+
+function PromiseCard({ p }: { p: PromiseRow }) {
   const { t } = useI18n();
-  const [open, setOpen] = useState(false);
-  const detail = useAsync(
-    () => (open ? api.promise(project, p.id) : Promise.resolve(undefined)),
-    [project, p.id, open],
-  );
   return (
-    <details class="card promise" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
-      <summary>
-        <strong>{p.title}</strong> <span class="badge">{p.status}</span>{" "}
-        <span class="badge soft">{p.derivedStage}</span>
-        {p.importance && <span class="muted small"> · {p.importance}</span>}
-      </summary>
-      <p>{p.summary}</p>
-      <h4>{t("plot.beats")}</h4>
-      {detail.data?.beats?.length ? (
-        <ol>
-          {detail.data.beats.map((b) => (
-            <li key={b.id}>
-              <span class="badge soft">{b.kind}</span> {b.scene.title}{" "}
-              <span class="muted small">({b.state})</span>
-              {b.note && <span class="muted"> — {b.note}</span>}
-            </li>
-          ))}
-        </ol>
-      ) : (
-        <p class="muted small">{detail.loading ? t("common.loading") : t("plot.none")}</p>
-      )}
-    </details>
+    <div class="card promise" data-testid="promise">
+      <div class="row">
+        <strong>{p.title}</strong>
+        <span class="badge">{p.status}</span>
+        <span class="badge soft">{p.stage}</span>
+        <span class="muted small">{p.importance}</span>
+      </div>
+      <dl class="meta beats" aria-label={t("plot.beats")}>
+        {BEAT_KINDS.map((k) => (
+          <Fragment key={k}>
+            <dt>{k}</dt>
+            <dd>{p.beats[k]}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </div>
   );
 }
 
@@ -153,21 +145,20 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
             <p class="muted">{t("plot.pickChapter")}</p>
           ))}
         {tab === "promises" &&
-          (promises.data?.promises.length ? (
-            promises.data.promises.map((p) => <PromiseCard key={p.id} project={project} p={p} />)
+          (promises.data?.rows.length ? (
+            promises.data.rows.map((p) => <PromiseCard key={p.id} p={p} />)
           ) : (
             <p class="muted">{t("plot.none")}</p>
           ))}
         {tab === "decisions" &&
-          (decisions.data?.decisions.length ? (
-            decisions.data.decisions.map((d) => (
+          (decisions.data?.rows.length ? (
+            decisions.data.rows.map((d) => (
               <div key={d.id} class="card decision">
                 <strong>{d.title}</strong> <span class="badge">{d.status}</span>
                 <p>{d.question}</p>
-                {d.conclusion && (
-                  <p>
-                    → {d.conclusion}
-                    {d.reason && <span class="muted"> ({d.reason})</span>}
+                {d.anchor.kind !== "story" && (
+                  <p class="muted small">
+                    {d.anchor.kind} {d.anchor.path ?? (d.anchor.id === null ? "" : `#${d.anchor.id}`)}
                   </p>
                 )}
               </div>

@@ -157,7 +157,7 @@ export function WorldScreen({ project, subjectId }: { project: string; subjectId
   const schema = useAsync(() => api.worldSchema(project), [project]);
   const issues = useAsync(() => api.worldIssues(project), [project]);
   const cal = schema.data?.calendar;
-  const example = cal?.example ?? cal?.zero ?? "";
+  const example = cal?.examples?.[0] ?? cal?.zero ?? "";
   const types = [...new Set((subjects.data?.subjects ?? []).map((s) => s.type))].sort();
   return (
     <div class="split">

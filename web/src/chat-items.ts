@@ -1,0 +1,159 @@
+// What the chat shows, built two ways: from a session's stored transcript (the truth, loaded on
+// open and after every run) and from live session events (drawn as they stream in between).
+import { callSummary, resultSummary } from "../../src/harness/summary";
+import type { Entry, PendingView } from "./api";
+import type { StreamEvent } from "./sse";
+
+export type ChatItem =
+  | { kind: "user"; id: string; text: string }
+  | { kind: "assistant"; id: string; text: string }
+  | { kind: "tool"; id: string; callId: string; call: string; result?: string; ok?: boolean }
+  | { kind: "approval"; id: string; pending: PendingView; settled?: "approved" | "rejected" | "answered" }
+  | { kind: "note"; id: string; text: string };
+
+let liveIds = 0;
+const liveId = () => `live-${++liveIds}`;
+
+/** The chat items of a transcript's entries; `pending` is what the session waits on, if anything. */
+export function entriesToItems(entries: Entry[], pending: PendingView | null): ChatItem[] {
+  const items: ChatItem[] = [];
+  const tools = new Map<string, Extract<ChatItem, { kind: "tool" }>>();
+  const asks = new Map<string, Extract<ChatItem, { kind: "approval" }>>();
+  for (const e of entries) {
+    const d = e.data;
+    switch (e.kind) {
+      case "user":
+        items.push({ kind: "user", id: e.id, text: d.text });
+        break;
+      case "assistant":
+        if (d.text) items.push({ kind: "assistant", id: e.id, text: d.text });
+        for (const call of d.toolCalls as { id: string; key: string; input: unknown }[]) {
+          const item = {
+            kind: "tool" as const,
+            id: `${e.id}-${call.id}`,
+            callId: call.id,
+            call: callSummary(call.key, call.input),
+          };
+          tools.set(call.id, item);
+          items.push(item);
+        }
+        break;
+      case "tool_result": {
+        const tool = tools.get(d.callId);
+        if (tool) {
+          tool.ok = d.ok;
+          tool.result = resultSummary(d as Parameters<typeof resultSummary>[0]);
+        }
+        break;
+      }
+      case "approval_request": {
+        const item: ChatItem = {
+          kind: "approval",
+          id: e.id,
+          pending: {
+            approvalId: e.id,
+            kind: d.kind,
+            callId: d.callId,
+            tool: d.key,
+            input: d.input,
+            preview: d.preview.text,
+          },
+        };
+        asks.set(e.id, item);
+        items.push(item);
+        break;
+      }
+      case "approval_decision": {
+        const ask = asks.get(d.approvalId);
+        if (ask) ask.settled = d.approved ? "approved" : "rejected";
+        break;
+      }
+      case "user_input_request": {
+        const choices = (d.choices as string[] | undefined) ?? [];
+        const question = [d.question, ...choices.map((c, n) => `  ${n + 1}. ${c}`)].join("\n");
+        const item: ChatItem = {
+          kind: "approval",
+          id: e.id,
+          // The question's approval id is its entry's id, as the harness reports it.
+          pending: {
+            approvalId: e.id,
+            kind: "user_input",
+            callId: d.callId,
+            tool: "request_user_input",
+            input: {},
+            preview: question,
+          },
+        };
+        asks.set(d.callId, item);
+        items.push(item);
+        break;
+      }
+      case "user_input_answer": {
+        const ask = asks.get(d.callId);
+        if (ask) ask.settled = "answered";
+        items.push({ kind: "user", id: e.id, text: d.answer });
+        break;
+      }
+      case "mode_change":
+        items.push({
+          kind: "note",
+          id: e.id,
+          text: `${d.from} → ${d.to}${d.reason ? ` (${d.reason})` : ""}`,
+        });
+        break;
+      case "run_end":
+        if (d.status !== "completed" && d.status !== "waiting")
+          items.push({
+            kind: "note",
+            id: e.id,
+            text: `${d.status}${d.finalMessage ? `: ${d.finalMessage}` : ""}`,
+          });
+        break;
+      case "run_error":
+        items.push({ kind: "note", id: e.id, text: `${d.error.code}: ${d.error.message}` });
+        break;
+      case "compaction":
+        items.push({ kind: "note", id: e.id, text: "⋯" });
+        break;
+    }
+  }
+  // What the session waits on must be answerable even if its entry is not on this list.
+  if (pending && !items.some((it) => it.kind === "approval" && it.pending.approvalId === pending.approvalId))
+    items.push({ kind: "approval", id: `pending-${pending.approvalId}`, pending });
+  return items;
+}
+
+/** Fold one live session event into the chat items; returns the same array when nothing changed. */
+export function applyEvent(items: ChatItem[], e: StreamEvent): ChatItem[] {
+  switch (e.type) {
+    case "text_delta": {
+      const last = items[items.length - 1];
+      if (last?.kind === "assistant")
+        return [...items.slice(0, -1), { ...last, text: last.text + String(e.text) }];
+      return [...items, { kind: "assistant", id: liveId(), text: String(e.text) }];
+    }
+    case "tool_call_start":
+      return [...items, { kind: "tool", id: liveId(), callId: String(e.callId), call: String(e.summary) }];
+    case "tool_call_end":
+      return items.map((it) =>
+        it.kind === "tool" && it.callId === e.callId
+          ? { ...it, result: String(e.summary), ok: Boolean(e.ok) }
+          : it,
+      );
+    case "approval_required":
+    case "user_input_required": {
+      const pending = e.pending as PendingView;
+      if (items.some((it) => it.kind === "approval" && it.pending.callId === pending.callId)) return items;
+      return [...items, { kind: "approval", id: liveId(), pending }];
+    }
+    case "mode_changed":
+      return [...items, { kind: "note", id: liveId(), text: `${e.from} → ${e.to}` }];
+    case "error":
+      return [
+        ...items,
+        { kind: "note", id: liveId(), text: String((e.error as { message?: string })?.message) },
+      ];
+    default:
+      return items;
+  }
+}
