@@ -1,0 +1,215 @@
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ErrorInfo, isNbError, NbError, toErrorInfo } from "../core/errors.js";
+import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { isInside } from "../workspace/paths.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { argsSchema } from "./args.js";
+import { WORKFLOW_FILE, WorkflowKey, type WorkflowMeta, WorkflowMetaSchema } from "./definition.js";
+import { describeWorkflowModule } from "./sandbox/index.js";
+
+/** Where a workflow comes from; a later layer overrides an earlier one by key. */
+export type WorkflowLayer = "builtin" | "workspace" | "project";
+
+/** A workflow folder and what is known about it. */
+export interface WorkflowEntry {
+  key: string;
+  layer: WorkflowLayer;
+  /** How a person finds the file: `(builtin)/<key>/workflow.js`, or workspace-relative. */
+  file: string;
+  status: "ok" | "broken";
+  /** Why a broken workflow is broken, with the line of the file when one is known. */
+  reason?: string;
+  line?: number;
+  meta?: WorkflowMeta;
+  /** The module's text (what a run executes; a run keeps its own copy). */
+  source?: string;
+}
+
+/** A workflow that loaded. */
+export type Workflow = WorkflowEntry & { status: "ok"; meta: WorkflowMeta; source: string };
+
+/** The folder the built-in workflows ship in (copied into dist/ by the build). */
+export const BUILTIN_WORKFLOWS_DIR = fileURLToPath(new URL("./builtin/", import.meta.url));
+
+interface Root {
+  layer: WorkflowLayer;
+  dir: string;
+  base: string | null;
+  /** A real path the workflow files must stay inside (a project's), or null. */
+  within: string | null;
+}
+
+/** The layers' roots, lowest first. */
+function roots(workspace: Workspace | null, project: Project | null): Root[] {
+  const out: Root[] = [{ layer: "builtin", dir: BUILTIN_WORKFLOWS_DIR, base: null, within: null }];
+  if (workspace) {
+    out.push({
+      layer: "workspace",
+      dir: join(workspace.nbookDir, "agent", "workflows"),
+      base: ".nbook",
+      within: null,
+    });
+    if (project)
+      out.push({
+        layer: "project",
+        dir: join(project.root, ".nbook", "agent", "workflows"),
+        base: `${project.name}/.nbook`,
+        within: project.realRoot,
+      });
+  }
+  return out;
+}
+
+// One evaluation per file version (inode, mtime, size): the catalog is listed on every call.
+const cache = new Map<string, { stamp: string; entry: WorkflowEntry }>();
+
+/**
+ * Every workflow of the three layers (built-in < workspace < project), the winning one per key,
+ * sorted by key. A broken workflow is listed with its file, line and reason, and still overrides a
+ * lower layer's workflow of the same key: running the one its author replaced would be a surprise.
+ */
+export async function listWorkflows(
+  workspace: Workspace | null,
+  project: Project | null,
+): Promise<WorkflowEntry[]> {
+  const byKey = new Map<string, Promise<WorkflowEntry>>();
+  for (const root of roots(workspace, project)) {
+    for (const key of folders(root.dir)) {
+      const file =
+        root.base === null
+          ? `(builtin)/${key}/${WORKFLOW_FILE}`
+          : `${root.base}/agent/workflows/${key}/${WORKFLOW_FILE}`;
+      byKey.set(key, loadEntry(key, root, join(root.dir, key, WORKFLOW_FILE), file));
+    }
+  }
+  const entries = await Promise.all(byKey.values());
+  return entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** The workflow of a key; `not_found` (naming the known keys) or `config_error` when it is broken. */
+export async function getWorkflow(
+  workspace: Workspace | null,
+  project: Project | null,
+  key: string,
+): Promise<Workflow> {
+  const all = await listWorkflows(workspace, project);
+  const w = all.find((e) => e.key === key);
+  if (!w) {
+    throw new NbError(
+      "not_found",
+      `No workflow named ${key}; known: ${all.map((e) => e.key).join(", ") || "(none)"}`,
+    );
+  }
+  return usable(w);
+}
+
+/** The entry as a usable workflow, or `config_error` saying where it is broken. */
+export function usable(w: WorkflowEntry): Workflow {
+  if (w.status !== "ok" || !w.meta || w.source === undefined) {
+    throw brokenError(w);
+  }
+  return w as Workflow;
+}
+
+function brokenError(w: WorkflowEntry): NbError {
+  const at = w.line === undefined ? w.file : `${w.file}:${w.line}`;
+  return new NbError("config_error", `Workflow ${w.key} is broken: ${at}: ${w.reason}`);
+}
+
+function folders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => !d.name.startsWith(".") && (d.isDirectory() || d.isSymbolicLink()))
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+async function loadEntry(key: string, root: Root, abs: string, file: string): Promise<WorkflowEntry> {
+  const base = { key, layer: root.layer, file };
+  if (!WorkflowKey.safeParse(key).success)
+    return {
+      ...base,
+      status: "broken",
+      reason: "the folder name must be lowercase letters, digits and hyphens",
+    };
+  let stamp: string;
+  try {
+    if (root.within && !isInside(realpathSync.native(abs), root.within))
+      return {
+        ...base,
+        status: "broken",
+        reason: `${WORKFLOW_FILE} leads out of the project through a symbolic link`,
+      };
+    const st = statSync(abs);
+    if (!st.isFile()) return { ...base, status: "broken", reason: `${WORKFLOW_FILE} is not a regular file` };
+    stamp = `${root.layer}:${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch {
+    return { ...base, status: "broken", reason: `no ${WORKFLOW_FILE} in the folder` };
+  }
+  const cached = cache.get(abs);
+  if (cached?.stamp === stamp) return cached.entry;
+  const source = readFileSync(abs, "utf8");
+  const entry = await parseEntry(base, source);
+  cache.set(abs, { stamp, entry });
+  return entry;
+}
+
+/** Evaluate a workflow module's metadata in the sandbox and check it; a problem makes the entry broken. */
+export async function parseEntry(
+  base: Pick<WorkflowEntry, "key" | "layer" | "file">,
+  source: string,
+): Promise<WorkflowEntry> {
+  let raw: unknown;
+  try {
+    raw = await describeWorkflowModule(source, WORKFLOW_FILE);
+  } catch (e) {
+    const info: ErrorInfo = toErrorInfo(e);
+    const line = (info.details as { line?: number } | undefined)?.line;
+    return { ...base, status: "broken", reason: info.message, ...(line ? { line } : {}) };
+  }
+  const { hasRun, ...exported } = raw as { hasRun: boolean } & Record<string, unknown>;
+  if (!hasRun)
+    return {
+      ...base,
+      status: "broken",
+      reason: "no default export function (export default async function run(wf, args) { … })",
+    };
+  const r = WorkflowMetaSchema.safeParse(exported);
+  if (!r.success) {
+    const fields = zodFieldErrors(r.error);
+    const name = fields[0]?.pointer.split("/")[1];
+    const line = name ? exportLine(source, name) : undefined;
+    return {
+      ...base,
+      status: "broken",
+      reason: `invalid exports:\n${formatFieldErrors(fields)}`,
+      ...(line ? { line } : {}),
+    };
+  }
+  try {
+    argsSchema(r.data.args);
+  } catch (e) {
+    const line = exportLine(source, "args");
+    const why = isNbError(e) ? e.message : (e as Error).message;
+    return {
+      ...base,
+      status: "broken",
+      reason: `the args schema is not a usable JSON Schema: ${why}`,
+      ...(line ? { line } : {}),
+    };
+  }
+  return { ...base, status: "ok", meta: r.data, source };
+}
+
+/** The 1-based line of `export const <name>` (or the top when the export is missing). */
+function exportLine(source: string, name: string): number | undefined {
+  const lines = source.split("\n");
+  const re = new RegExp(`^\\s*export\\s+(const|let|var|function)\\s+${name}\\b`);
+  const i = lines.findIndex((l) => re.test(l));
+  return i >= 0 ? i + 1 : 1;
+}

@@ -1,0 +1,55 @@
+import { NbError } from "../../core/errors.js";
+import { WorkerPool } from "../../world/sandbox/index.js";
+import type { PassJob, PassOutcome, SandboxJob, SandboxLimits } from "./protocol.js";
+
+export type * from "./protocol.js";
+
+/** Limits of a pass unless config says otherwise. */
+export const DEFAULT_PASS_LIMITS: SandboxLimits = { timeoutMs: 5_000, memoryBytes: 64 * 1024 * 1024 };
+/** Time past a pass's deadline for its worker to report the interrupt before it is terminated. */
+const KILL_GRACE_MS = 1_000;
+
+let pool: WorkerPool<SandboxJob, unknown> | null = null;
+
+function sandboxPool(): WorkerPool<SandboxJob, unknown> {
+  pool ??= new WorkerPool({
+    base: import.meta.url,
+    name: "worker",
+    keepIdle: 1,
+    maxWorkers: 2,
+    bootTimeoutMs: 30_000,
+  });
+  return pool;
+}
+
+function run(job: SandboxJob, signal?: AbortSignal): Promise<unknown> {
+  const { timeoutMs } = job.limits;
+  return sandboxPool().run(job, {
+    deadlineMs: timeoutMs + KILL_GRACE_MS,
+    signal,
+    timedOut: () =>
+      new NbError("timeout", `The workflow script ran longer than ${timeoutMs / 1000} s in one pass`),
+    aborted: () => new NbError("aborted", "The workflow pass was aborted"),
+  });
+}
+
+/** Run one deterministic pass of a workflow in a sandbox worker (off the main thread). */
+export function runWorkflowPass(job: PassJob, signal?: AbortSignal): Promise<PassOutcome> {
+  return run({ kind: "pass", ...job }, signal) as Promise<PassOutcome>;
+}
+
+/** Evaluate a workflow module in a sandbox worker and return its exported metadata (JSON). */
+export function describeWorkflowModule(
+  source: string,
+  filename: string,
+  limits = DEFAULT_PASS_LIMITS,
+): Promise<unknown> {
+  return run({ kind: "describe", source, filename, limits });
+}
+
+/** Terminate the sandbox workers (tests, shutdown). */
+export async function closeWorkflowSandbox(): Promise<void> {
+  const p = pool;
+  pool = null;
+  await p?.close();
+}

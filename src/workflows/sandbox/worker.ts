@@ -1,0 +1,13 @@
+import { loadSandbox, runScriptsInThisThread, serveJobs } from "../../world/sandbox/index.js";
+import { describeModule, runPass } from "./pass.js";
+import type { SandboxJob } from "./protocol.js";
+
+/** Entry of a workflow sandbox worker: QuickJS loaded once; each job is one pure pass or describe. */
+runScriptsInThisThread();
+serveJobs(
+  async () => {
+    await loadSandbox();
+  },
+  (job: SandboxJob) =>
+    job.kind === "describe" ? describeModule(job.source, job.filename, job.limits) : runPass(job),
+);
