@@ -92,6 +92,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/mcp.js")).registerMcp,
   },
   {
+    name: "serve",
+    term: "serve [options]",
+    description: "Serve the web workbench and its HTTP API (agents run in this process)",
+    load: async () => (await import("./commands/serve.js")).registerServe,
+  },
+  {
     name: "models",
     term: "models",
     description: "Model providers and models from .nbook/config.json",
@@ -115,6 +121,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     term: "world",
     description: "The World Engine: schema, subjects, state, history, slices, issues, scripts",
     load: async () => (await import("./commands/world.js")).registerWorld,
+  },
+  {
+    name: "workflows",
+    term: "workflows",
+    description: "Workflows: list and show definitions (built-in, workspace and project layers)",
+    load: async () => (await import("./commands/workflows.js")).registerWorkflows,
   },
   {
     name: "research",
