@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { AgentCollaboration } from "../collab/service.js";
 import { isNbError, NbError } from "../core/errors.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
@@ -7,11 +8,20 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
-import { type HarnessDeps, type RunInput, resultEntries, runOnce, stepEnv } from "./run.js";
+import {
+  type HarnessDeps,
+  type RunControl,
+  type RunFence,
+  type RunInput,
+  resultEntries,
+  runOnce,
+  stepEnv,
+} from "./run.js";
 import { runStepCalls } from "./step.js";
 import type { EntryInput, Session, SessionStore } from "./store/index.js";
 import {
   DEFAULT_LOOP_SETTINGS,
+  type InvocationCaller,
   type InvokeRequest,
   type LoopSettings,
   type ModelResolver,
@@ -29,7 +39,17 @@ export interface HarnessOptions {
   resolveModel: ModelResolver;
   bus?: EventBus;
   settings?: Partial<LoopSettings>;
+  /** The models agents may name in invoke_agent (`model`); none when absent. */
+  visibleModels?: () => readonly string[];
+  /**
+   * Delivers a text to an agent session once, as a system follow-up (the job runner's flow-back):
+   * how a child that waited for the user hands its result to the agent that invoked it.
+   */
+  deliver?: (ownerSessionId: string, deliveryId: string, text: string) => void;
 }
+
+/** How a run continues: the ceiling and caller of the invocation it belongs to. */
+type RunOrigin = Pick<RunControl, "ceiling" | "caller">;
 
 /**
  * The agent harness: sessions, invocations (prompt / steer / followup / continue), approvals and
@@ -42,6 +62,8 @@ export class Harness {
   private readonly flowBacks = new Map<string, Promise<RunResult>>();
   private readonly deps: HarnessDeps;
   private readonly active = new Map<string, AbortController>();
+  private readonly deliver: HarnessOptions["deliver"];
+  readonly visibleModels: () => readonly string[];
 
   constructor(opts: HarnessOptions) {
     this.bus = opts.bus ?? new EventBus();
@@ -50,6 +72,8 @@ export class Harness {
     this.jobs.on((e) => {
       if (e.type === "job_ended" && e.job.ownerSessionId) this.runQueued(e.job.ownerSessionId);
     });
+    this.deliver = opts.deliver;
+    this.visibleModels = opts.visibleModels ?? (() => []);
     this.deps = {
       workspace: opts.workspace,
       store: opts.store,
@@ -59,7 +83,13 @@ export class Harness {
       bus: this.bus,
       settings,
       services: { [JOBS_SERVICE]: this.jobs },
+      collab: (callerId, callId, mode) => new AgentCollaboration(this, callerId, callId, mode),
     };
+  }
+
+  /** The profiles this harness runs. */
+  get catalog(): ProfileCatalog {
+    return this.deps.catalog;
   }
 
   get store(): SessionStore {
@@ -88,6 +118,7 @@ export class Harness {
       mode: opts.mode,
       model: model.ref,
       initial: opts.initial,
+      parentSessionId: opts.parentSessionId,
     });
   }
 
@@ -174,7 +205,20 @@ export class Harness {
       req.mode === "continue"
         ? null
         : { text: req.message as string, intent: req.mode === "steer" ? "prompt" : req.mode };
-    return this.runFrom(sessionId, req.mode, input, req.model, req.signal);
+    return this.runFrom(sessionId, req.mode, input, req.model, req.signal, {
+      ceiling: req.ceiling,
+      caller: req.caller,
+    });
+  }
+
+  /** The ceiling and caller of the latest run on the active path: a continuation keeps them. */
+  private origin(sessionId: string): RunOrigin {
+    const path = this.deps.store.activePath(sessionId);
+    for (let i = path.length - 1; i >= 0; i--) {
+      const e = path[i];
+      if (e.kind === "run_start") return { ceiling: e.data.ceiling, caller: e.data.caller };
+    }
+    return {};
   }
 
   /**
@@ -324,13 +368,32 @@ export class Harness {
       opts.signal?.removeEventListener("abort", onAbort);
     }
     // An abort while the answer was applied (Ctrl-C, abort()) also stops the run it would continue.
-    return this.runFrom(
+    const origin = this.origin(sessionId);
+    const result = await this.runFrom(
       sessionId,
       "continue",
       null,
       opts.model,
       guard.signal.aborted ? guard.signal : opts.signal,
+      origin,
     );
+    if (origin.caller && result.status !== "waiting") {
+      this.flowBack(origin.caller, sessionId, approvalId, result);
+    }
+    return result;
+  }
+
+  /**
+   * Hand a child's result to the agent that invoked it, once: the invoking call got `waiting`
+   * back, so this is the only way its agent learns how the child's work ended.
+   */
+  private flowBack(caller: InvocationCaller, childId: string, approvalId: string, result: RunResult): void {
+    if (!this.deliver) return;
+    const child = this.deps.store.session(childId);
+    const data = result.data === undefined ? "" : `\nData: ${JSON.stringify(result.data)}`;
+    const error = result.error ? `\nError: ${result.error.message}` : "";
+    const text = `Agent ${childId} (${child.profileKey}), which was waiting for the user when your invoke_agent call ${caller.callId} returned, has finished with status ${result.status}.${error}\nFinal message: ${result.finalMessage || "(none)"}${data}`;
+    this.deliver(caller.sessionId, `agent-result:${childId}:${approvalId}`, text);
   }
 
   /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */
@@ -355,14 +418,20 @@ export class Harness {
     input: RunInput | null,
     model: string | undefined,
     signal: AbortSignal | undefined,
+    origin: RunOrigin = {},
   ): Promise<RunResult> {
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     if (signal?.aborted) controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     this.active.set(sessionId, controller);
-    try {
-      let result = await runOnce(this.deps, sessionId, invocation, input, model, controller.signal);
+    const control: RunControl = {
+      signal: controller.signal,
+      fence: { revoked: false, runId: null },
+      ...origin,
+    };
+    const work = (async () => {
+      let result = await runOnce(this.deps, sessionId, invocation, input, model, control);
       while (result.status === "completed" && !controller.signal.aborted) {
         const next = this.deps.store.queued(sessionId)[0];
         if (!next) break;
@@ -373,13 +442,66 @@ export class Harness {
           "followup",
           { text: next.text, intent, queueItemId: next.id },
           model,
-          controller.signal,
+          control,
         );
       }
       return result;
+    })();
+    try {
+      return await this.withinAbortGrace(work, control.signal, () => this.forceEnd(sessionId, control.fence));
     } finally {
       signal?.removeEventListener("abort", onAbort);
-      this.active.delete(sessionId);
+      if (this.active.get(sessionId) === controller) this.active.delete(sessionId);
     }
+  }
+
+  /**
+   * `work`, unless the signal aborts and it has not finished within the abort grace period: then
+   * `force()` ends it. A provider or tool that ignores the signal cannot hold a caller (a parent
+   * agent, Ctrl-C) for longer than that.
+   */
+  private async withinAbortGrace(
+    work: Promise<RunResult>,
+    signal: AbortSignal,
+    force: () => RunResult,
+  ): Promise<RunResult> {
+    let timer: NodeJS.Timeout | undefined;
+    let arm: (() => void) | undefined;
+    let settled = false;
+    const forced = new Promise<RunResult>((resolve) => {
+      arm = () => {
+        timer = setTimeout(() => {
+          if (!settled) resolve(force());
+        }, this.deps.settings.abortGraceMs);
+      };
+      if (signal.aborted) arm();
+      else signal.addEventListener("abort", arm, { once: true });
+    });
+    try {
+      const tracked = work.finally(() => {
+        settled = true;
+      });
+      // Once forced, a late failure of the abandoned run has no one to report to.
+      tracked.catch(() => {});
+      return await Promise.race([tracked, forced]);
+    } finally {
+      clearTimeout(timer);
+      if (arm) signal.removeEventListener("abort", arm);
+    }
+  }
+
+  /** End a run that did not stop in time: close it as aborted and fence off anything it writes later. */
+  private forceEnd(sessionId: string, fence: RunFence): RunResult {
+    fence.revoked = true;
+    const { store, bus } = this.deps;
+    if (fence.runId) {
+      store.append(sessionId, {
+        kind: "run_end",
+        data: { runId: fence.runId, status: "aborted", finalMessage: "" },
+      });
+      bus.emit({ type: "run_end", sessionId, runId: fence.runId, status: "aborted", finalMessage: "" });
+    }
+    store.setStatus(sessionId, "idle");
+    return { sessionId, status: "aborted", finalMessage: "", steps: 0 };
   }
 }

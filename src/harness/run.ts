@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { capMode } from "../collab/mode-ceiling.js";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile, PromptContext } from "../profiles/types.js";
+import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -12,7 +14,17 @@ import { runStepCalls, type StepEnv, type StepOutcome, type StepPause } from "./
 import { type Entry, type EntryInput, oneLine, type SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
 import { offeredTools } from "./tool-specs.js";
-import type { InvocationMode, LoopSettings, ModelResolver, ResolvedModel, RunResult } from "./types.js";
+import type {
+  InvocationCaller,
+  InvocationMode,
+  LoopSettings,
+  ModelResolver,
+  ResolvedModel,
+  RunResult,
+} from "./types.js";
+
+/** Builds the collaboration service for one call of an agent session running in `mode`. */
+export type CollaborationFactory = (callerId: string, callId: string, mode: Mode) => CollaborationService;
 
 /** What the loop runs on. */
 export interface HarnessDeps {
@@ -25,7 +37,31 @@ export interface HarnessDeps {
   settings: LoopSettings;
   /** Harness-wide services handed to every tool call through ctx.session.services (the job runner). */
   services: Readonly<Record<string, unknown>>;
+  /** Present when the harness offers the collaboration tools their service. */
+  collab?: CollaborationFactory;
 }
+
+/**
+ * Revoked when the harness ends a run itself (an abort its code did not honour within the grace
+ * period): from then on the run writes nothing, so late model output or tool results are never
+ * recorded. `runId` is the run in progress, for the harness's own closing entry.
+ */
+export interface RunFence {
+  revoked: boolean;
+  runId: string | null;
+}
+
+/** How one run is controlled from outside. */
+export interface RunControl {
+  signal: AbortSignal;
+  fence: RunFence;
+  /** The calling agent's mode: the run never runs in a more permissive one. */
+  ceiling?: Mode;
+  caller?: InvocationCaller;
+}
+
+/** Thrown inside a run whose fence was revoked, to leave it without writing anything. */
+class RunFenced extends Error {}
 
 /** The user message that starts a run, if any. */
 export interface RunInput {
@@ -130,7 +166,9 @@ export function stepEnv(
     output: profile.output,
     tasks: deps.store.tasks(sessionId),
     services: deps.services,
+    maxParallel: deps.settings.maxParallelToolCalls,
     signal,
+    ...(deps.collab ? { collab: (call, mode) => deps.collab!(sessionId, call.id, mode) } : {}),
     onStart: (call, summary) =>
       deps.bus.emit({ type: "tool_call_start", sessionId, runId, callId: call.id, tool: call.key, summary }),
     onEnd: (call, result, summary) =>
@@ -157,10 +195,15 @@ export async function runOnce(
   invocation: InvocationMode,
   input: RunInput | null,
   modelRef: string | undefined,
-  signal: AbortSignal,
+  control: RunControl,
 ): Promise<RunResult> {
   const { store, bus, settings } = deps;
+  const { signal, fence, ceiling, caller } = control;
   const runId = randomUUID();
+  fence.runId = runId;
+  const live = () => {
+    if (fence.revoked) throw new RunFenced();
+  };
   const session = store.session(sessionId);
   const profile = deps.catalog.get(session.profileKey);
   const allow = deps.catalog.allowlist(profile.key);
@@ -176,7 +219,12 @@ export async function runOnce(
   };
 
   store.setStatus(sessionId, "running");
-  push(store.append(sessionId, { kind: "run_start", data: { runId, invocation } }));
+  push(
+    store.append(sessionId, {
+      kind: "run_start",
+      data: { runId, invocation, ...(ceiling ? { ceiling } : {}), ...(caller ? { caller } : {}) },
+    }),
+  );
   if (input) {
     push(store.append(sessionId, { kind: "user", data: input }));
     // An untitled session is named after its first message, so `sessions list` says what it is about.
@@ -188,12 +236,19 @@ export async function runOnce(
   let lastText = "";
   let reminded = false;
   let strikes = 0;
+  const usage = { inputTokens: 0, outputTokens: 0 };
 
   const end = (
     status: RunStatus,
     extra: { finalMessage?: string; data?: unknown; pending?: PendingView; error?: ErrorInfo } = {},
   ): RunResult => {
     const finalMessage = extra.finalMessage ?? lastText;
+    const out: RunResult = { sessionId, status, finalMessage, steps, usage };
+    if (extra.data !== undefined) out.data = extra.data;
+    if (extra.pending) out.pending = extra.pending;
+    if (extra.error) out.error = extra.error;
+    // The harness already closed this run (see RunFence): nothing more is written or announced.
+    if (fence.revoked) return { ...out, status: "aborted" };
     if (extra.error)
       push(store.append(sessionId, { kind: "run_error", data: { runId, error: extra.error } }));
     const data: { runId: string; status: RunStatus; finalMessage: string; data?: unknown } = {
@@ -206,21 +261,18 @@ export async function runOnce(
     store.setStatus(sessionId, status === "waiting" ? "waiting" : "idle");
     if (extra.error) bus.emit({ type: "error", sessionId, runId, error: extra.error });
     bus.emit({ type: "run_end", sessionId, runId, status, finalMessage });
-    const out: RunResult = { sessionId, status, finalMessage, steps };
-    if (extra.data !== undefined) out.data = extra.data;
-    if (extra.pending) out.pending = extra.pending;
-    if (extra.error) out.error = extra.error;
     return out;
   };
 
   try {
-    const pctxBase = promptContext(deps, session, session.mode, [...allow.keys()]);
+    const pctxBase = promptContext(deps, session, capMode(session.mode, ceiling), [...allow.keys()]);
     const env = stepEnv(deps, sessionId, profile, runId, signal);
     for (;;) {
       if (signal.aborted) return end("aborted");
       if (steps >= settings.stepLimit) {
         return end("step_limit", { finalMessage: lastText || `Stopped after ${steps} steps (step limit).` });
       }
+      live();
       for (const item of store.queued(sessionId, "steer")) {
         push(
           store.append(sessionId, {
@@ -229,13 +281,18 @@ export async function runOnce(
           }),
         );
       }
-      const mode = store.session(sessionId).mode;
-      const systemPrompt = profile.systemPrompt({ ...pctxBase, mode });
+      const own = store.session(sessionId).mode;
+      const mode = capMode(own, ceiling);
+      const systemPrompt =
+        profile.systemPrompt({ ...pctxBase, mode }) +
+        (mode !== own && caller
+          ? `\n\nAgent session ${caller.sessionId} called you while it is in ${mode} mode, so you work in ${mode} mode for this call: your writes need the user's approval.`
+          : "");
       let state = readPath(path);
       let system = buildSystem(systemPrompt, mode, state);
       let messages = toMessages(state.visible);
       if (contextTokens(system, offered.chars, state.visible) > settings.compactAt * resolved.contextWindow) {
-        const compacted = await compact(deps, sessionId, runId, path, resolved, pctxBase, signal);
+        const compacted = await compact(deps, sessionId, runId, path, resolved, pctxBase, signal, fence);
         if (compacted) {
           push(compacted);
           state = readPath(path);
@@ -254,8 +311,13 @@ export async function runOnce(
         maxOutputTokens: resolved.maxOutputTokens,
         signal,
         maxRetries: settings.maxRetries,
-        onText: (text) => bus.emit({ type: "text_delta", sessionId, runId, text }),
+        onText: (text) => {
+          if (!fence.revoked) bus.emit({ type: "text_delta", sessionId, runId, text });
+        },
       });
+      live();
+      usage.inputTokens += turn.usage?.inputTokens ?? 0;
+      usage.outputTokens += turn.usage?.outputTokens ?? 0;
 
       if (turn.aborted || turn.error) {
         // Partial text is kept; tool calls of a cut stream are dropped, never half-recorded.
@@ -297,6 +359,7 @@ export async function runOnce(
       }
 
       const outcome = await runStepCalls(turn.toolCalls, { ...env, mode, tasks: state.tasks });
+      live();
       const entries: EntryInput[] = [assistant, ...resultEntries(outcome.results)];
       if (outcome.tasks) entries.push({ kind: "task_list", data: { tasks: outcome.tasks } });
       if (outcome.pause) entries.push(requestEntry(outcome.pause));
@@ -329,13 +392,14 @@ export async function runOnce(
       }
     }
   } catch (e) {
+    if (fence.revoked) return { sessionId, status: "aborted", finalMessage: lastText, steps, usage };
     const error = toErrorInfo(e, [deps.workspace.root, deps.workspace.realRoot]);
     try {
       return end("error", { error });
     } catch {
       store.setStatus(sessionId, "idle");
       bus.emit({ type: "error", sessionId, runId, error });
-      return { sessionId, status: "error", finalMessage: lastText, steps, error };
+      return { sessionId, status: "error", finalMessage: lastText, steps, error, usage };
     }
   }
 }
@@ -349,6 +413,7 @@ async function compact(
   resolved: ResolvedModel,
   pctx: PromptContext,
   signal: AbortSignal,
+  fence: RunFence,
 ): Promise<Entry | null> {
   const state = readPath(path);
   const cut = chooseCut(state.visible, Math.floor(deps.settings.keepRecent * resolved.contextWindow));
@@ -364,6 +429,7 @@ async function compact(
       signal,
       maxRetries: deps.settings.maxRetries,
     });
+    if (fence.revoked) return null;
     const entry = deps.store.append(sessionId, {
       kind: "compaction",
       data: { summary, firstKeptEntryId: state.visible[cut].id },

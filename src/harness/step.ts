@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { SEQUENTIAL_COLLABORATION_TOOLS } from "../tools/collaboration/index.js";
+import { COLLABORATION_SERVICE, type CollaborationService } from "../tools/collaboration/service.js";
 import type { ControlResolution, ControlService } from "../tools/control/service.js";
 import { CONTROL_SERVICE } from "../tools/control/service.js";
 import {
@@ -34,6 +36,10 @@ export interface StepEnv {
   /** Harness-wide services (the job runner), added to each call's session services. */
   services?: Readonly<Record<string, unknown>>;
   signal?: AbortSignal;
+  /** How many calls of one step may run at the same time (all of them when absent). */
+  maxParallel?: number;
+  /** Builds the collaboration service for one call in the given mode (absent: no collaboration tools). */
+  collab?: (call: ToolCall, mode: Mode) => CollaborationService;
   /** The user's answer for a resumed control call, by call id. */
   resolutions?: ReadonlyMap<string, ControlResolution>;
   /**
@@ -72,6 +78,24 @@ function skipped(why: string): DispatchResult {
     ok: false,
     error: { code: "aborted", message: `Skipped: ${why}. Call it again if it is still needed.` },
   };
+}
+
+/** Map `items` through `fn` with at most `limit` calls in flight, keeping the order of the results. */
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
 }
 
 /**
@@ -135,6 +159,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
           [TASKS_SERVICE]: tasksService,
           [CONTROL_SERVICE]: control,
           [RESULT_SERVICE]: result,
+          ...(env.collab ? { [COLLABORATION_SERVICE]: env.collab(call, mode) } : {}),
         },
       },
     };
@@ -151,7 +176,8 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
       !("ok" in plan) &&
       plan.effect === "read" &&
       !plan.needsApproval &&
-      !SESSION_GROUPS.has(plan.tool.group),
+      !SESSION_GROUPS.has(plan.tool.group) &&
+      !SEQUENTIAL_COLLABORATION_TOOLS.has(plan.tool.key),
   );
 
   const runOne = async (p: (typeof planned)[number]): Promise<DispatchResult | StepPause> => {
@@ -182,7 +208,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
 
   if (parallel) {
     for (const p of planned) env.onStart?.(p.call, callSummary(p.call.key, p.call.input));
-    const results = await Promise.all(planned.map(runOne));
+    const results = await mapLimited(planned, env.maxParallel ?? planned.length, runOne);
     planned.forEach((p, i) => {
       record(p.call, results[i]);
     });

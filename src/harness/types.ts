@@ -14,6 +14,20 @@ export interface InvokeRequest {
   /** Override the session's model for this one invocation (`<providerId>/<modelId>`). */
   model?: string;
   signal?: AbortSignal;
+  /**
+   * The most permissive mode this invocation may run in (the calling agent's mode): the session
+   * runs in the stricter of its own mode and this one. Kept for the run's continuation after an
+   * approval.
+   */
+  ceiling?: Mode;
+  /** The agent session and tool call that made this invocation (collaboration). */
+  caller?: InvocationCaller;
+}
+
+/** The agent call behind an invocation. */
+export interface InvocationCaller {
+  sessionId: string;
+  callId: string;
 }
 
 /** The outcome of one invocation. `queued` means the input waits for the active run. */
@@ -28,6 +42,8 @@ export interface RunResult {
   pending?: PendingView;
   error?: ErrorInfo;
   steps: number;
+  /** Tokens the run's model calls reported (or estimated), summed. */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 /** How the user settles a pending approval or question. */
@@ -72,6 +88,13 @@ export interface LoopSettings {
   maxRetries: number;
   /** Background jobs running at once in this process (default 4); more wait, queued. */
   maxConcurrentJobs: number;
+  /** Calls of one step that run at the same time, when they may run concurrently (default 4). */
+  maxParallelToolCalls: number;
+  /**
+   * After an abort, how long a run may take to stop by itself before the harness ends it and
+   * ignores whatever it produces later (default 150 ms).
+   */
+  abortGraceMs: number;
 }
 
 export const DEFAULT_LOOP_SETTINGS: LoopSettings = {
@@ -80,6 +103,8 @@ export const DEFAULT_LOOP_SETTINGS: LoopSettings = {
   keepRecent: 0.3,
   maxRetries: 2,
   maxConcurrentJobs: 4,
+  maxParallelToolCalls: 4,
+  abortGraceMs: 150,
 };
 
 /** What creating a session takes. */
@@ -90,4 +115,6 @@ export interface NewSession {
   model?: string;
   title?: string;
   initial?: Record<string, unknown>;
+  /** The agent session creating this one (its link is recorded with it). */
+  parentSessionId?: string;
 }

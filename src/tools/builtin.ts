@@ -1,3 +1,4 @@
+import { collaborationTools } from "./collaboration/index.js";
 import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
 import { memoryTools } from "./memory/index.js";
@@ -15,6 +16,7 @@ import { worldTools } from "./world/index.js";
 export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...fileTools,
   ...controlTools,
+  ...collaborationTools,
   ...taskTools,
   ...resultTools,
   ...sqlTools,

@@ -27,6 +27,11 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
     load: async () => (await import("./control/index.js")).controlTools,
   },
   {
+    group: "collaboration",
+    keys: ["create_agent", "invoke_agent", "get_agent", "get_agent_profile", "get_session", "detach_agent"],
+    load: async () => (await import("./collaboration/index.js")).collaborationTools,
+  },
+  {
     group: "tasks",
     keys: ["task_create", "task_set_status"],
     load: async () => (await import("./tasks/index.js")).taskTools,
@@ -63,7 +68,7 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
   },
   {
     group: "memory",
-    keys: ["subject_event_append", "subject_rag_search"],
+    keys: ["subject_event_append", "subject_rag_search", "subject_memory_update"],
     load: async () => (await import("./memory/index.js")).memoryTools,
   },
 ];

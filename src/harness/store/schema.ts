@@ -121,7 +121,18 @@ export const ENTRY_DATA = {
       tokensBefore: z.number().optional(),
     })
     .strict(),
-  run_start: z.object({ runId, invocation: z.enum(["prompt", "continue", "steer", "followup"]) }).strict(),
+  /** `ceiling`: the calling agent's mode, which the run may not exceed; `caller`: that agent's call. */
+  run_start: z
+    .object({
+      runId,
+      invocation: z.enum(["prompt", "continue", "steer", "followup"]),
+      ceiling: ModeSchema.optional(),
+      caller: z
+        .object({ sessionId: z.string().min(1), callId: z.string().min(1) })
+        .strict()
+        .optional(),
+    })
+    .strict(),
   run_end: z
     .object({
       runId,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
-import { basePrompt } from "./prompt.js";
+import { basePrompt, COLLABORATION_TOOLS } from "./prompt.js";
 
 export const director = defineProfile({
   key: "director",
@@ -41,9 +41,11 @@ export const director = defineProfile({
     ...PLOT_WRITE_TOOLS,
     "subject_rag_search",
     "subject_event_append",
+    ...COLLABORATION_TOOLS,
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}
 
-You write no prose and do not change world state; you plan the story structure and say what the writer needs.`,
+You write no prose and do not change world state; you plan the story structure and say what the writer needs.
+When a chapter is planned and its brief is ready, you may hand it to a writer yourself: get_agent_profile writer, create_agent writer, then invoke_agent with the target file as input.path and the chapter id as input.chapterId. Ask world.engine (create_agent world.engine) to record world changes you need instead of listing them, when the user wants it done now.`,
 });

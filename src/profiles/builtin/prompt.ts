@@ -11,3 +11,19 @@ export function basePrompt(role: string, ctx: PromptContext): string {
       : "The project is written in English.";
   return `${role}\n\n${where}\n${lang}\nLayout: lorebook/ (stable canon), manuscript/ (the prose), world-engine/ (world schema and calendar), .agent/plan/ (plans).\nYou can call only these tools: ${ctx.toolKeys.join(", ") || "(none)"}.`;
 }
+
+/** The collaboration tools, as the coordinating profiles (leader, director) list them. */
+export const COLLABORATION_TOOLS = [
+  "create_agent",
+  "invoke_agent",
+  "get_agent",
+  "get_agent_profile",
+  "get_session",
+  "detach_agent",
+] as const;
+
+/** How a coordinating profile delegates: whom to give what, and how the calls behave. */
+export function delegationGuide(): string {
+  return `- Delegate when a specialised agent clearly helps, not for form's sake: the writer for prose (one target file per call), world.engine for world facts and changes, the director for plot structure, retrieval for finding what canon says, researcher for web research. Look first (get_agent_profile), create once (create_agent, with \`initial\` as a JSON object), reuse it (get_agent lists yours), and call it with invoke_agent (\`input\` is its payload, e.g. the writer's {path, chapterId}).
+- An agent you call works in your project, never in a more permissive mode than yours, and only with its own tools. If it needs the user (status "waiting"), tell the user what it waits on; its result comes back to you as a message later. A field error names a JSON Pointer: fix the object there, never stringify it.`;
+}

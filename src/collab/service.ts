@@ -1,0 +1,200 @@
+import type { z } from "zod";
+import { NbError } from "../core/errors.js";
+import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import type { Harness } from "../harness/loop.js";
+import type { Session } from "../harness/store/index.js";
+import { describeProfile } from "../profiles/describe.js";
+import type {
+  AgentInvocationResult,
+  AgentSummary,
+  CollaborationService,
+  CreatedAgent,
+  DetachOutcome,
+  InvokeAgentRequest,
+  ProfileDescription,
+  SessionRequest,
+  SessionView,
+} from "../tools/collaboration/service.js";
+import type { Mode } from "../tools/types.js";
+import { admit, type TargetState } from "./admission.js";
+import { capMode } from "./mode-ceiling.js";
+import { ancestors, assertAccess, MAX_AGENT_DEPTH } from "./ownership.js";
+import { invocationResult } from "./result.js";
+import { agentSummary, sessionView } from "./views.js";
+
+/** Live links one session may hold at once (detach one to create another). */
+export const MAX_LINKED_AGENTS = 32;
+
+/** Validate a value strictly against a profile schema; field pointers are relative to the value. */
+function parseStrict(schema: z.ZodType, value: unknown, what: string): Record<string, unknown> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data as Record<string, unknown>;
+  const fields = zodFieldErrors(r.error);
+  throw new NbError(
+    "invalid_input",
+    `Invalid ${what} (fix the object at each JSON Pointer; never send it as a string):\n${formatFieldErrors(fields)}`,
+    { fields },
+  );
+}
+
+/** The user message an invocation writes: the message, then the payload as JSON. */
+function invocationText(
+  message: string | undefined,
+  payload: Record<string, unknown> | undefined,
+): string | undefined {
+  if (payload === undefined) return message;
+  const block = `Input (this invocation's payload):\n\`\`\`json\n${JSON.stringify(payload, null, 2)}\n\`\`\``;
+  return message === undefined ? block : `${message}\n\n${block}`;
+}
+
+/**
+ * The collaboration tools' service for one call of one agent session: the ownership policy, the
+ * admission matrix, strict schemas and the mode ceiling, over the harness.
+ */
+export class AgentCollaboration implements CollaborationService {
+  constructor(
+    private readonly harness: Harness,
+    private readonly callerId: string,
+    private readonly callId: string,
+    /** The mode the calling step runs in: the ceiling of every invocation it makes. */
+    private readonly mode: Mode,
+  ) {}
+
+  profile(profileKey: string): ProfileDescription {
+    return describeProfile(this.harness.catalog.get(profileKey));
+  }
+
+  create(req: { profileKey: string; initial: Record<string, unknown>; title?: string }): CreatedAgent {
+    const { store, catalog } = this.harness;
+    const profile = catalog.get(req.profileKey);
+    if (profile.creation === "system_only") {
+      throw new NbError(
+        "not_allowed",
+        `Profile ${profile.key} is internal (system_only): only NeuroBook itself starts it, never create_agent`,
+      );
+    }
+    if (ancestors(store, this.callerId).length + 1 >= MAX_AGENT_DEPTH) {
+      throw new NbError(
+        "limit_exceeded",
+        `Agents nest at most ${MAX_AGENT_DEPTH} deep; do this work yourself`,
+      );
+    }
+    if (store.childLinks(this.callerId).length >= MAX_LINKED_AGENTS) {
+      throw new NbError(
+        "limit_exceeded",
+        `You hold ${MAX_LINKED_AGENTS} agents already; reuse one (get_agent) or detach one you no longer need`,
+      );
+    }
+    const initial = parseStrict(profile.initial, req.initial, `initial for profile ${profile.key}`);
+    const caller = store.session(this.callerId);
+    const child = this.harness.createSession({
+      profileKey: profile.key,
+      project: caller.project,
+      initial,
+      parentSessionId: this.callerId,
+      ...(req.title ? { title: req.title } : {}),
+    });
+    return { sessionId: child.id, profileKey: child.profileKey, title: child.title, mode: child.mode };
+  }
+
+  async invoke(req: InvokeAgentRequest, signal?: AbortSignal): Promise<AgentInvocationResult> {
+    const { store, catalog } = this.harness;
+    if (req.sessionId === this.callerId) {
+      throw new NbError("not_allowed", "An agent cannot invoke its own session");
+    }
+    assertAccess(store, this.callerId, req.sessionId, "invoke");
+    const target = store.session(req.sessionId);
+    if (target.status === "archived") throw new NbError("conflict", `Session ${target.id} is archived`);
+    if (req.model !== undefined && !this.harness.visibleModels().includes(req.model)) {
+      const visible = this.harness.visibleModels();
+      throw new NbError(
+        "not_allowed",
+        `Model ${req.model} is not visible to agents; ${visible.length ? `use one of: ${visible.join(", ")}` : "no model is (leave model out)"}`,
+        { fields: [{ pointer: "/model", message: "not a model visible to agents" }] },
+      );
+    }
+    const mode = req.mode ?? (req.message !== undefined || req.input !== undefined ? "prompt" : "continue");
+    const state = this.stateOf(target);
+    const admission = admit(state, {
+      mode,
+      hasMessage: req.message !== undefined,
+      hasInput: req.input !== undefined,
+      hasModel: req.model !== undefined,
+    });
+    if (admission.action === "queue" && capMode(target.mode, this.mode) !== target.mode) {
+      // Queued input runs under the active invocation's mode, which may be more permissive than ours.
+      throw new NbError(
+        "conflict",
+        `active_invocation_exists: session ${target.id} is running in ${target.mode} mode, more permissive than your ${this.mode} mode, so your input cannot join it; invoke it again once it is idle`,
+        { details: { reason: "active_invocation_exists" } },
+      );
+    }
+    let payload: Record<string, unknown> | undefined;
+    if (req.input !== undefined) {
+      const profile = catalog.get(target.profileKey);
+      if (!profile.payload) {
+        throw new NbError("invalid_input", `Profile ${profile.key} takes no input; send a message instead`, {
+          fields: [{ pointer: "/input", message: "not accepted by this profile" }],
+        });
+      }
+      payload = parseStrict(profile.payload, req.input, `input for profile ${profile.key}`);
+    }
+    if (req.background) {
+      throw new NbError(
+        "unsupported",
+        "Background invocations need the job runner, which this process does not have",
+      );
+    }
+    if (req.title) store.updateSession(target.id, { title: req.title });
+    const started = performance.now();
+    const result = await this.harness.invoke(target.id, {
+      mode,
+      message: invocationText(req.message, payload),
+      ...(req.model ? { model: req.model } : {}),
+      signal,
+      ceiling: this.mode,
+      caller: { sessionId: this.callerId, callId: this.callId },
+    });
+    return invocationResult(result, Math.round(performance.now() - started));
+  }
+
+  agents(): AgentSummary[] {
+    return this.harness.store
+      .childLinks(this.callerId)
+      .map((l) => agentSummary(this.harness, l.childSessionId));
+  }
+
+  agent(sessionId: string): AgentSummary {
+    assertAccess(this.harness.store, this.callerId, sessionId, "get");
+    return agentSummary(this.harness, sessionId);
+  }
+
+  session(req: SessionRequest): SessionView {
+    const id = req.sessionId ?? this.callerId;
+    assertAccess(this.harness.store, this.callerId, id, "read");
+    return sessionView(this.harness, id, req);
+  }
+
+  detach(sessionId: string): DetachOutcome {
+    const { store } = this.harness;
+    const link = sessionId === this.callerId ? null : store.linkOf(sessionId);
+    if (link && link.parentSessionId === this.callerId && link.detachedAt !== null) {
+      return { sessionId, status: "already_detached" };
+    }
+    const relation = assertAccess(store, this.callerId, sessionId, "detach");
+    if (relation !== "descendant") {
+      throw new NbError(
+        "not_allowed",
+        `Session ${sessionId} is not an agent you created; only those can be detached`,
+      );
+    }
+    store.detachLink(sessionId);
+    return { sessionId, status: "detached" };
+  }
+
+  /** The target's state as this process can act on it (a run here, a pending approval, or idle). */
+  private stateOf(session: Session): TargetState {
+    if (this.harness.isRunning(session.id)) return "running";
+    return this.harness.pending(session.id) ? "waiting" : "idle";
+  }
+}
