@@ -7,7 +7,7 @@ import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { type ScriptedLanguageModel, type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
-import { BUILTIN_TOOLS } from "../../src/tools/builtin.js";
+import { BUILTIN_TOOLS, createToolRegistry } from "../../src/tools/builtin.js";
 import { type Allowlist, type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import { makeSubjectMemoryUpdateTool } from "../../src/tools/memory/update.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
@@ -85,6 +85,11 @@ function makeBed(): Bed {
   mkdirSync(join(project.root, MIRA), { recursive: true });
   writeFileSync(join(project.root, MEMORY), BEFORE);
   writeFileSync(join(project.root, LIN, "memory.jsonl"), '{"topic":"Mira","view":"Quiet."}\n');
+  // A profile that may update memory (the leader gets the tool from the coordinator's allowlist).
+  writeFileSync(
+    join(ws.nbookDir, "agent", "profiles", "keeper.yaml"),
+    "key: keeper\nname: Keeper\ntools: [subject_memory_update]\nprompt: You keep the characters' memories.\n",
+  );
   const store = SessionStore.forWorkspace(ws);
   const bed = {
     dir,
@@ -352,5 +357,61 @@ describe("subject_memory_update and who may reach which subject", () => {
     expect(
       failure(await bed.call({ subjectPath: MIRA, facts: FACTS }, { profile: "simulator.actor" })),
     ).toMatch(/^not_allowed: Tool subject_memory_update is not allowed for profile simulator\.actor/);
+  });
+});
+
+describe("subject_memory_update through an agent session", () => {
+  it("a discuss-mode session waits on the previewed update; approving it writes that patch and the run goes on", async () => {
+    bed.script([
+      { toolCalls: [{ name: KEY, input: { subjectPath: MIRA, facts: FACTS } }] },
+      curatorTurn(MERGE, { system: "You curate one subject's memory" }),
+      {
+        text: "Mira now remembers Lin.",
+        expect: { lastToolResult: 'updated simulation/subjects/mira/memory.jsonl: added "Lin"' },
+      },
+    ]);
+    const s = bed.harness.createSession({ profileKey: "keeper", project: "novel", mode: "discuss" });
+    const r = await bed.harness.invoke(s.id, {
+      mode: "prompt",
+      message: "Remember what Mira learned today.",
+    });
+    expect(r.status, r.error?.message).toBe("waiting");
+    expect(r.pending?.tool).toBe(KEY);
+    expect(r.pending?.preview).toContain('+{"topic":"Lin"');
+    expect(bed.memory()).toBe(BEFORE);
+    const [curator] = curatorSessions();
+    expect(curator?.parentSessionId).toBe(s.id);
+
+    const done = await bed.harness.settle(s.id, r.pending?.approvalId ?? "", { approved: true });
+    expect(done.status, done.error?.message).toBe("completed");
+    expect(done.finalMessage).toBe("Mira now remembers Lin.");
+    expect(bed.memory()).toBe(AFTER);
+    // Parent, curator, parent: the approval did not run the curator again.
+    expect(bed.model.calls).toHaveLength(3);
+    expect(curatorSessions()).toHaveLength(1);
+  });
+});
+
+describe("subject_memory_update on the configured models", () => {
+  it("runs the curator on the model the config gives memory.curator (here a scripted provider)", async () => {
+    const registry = createToolRegistry();
+    const call = () =>
+      dispatch(
+        { key: KEY, input: { subjectPath: MIRA, facts: FACTS } },
+        { registry, workspace: bed.ws, project: bed.project, mode: "normal", profileKey: null, allow: "all" },
+      );
+    expect(failure(await call())).toMatch(/^config_error: /);
+    expect(bed.memory()).toBe(BEFORE);
+
+    writeFileSync(join(bed.ws.root, "curator.json"), JSON.stringify({ turns: [curatorTurn(MERGE)] }));
+    writeFileSync(
+      join(bed.ws.nbookDir, "config.json"),
+      JSON.stringify({
+        providers: { curator: { kind: "scripted", script: "curator.json" } },
+        profiles: { "memory.curator": { model: "curator/test" } },
+      }),
+    );
+    expect(ok(await call()).details).toMatchObject({ status: "updated", attempts: 1 });
+    expect(bed.memory()).toBe(AFTER);
   });
 });
