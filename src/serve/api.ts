@@ -1,0 +1,116 @@
+import type { Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import { NbError } from "../core/errors.js";
+import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { HttpError } from "./errors.js";
+
+/** Largest JSON body a route takes unless it says otherwise. */
+export const DEFAULT_BODY_LIMIT = 256 * 1024;
+
+type Method = "get" | "post" | "put" | "delete";
+
+/** One typed route: where it is, what it takes (zod schemas), and what it is for (OpenAPI). */
+export interface RouteSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
+  method: Method;
+  /** Hono path, `:name` for a parameter. */
+  path: string;
+  tag: string;
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Body cap in bytes (default DEFAULT_BODY_LIMIT). */
+  maxBody?: number;
+  /** 200 (default), 201 or 202. */
+  status?: 200 | 201 | 202;
+  /** The route answers `text/event-stream`. */
+  stream?: boolean;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler gets: the validated inputs. */
+export interface RouteInput<P, Q, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+}
+
+/** The routes of the API, registered on a Hono app and listed for the OpenAPI document. */
+export class ApiRoutes {
+  readonly specs: RouteSpec[] = [];
+
+  constructor(private readonly app: Hono) {}
+
+  /** Register a route; its inputs are validated before the handler runs (`invalid_input` with pointers). */
+  add<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
+    spec: RouteSpec & { params?: P; query?: Q; body?: B },
+    handler: (c: Context, input: RouteInput<P, Q, B>) => Response | Promise<Response>,
+  ): void {
+    this.specs.push(spec);
+    const limit = spec.maxBody ?? DEFAULT_BODY_LIMIT;
+    const cap = bodyLimit({
+      maxSize: limit,
+      onError: () => {
+        throw new HttpError(413, "limit_exceeded", `The request body is larger than ${limit} bytes`);
+      },
+    });
+    this.app.on(spec.method.toUpperCase(), spec.path, cap, async (c) => {
+      const params = spec.params ? validate(spec.params, c.req.param(), "params") : undefined;
+      const query = spec.query ? validate(spec.query, queryObject(spec.query, c), "query") : undefined;
+      const body = spec.body ? validate(spec.body, await jsonBody(c), "body") : undefined;
+      return handler(c, { params, query, body } as RouteInput<P, Q, B>);
+    });
+  }
+}
+
+/** Parse one part of a request; field pointers start with the part (`/query/at`). */
+function validate(schema: z.ZodType, value: unknown, part: string): unknown {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const fields = zodFieldErrors(r.error, [part]);
+  throw new NbError("invalid_input", `Invalid request ${part}:\n${formatFieldErrors(fields)}`, { fields });
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new NbError("invalid_input", "The request body is not valid JSON", {
+      fields: [{ pointer: "/body", message: "not valid JSON" }],
+    });
+  }
+}
+
+/** The zod type under optional/default/nullable wrappers. */
+function baseType(schema: z.ZodType): string {
+  let s = schema as z.ZodType & { _zod: { def: { type: string; innerType?: z.ZodType } } };
+  while (s._zod.def.innerType) s = s._zod.def.innerType as typeof s;
+  return s._zod.def.type;
+}
+
+/**
+ * The query string as the schema's types: numbers and booleans from their text (`true`/`false`),
+ * arrays from a repeated key; any other text is left as it is, for the schema to judge.
+ */
+function queryObject(schema: z.ZodType, c: Context): Record<string, unknown> {
+  const shape = schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, values] of Object.entries(c.req.queries())) {
+    const field = shape[key];
+    const type = field ? baseType(field) : "string";
+    const one = values[values.length - 1];
+    if (type === "array") out[key] = values;
+    else if (type === "number" && /^-?\d+(\.\d+)?$/.test(one)) out[key] = Number(one);
+    else if (type === "boolean" && (one === "true" || one === "false")) out[key] = one === "true";
+    else out[key] = one;
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
+import { networkInterfaces } from "node:os";
+import { NbError } from "../core/errors.js";
+
+/** Name of the browser session cookie. */
+export const SESSION_COOKIE = "nbook_session";
+
+const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+
+/** True for a host name or address that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+function sameBytes(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const SCRYPT_PREFIX = "scrypt:";
+
+/** A salted scrypt hash of a password, as `serve.passwordHash` stores it. */
+export function hashPassword(password: string): string {
+  if (password.length < 8) throw new NbError("invalid_input", "The password must have at least 8 characters");
+  const salt = randomBytes(16);
+  return `${SCRYPT_PREFIX}${salt.toString("base64url")}:${scryptSync(password, salt, 32).toString("base64url")}`;
+}
+
+/** True when `password` matches a hash made by hashPassword. */
+export function verifyPassword(password: string, stored: string): boolean {
+  const [salt, hash] = stored.startsWith(SCRYPT_PREFIX) ? stored.slice(SCRYPT_PREFIX.length).split(":") : [];
+  if (!salt || !hash) return false;
+  const got = scryptSync(password, Buffer.from(salt, "base64url"), 32).toString("base64url");
+  return sameBytes(got, hash);
+}
+
+/** Throw `config_error` unless a stored hash has the hashPassword format. */
+export function assertPasswordHash(stored: string): void {
+  const [salt, hash] = stored.startsWith(SCRYPT_PREFIX) ? stored.slice(SCRYPT_PREFIX.length).split(":") : [];
+  if (!salt || !hash) {
+    throw new NbError(
+      "config_error",
+      "serve.passwordHash in .nbook/config.json is not a hash made by `nbook serve --hash-password`",
+    );
+  }
+}
+
+/** How the gate is set up. */
+export interface AuthOptions {
+  /** The address the server is bound to. */
+  host: string;
+  /** The port (0 until the server listens: then `setPort`). */
+  port: number;
+  /** `serve.passwordHash`, when a password is configured. */
+  passwordHash?: string | null;
+  /** Extra host names a browser may use (`serve.allowedHosts`). */
+  allowedHosts?: string[];
+  /** The one-time login token (default: a random one). */
+  loginToken?: string;
+}
+
+/**
+ * Who may talk to the server: the Host a request names, the Origin a state-changing request comes
+ * from, the one-time login token, the password, and the browser sessions they opened.
+ */
+export class AuthGate {
+  readonly loginToken: string;
+  private tokenUsed = false;
+  private port: number;
+  private readonly names: string[];
+  private readonly sessions = new Set<string>();
+
+  constructor(private readonly opts: AuthOptions) {
+    this.loginToken = opts.loginToken ?? randomBytes(32).toString("base64url");
+    this.port = opts.port;
+    const names = new Set(LOOPBACK_NAMES);
+    if (!isLoopbackHost(opts.host)) {
+      // Bound beyond loopback: the machine's own addresses are fine (a rebinding page uses a name).
+      if (opts.host !== "0.0.0.0" && opts.host !== "::") names.add(bracket(opts.host));
+      else for (const a of Object.values(networkInterfaces()).flat()) if (a) names.add(bracket(a.address));
+      for (const h of opts.allowedHosts ?? []) names.add(h.toLowerCase());
+    }
+    this.names = [...names];
+  }
+
+  /** The port requests must name, once the server listens. */
+  setPort(port: number): void {
+    this.port = port;
+  }
+
+  /** True when a password login is possible. */
+  get passwordLogin(): boolean {
+    return Boolean(this.opts.passwordHash);
+  }
+
+  /** True when `host` (a Host header, `name:port`) is this server under a name it answers to. */
+  hostAllowed(host: string | undefined): boolean {
+    if (!host) return false;
+    const h = host.toLowerCase();
+    return this.names.some((n) => h === `${n}:${this.port}`);
+  }
+
+  /** True when a state-changing request's Origin is this server as named by its Host. */
+  originAllowed(origin: string | undefined, host: string): boolean {
+    return origin !== undefined && origin.toLowerCase() === `http://${host.toLowerCase()}`;
+  }
+
+  /** Exchange the login token for a session id; a wrong or already used token gets null. */
+  redeemToken(token: string): string | null {
+    if (this.tokenUsed || !sameBytes(token, this.loginToken)) return null;
+    this.tokenUsed = true;
+    return this.openSession();
+  }
+
+  /** Exchange the password for a session id; null when none is configured or it does not match. */
+  redeemPassword(password: string): string | null {
+    const hash = this.opts.passwordHash;
+    if (!hash || !verifyPassword(password, hash)) return null;
+    return this.openSession();
+  }
+
+  /** True for a session id this process handed out and has not ended. */
+  hasSession(id: string | undefined): boolean {
+    return id !== undefined && this.sessions.has(id);
+  }
+
+  /** End a browser session. */
+  endSession(id: string | undefined): void {
+    if (id) this.sessions.delete(id);
+  }
+
+  private openSession(): string {
+    const id = randomBytes(32).toString("base64url");
+    this.sessions.add(id);
+    return id;
+  }
+}
+
+function bracket(address: string): string {
+  return address.includes(":") ? `[${address.toLowerCase()}]` : address.toLowerCase();
+}

@@ -1,0 +1,123 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { NbError } from "../../core/errors.js";
+import { describeModels, loadModelsConfig } from "../../models/index.js";
+import { overridesBuiltin, ProfileCatalog } from "../../profiles/catalog.js";
+import { describeProfile } from "../../profiles/describe.js";
+import { listSkills, SKILL_FILE, type SkillEntry } from "../../skills/index.js";
+import { createToolRegistry } from "../../tools/builtin.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import type { Project } from "../../workspace/project.js";
+import type { ApiRoutes } from "../api.js";
+import type { ServeHub } from "../hub.js";
+import { ProjectQuery } from "./common.js";
+
+function skillView(s: SkillEntry) {
+  return {
+    name: s.name,
+    status: s.status,
+    layer: s.layer,
+    path: s.path,
+    locator: s.locator,
+    ...(s.reason ? { reason: s.reason } : {}),
+    ...(s.meta
+      ? { description: s.meta.description, whenToUse: s.meta.when_to_use, version: s.meta.version ?? null }
+      : {}),
+  };
+}
+
+/** Models (configured, missing keys), profiles and skills, each with a project's layer when `?project=`. */
+export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
+  let registry: ToolRegistry | null = null;
+  const tools = () => {
+    registry ??= createToolRegistry();
+    return registry;
+  };
+  const projectOf = (name: string | undefined): Project | null => (name ? hub.workspace.project(name) : null);
+  const catalogOf = (project: Project | null) => new ProfileCatalog(tools(), hub.workspace, project);
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/models",
+      tag: "models",
+      summary: "Configured providers and models, missing key variables, each profile's model",
+      query: ProjectQuery,
+    },
+    (c, { query }) => {
+      const project = projectOf(query.project);
+      const config = loadModelsConfig({ workspaceRoot: hub.workspace.root, projectRoot: project?.root });
+      const status = describeModels(config, process.env, {
+        workspaceRoot: hub.workspace.root,
+        profiles: catalogOf(project)
+          .list()
+          .filter((p) => p.creation === "public"),
+      });
+      return c.json(status);
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/profiles",
+      tag: "profiles",
+      summary: "Usable agent profiles (built-in, user, project) and files that failed to load",
+      query: ProjectQuery,
+    },
+    (c, { query }) => {
+      const catalog = catalogOf(projectOf(query.project));
+      const profiles = catalog.list().map((p) => ({
+        key: p.key,
+        name: p.name,
+        description: p.description,
+        creation: p.creation,
+        source: p.source,
+        overridesBuiltin: overridesBuiltin(p),
+        tools: p.tools.length,
+      }));
+      return c.json({ profiles, problems: catalog.problems });
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/profiles/:key",
+      tag: "profiles",
+      summary: "One profile: creation mode, schemas (JSON Schema), tool keys",
+      params: z.object({ key: z.string().min(1).max(100) }).strict(),
+      query: ProjectQuery,
+    },
+    (c, { params, query }) => c.json(describeProfile(catalogOf(projectOf(query.project)).get(params.key))),
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/skills",
+      tag: "skills",
+      summary: "Skills (built-in, workspace, project) with their status",
+      query: ProjectQuery,
+    },
+    (c, { query }) => c.json({ skills: listSkills(hub.workspace, projectOf(query.project)).map(skillView) }),
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/skills/:name",
+      tag: "skills",
+      summary: "One skill and its SKILL.md",
+      params: z.object({ name: z.string().min(1).max(100) }).strict(),
+      query: ProjectQuery,
+    },
+    (c, { params, query }) => {
+      const s = listSkills(hub.workspace, projectOf(query.project)).find((x) => x.name === params.name);
+      if (!s) throw new NbError("not_found", `No skill named ${params.name}`);
+      if (s.status === "broken") throw new NbError("config_error", `Skill ${s.name} is broken: ${s.reason}`);
+      return c.json({ skill: skillView(s), text: readFileSync(join(s.dir, SKILL_FILE), "utf8") });
+    },
+  );
+}

@@ -1,0 +1,375 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import { NbError } from "../../core/errors.js";
+import type { PendingView } from "../../harness/events.js";
+import type { Harness } from "../../harness/loop.js";
+import { ModeSchema, type Session, SessionStatusSchema } from "../../harness/store/schema.js";
+import type { RunResult } from "../../harness/types.js";
+import { MODEL_REF } from "../../models/reference.js";
+import type { ApiRoutes } from "../api.js";
+import type { ServeHub } from "../hub.js";
+import type { EventLog } from "../sse.js";
+import { ProjectParams, ProjectQuery, sessionId } from "./common.js";
+
+const modelRef = z.string().regex(MODEL_REF, "expected <providerId>/<modelId>");
+const SessionParams = z.object({ id: sessionId }).strict();
+const ApprovalParams = z.object({ id: sessionId, approvalId: z.string().regex(/^[1-9]\d{0,15}$/) }).strict();
+const MessageBody = z
+  .object({
+    message: z.string().trim().min(1, "required").max(100_000),
+    model: modelRef.optional().describe("a model for this invocation only"),
+  })
+  .strict();
+const SettleBody = z
+  .object({
+    approved: z.boolean(),
+    reason: z.string().max(4000).optional().describe("why (passed to the agent)"),
+    answer: z.string().max(20_000).optional().describe("the answer to a request_user_input question"),
+    model: modelRef.optional(),
+  })
+  .strict();
+
+/**
+ * Start an invocation and answer as soon as it is under way: errors it fails with at once (a
+ * session waiting on an approval, a missing model key) are the response; otherwise the run goes on
+ * in the hub, whatever happens to the request, and reports through the session stream.
+ */
+async function startRun(
+  hub: ServeHub,
+  run: () => Promise<RunResult>,
+): Promise<RunResult["status"] | "running"> {
+  const p = run();
+  const early = await Promise.race([
+    p.then(
+      (r) => ({ r }),
+      (e: unknown) => ({ e }),
+    ),
+    new Promise<null>((resolve) => setImmediate(() => resolve(null))),
+  ]);
+  if (early && "e" in early) throw early.e;
+  if (early) return early.r.status;
+  hub.track(p);
+  return "running";
+}
+
+/** A session with what the workbench shows next to it. */
+function sessionState(harness: Harness, s: Session) {
+  return {
+    session: s,
+    running: harness.isRunning(s.id),
+    pending: harness.pending(s.id),
+    tasks: harness.tasks(s.id),
+  };
+}
+
+interface SessionNode {
+  session: Session;
+  children: SessionNode[];
+}
+
+/** A session and, recursively, the sessions it started (collaboration), to a sane depth. */
+function sessionTree(hub: ServeHub, s: Session, depth = 0): SessionNode {
+  const children =
+    depth >= 16
+      ? []
+      : hub.store.listSessions({ parentSessionId: s.id }).map((c) => sessionTree(hub, c, depth + 1));
+  return { session: s, children };
+}
+
+/** The SSE response of a stream, resumed after `Last-Event-ID` (or `?cursor=`). */
+export function streamResponse(c: Context, log: EventLog): Response {
+  const cursor = c.req.header("last-event-id") ?? c.req.query("cursor") ?? null;
+  return new Response(log.subscribe(cursor), {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      // Reverse proxies (nginx) must pass events through as they come.
+      "x-accel-buffering": "no",
+    },
+  });
+}
+
+const CursorQuery = z.object({ cursor: z.string().max(64).optional() }).strict();
+
+/** Sessions: list, tree, create, transcript, prompt/steer/followup/continue/abort, mode, tasks, approvals, events. */
+export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
+  routes.add(
+    {
+      method: "get",
+      path: "/api/projects/:project/sessions",
+      tag: "sessions",
+      summary: "A project's sessions, most recently active first",
+      params: ProjectParams,
+      query: z
+        .object({
+          status: SessionStatusSchema.optional(),
+          profile: z.string().min(1).max(100).optional(),
+          limit: z.number().int().min(1).max(500).optional(),
+        })
+        .strict(),
+    },
+    (c, { params, query }) => {
+      hub.workspace.project(params.project);
+      const sessions = hub.store.listSessions({
+        project: params.project,
+        status: query.status,
+        profileKey: query.profile,
+        limit: query.limit ?? 100,
+      });
+      return c.json({ sessions });
+    },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/projects/:project/sessions",
+      tag: "sessions",
+      summary: "Start a session (its model is resolved now and pinned)",
+      params: ProjectParams,
+      body: z
+        .object({
+          profile: z.string().min(1).max(100).default("leader.default"),
+          mode: ModeSchema.optional(),
+          model: modelRef.optional(),
+          title: z.string().max(200).optional(),
+          initial: z.record(z.string(), z.unknown()).optional(),
+        })
+        .strict(),
+      status: 201,
+    },
+    (c, { params, body }) => {
+      const harness = hub.harness(params.project);
+      const session = harness.createSession({
+        profileKey: body.profile,
+        project: params.project,
+        mode: body.mode,
+        model: body.model,
+        title: body.title,
+        initial: body.initial,
+      });
+      hub.events.publish("session_created", { session });
+      return c.json({ session }, 201);
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id",
+      tag: "sessions",
+      summary: "A session: header, running, what it waits on, task list",
+      params: SessionParams,
+    },
+    (c, { params }) => {
+      const { session, harness } = hub.sessionHarness(params.id);
+      return c.json(sessionState(harness, session));
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/tree",
+      tag: "sessions",
+      summary: "A session and the sessions started from it",
+      params: SessionParams,
+    },
+    (c, { params }) => c.json(sessionTree(hub, hub.store.session(params.id))),
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/transcript",
+      tag: "sessions",
+      summary: "The entries of the session's active branch, with its pending request and task list",
+      params: SessionParams,
+    },
+    (c, { params }) => {
+      const { session, harness } = hub.sessionHarness(params.id);
+      return c.json({ ...sessionState(harness, session), entries: hub.store.activePath(session.id) });
+    },
+  );
+
+  for (const mode of ["prompt", "steer", "followup"] as const) {
+    routes.add(
+      {
+        method: "post",
+        path: `/api/sessions/:id/${mode}`,
+        tag: "sessions",
+        summary:
+          mode === "prompt"
+            ? "Send a message: runs now, or after the active run (queued)"
+            : mode === "steer"
+              ? "Steer the active run: shown to the model before its next call (runs now when idle)"
+              : "Follow up: runs after the active run (now when idle)",
+        params: SessionParams,
+        body: MessageBody,
+        status: 202,
+      },
+      async (c, { params, body }) => {
+        const { harness } = hub.sessionHarness(params.id);
+        const status = await startRun(hub, () =>
+          harness.invoke(params.id, { mode, message: body.message, model: body.model }),
+        );
+        return c.json({ sessionId: params.id, status }, 202);
+      },
+    );
+  }
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/continue",
+      tag: "sessions",
+      summary: "Continue the session where it stopped (after an error, an abort or the step limit)",
+      params: SessionParams,
+      body: z.object({ model: modelRef.optional() }).strict(),
+      status: 202,
+    },
+    async (c, { params, body }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      const status = await startRun(hub, () =>
+        harness.invoke(params.id, { mode: "continue", model: body.model }),
+      );
+      return c.json({ sessionId: params.id, status }, 202);
+    },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/abort",
+      tag: "sessions",
+      summary: "Abort the session's active run (the session stays consistent)",
+      params: SessionParams,
+    },
+    (c, { params }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      const aborted = harness.isRunning(params.id);
+      harness.abort(params.id);
+      return c.json({ aborted });
+    },
+  );
+
+  routes.add(
+    {
+      method: "put",
+      path: "/api/sessions/:id/mode",
+      tag: "sessions",
+      summary: "Change the session's mode (between runs)",
+      params: SessionParams,
+      body: z.object({ mode: ModeSchema }).strict(),
+    },
+    (c, { params, body }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      const changed = harness.setMode(params.id, body.mode);
+      return c.json({ mode: body.mode, changed });
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/tasks",
+      tag: "sessions",
+      summary: "The session's task list",
+      params: SessionParams,
+    },
+    (c, { params }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      return c.json({ tasks: harness.tasks(params.id) });
+    },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/approvals/:approvalId",
+      tag: "approvals",
+      summary:
+        "Settle what the session waits on: approve or reject a write or mode switch (an approved write runs exactly what its preview showed), or answer a question; then the run continues",
+      params: ApprovalParams,
+      body: SettleBody,
+      status: 202,
+    },
+    async (c, { params, body }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      const pending = harness.pending(params.id);
+      if (pending?.kind === "user_input" && body.approved && body.answer === undefined) {
+        throw new NbError(
+          "invalid_input",
+          "This is a question: give an answer (or approved: false to dismiss it)",
+          {
+            fields: [{ pointer: "/body/answer", message: "required for a question" }],
+          },
+        );
+      }
+      if (body.answer !== undefined && (pending?.kind !== "user_input" || !body.approved)) {
+        throw new NbError("invalid_input", "answer is only for approving a question", {
+          fields: [{ pointer: "/body/answer", message: "only for a question, with approved: true" }],
+        });
+      }
+      const resolution = {
+        approved: body.approved,
+        ...(body.reason ? { reason: body.reason } : {}),
+        ...(body.answer !== undefined ? { answer: body.answer } : {}),
+      };
+      const status = await startRun(hub, () =>
+        harness.settle(params.id, params.approvalId, resolution, { model: body.model }),
+      );
+      return c.json({ sessionId: params.id, status }, 202);
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/approvals",
+      tag: "approvals",
+      summary: "What sessions wait on: approvals and questions",
+      query: ProjectQuery,
+    },
+    (c, { query }) => {
+      const waiting = hub.store.listSessions({
+        status: "waiting",
+        ...(query.project ? { project: query.project } : {}),
+      });
+      const pending: (PendingView & { sessionId: string; project: string | null })[] = [];
+      for (const s of waiting) {
+        const p = hub.harness(s.project).pending(s.id);
+        if (p) pending.push({ sessionId: s.id, project: s.project, ...p });
+      }
+      return c.json({ pending });
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/events",
+      tag: "events",
+      summary: "The session's live events (SSE), resumable with Last-Event-ID or ?cursor=",
+      params: SessionParams,
+      query: CursorQuery,
+      stream: true,
+    },
+    (c, { params }) => {
+      hub.store.session(params.id);
+      return streamResponse(c, hub.sessionLog(params.id));
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/events",
+      tag: "events",
+      summary: "The workspace's live events (SSE): sessions, files changed by agents, projects",
+      query: CursorQuery,
+      stream: true,
+    },
+    (c) => streamResponse(c, hub.events),
+  );
+}

@@ -1,0 +1,111 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Hono } from "hono";
+import type { ApiRoutes } from "../../src/serve/api.js";
+import { createServeApp } from "../../src/serve/app.js";
+import { AuthGate } from "../../src/serve/auth.js";
+import { ServeHub } from "../../src/serve/hub.js";
+import type { StreamLimits } from "../../src/serve/sse.js";
+import { makeTestBed, type TestBed } from "../helpers.js";
+
+/** The port the in-process app believes it listens on (nothing listens: requests go through app.request). */
+export const PORT = 7330;
+export const ORIGIN = `http://127.0.0.1:${PORT}`;
+
+/** An in-process `nbook serve` app on a temporary workspace with one project, `novel`. */
+export interface ServeFixture {
+  bed: TestBed;
+  hub: ServeHub;
+  gate: AuthGate;
+  app: Hono;
+  routes: ApiRoutes;
+  webRoot: string;
+  /** A logged-in browser's cookie header. */
+  cookie: string;
+  /** A request as the logged-in browser (Origin set on state-changing methods). */
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Log in with the gate's token and return the cookie header. */
+export async function login(app: Hono, gate: AuthGate): Promise<string> {
+  const res = await app.request(`${ORIGIN}/login?token=${gate.loginToken}`);
+  if (res.status !== 303) throw new Error(`login failed: ${res.status}`);
+  const set = res.headers.get("set-cookie") ?? "";
+  return set.split(";")[0];
+}
+
+export async function serveFixture(
+  opts: { sample?: boolean; script?: string; limits?: Partial<StreamLimits>; passwordHash?: string } = {},
+): Promise<ServeFixture> {
+  const bed = makeTestBed("novel", { sample: opts.sample ?? false });
+  const webRoot = join(bed.dir, "web");
+  mkdirSync(join(webRoot, "assets"), { recursive: true });
+  writeFileSync(join(webRoot, "index.html"), "<!doctype html><title>NeuroBook</title><div id=app></div>");
+  writeFileSync(join(webRoot, "assets", "app-abc123.js"), "console.log('workbench')");
+  const hub = new ServeHub({ workspace: bed.ws, script: opts.script, limits: opts.limits, log: () => {} });
+  const gate = new AuthGate({ host: "127.0.0.1", port: PORT, passwordHash: opts.passwordHash ?? null });
+  const { app, routes } = createServeApp({ hub, gate, webRoot });
+  const cookie = await login(app, gate);
+  return {
+    bed,
+    hub,
+    gate,
+    app,
+    routes,
+    webRoot,
+    cookie,
+    api(method, path, body, headers = {}) {
+      const h: Record<string, string> = { cookie, ...headers };
+      if (method !== "GET" && !("origin" in headers)) h.origin = ORIGIN;
+      if (body !== undefined) h["content-type"] = "application/json";
+      return app.request(`${ORIGIN}${path}`, {
+        method,
+        headers: h,
+        ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+      });
+    },
+    async close() {
+      await hub.close();
+      bed.cleanup();
+    },
+  };
+}
+
+/** Read an SSE body until `until` holds for the events read so far (or the stream ends). */
+export async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  until: (events: { id: string | null; event: string; data: unknown }[]) => boolean,
+): Promise<{ id: string | null; event: string; data: unknown }[]> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const events: { id: string | null; event: string; data: unknown }[] = [];
+  let buffer = "";
+  try {
+    while (!until(events)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf("\n\n");
+      while (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        end = buffer.indexOf("\n\n");
+        if (block.startsWith(":")) continue;
+        const field = (name: string) =>
+          block
+            .split("\n")
+            .find((l) => l.startsWith(`${name}: `))
+            ?.slice(name.length + 2) ?? null;
+        events.push({
+          id: field("id"),
+          event: field("event") ?? "message",
+          data: JSON.parse(field("data") ?? "null"),
+        });
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return events;
+}
