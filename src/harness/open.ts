@@ -6,6 +6,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { EventBus } from "./events.js";
 import { Harness } from "./loop.js";
 import { SessionStore } from "./store/index.js";
+import { setMaxConcurrentModelCalls } from "./stream.js";
 import type { LoopSettings } from "./types.js";
 
 /** How a door (CLI, HTTP) wants its harness. */
@@ -33,16 +34,21 @@ export function modelCallsRecorded(store: SessionStore, sessionId: string): numb
   return store.allEntries(sessionId).filter((e) => e.kind === "assistant" || e.kind === "compaction").length;
 }
 
-/** The loop settings from `.nbook/config.json` (`agent` section), defaults filled in. */
+/**
+ * The loop settings from `.nbook/config.json` (`agent` section), defaults filled in. The cap on
+ * model calls is process-wide, so it is set here rather than per harness.
+ */
 function configSettings(workspace: Workspace, project: Project | null): Partial<LoopSettings> {
   const s = agentSettings(
     loadModelsConfig({ workspaceRoot: workspace.root, projectRoot: project?.root ?? null }),
   );
+  setMaxConcurrentModelCalls(s.maxConcurrentModelCalls);
   return {
     stepLimit: s.maxSteps,
     maxRetries: s.maxRetries,
     compactAt: s.compactionThreshold,
     keepRecent: s.compactionKeepRecent,
+    maxConcurrentJobs: s.maxConcurrentJobs,
   };
 }
 

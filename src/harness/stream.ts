@@ -7,9 +7,27 @@ import {
 } from "@ai-sdk/provider";
 import { RetryError } from "ai";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
+import { Slots } from "../jobs/slots.js";
+import { DEFAULT_MAX_CONCURRENT_MODEL_CALLS } from "../models/config.js";
 import { isModelTimeout } from "../models/timeouts.js";
 import { isTransient, withRetries } from "./retry.js";
 import type { ToolCall } from "./store/schema.js";
+
+/**
+ * Model calls in flight at once in this process (`agent.maxConcurrentModelCalls`): every session,
+ * child agent and background job shares these slots, so fan-out cannot flood a provider.
+ */
+const modelCallSlots = new Slots(DEFAULT_MAX_CONCURRENT_MODEL_CALLS);
+
+/** Set how many model calls this process makes at once; calls waiting for a slot get in when it grew. */
+export function setMaxConcurrentModelCalls(limit: number): void {
+  modelCallSlots.setLimit(limit);
+}
+
+/** Model calls of this process in flight now, and the limit. */
+export function modelCallLoad(): { inFlight: number; limit: number } {
+  return { inFlight: modelCallSlots.inUse, limit: modelCallSlots.limit };
+}
 
 /** What one model call produced. `error`/`aborted` mean the stream was cut; `text` keeps what arrived. */
 export interface ModelTurn {
@@ -152,10 +170,15 @@ export async function callModel(opts: {
 }): Promise<ModelTurn> {
   let turn: ModelTurn = { text: "", toolCalls: [], error: null, aborted: false };
   const { signal } = opts;
+  let release: (() => void) | undefined;
   try {
+    // Waiting for a slot counts as part of the call: an abort while waiting ends it as aborted.
+    release = await modelCallSlots.acquire(signal);
     turn = await withRetries(() => attempt(opts), { maxRetries: opts.maxRetries, signal });
   } catch (e) {
     if (!signal?.aborted) turn.error = providerError(e);
+  } finally {
+    release?.();
   }
   if (signal?.aborted) turn.aborted = true;
   return turn;

@@ -7,12 +7,12 @@ export {
   type JobStatus,
   JobTable,
 } from "../harness/store/jobs.js";
+export { deliverFollowUp } from "./flow-back.js";
 export { runnerAlive, thisRunner } from "./process.js";
 export { FLOW_BACK_WHOLE_MAX, flowBackText, systemReminder } from "./reminder.js";
 export {
   authorizeJob,
   cancelElsewhere,
-  DEFAULT_MAX_CONCURRENT_JOBS,
   type JobContext,
   type JobEvent,
   JobRunner,

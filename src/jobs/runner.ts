@@ -8,6 +8,7 @@ import {
   type JobTable,
   type ListJobsOptions,
 } from "../harness/store/jobs.js";
+import { DEFAULT_MAX_CONCURRENT_JOBS } from "../models/config.js";
 import { runnerAlive, thisRunner } from "./process.js";
 import { flowBackText } from "./reminder.js";
 
@@ -57,7 +58,6 @@ export interface JobRunnerOptions {
   pollMs?: number;
 }
 
-export const DEFAULT_MAX_CONCURRENT_JOBS = 4;
 const DEFAULT_MAX_QUEUED = 1000;
 const DEFAULT_CANCEL_GRACE_MS = 1000;
 const DEFAULT_POLL_MS = 500;

@@ -45,6 +45,8 @@ describe("models config", () => {
       maxRetries: 0,
       compactionThreshold: 0.7,
       compactionKeepRecent: 0.25,
+      maxConcurrentJobs: 4,
+      maxConcurrentModelCalls: 8,
     });
     expect((c as Record<string, unknown>).web).toEqual({ anything: true });
   });
@@ -57,6 +59,8 @@ describe("models config", () => {
       maxRetries: 2,
       compactionThreshold: 0.8,
       compactionKeepRecent: 0.3,
+      maxConcurrentJobs: 4,
+      maxConcurrentModelCalls: 8,
     });
   });
 

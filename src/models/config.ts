@@ -116,6 +116,10 @@ export const ModelsConfigSchema = z.looseObject({
       maxSteps: z.number().int().positive().max(10_000).optional(),
       /** Provider retries per model call (for retryable errors). */
       maxRetries: z.number().int().nonnegative().max(10).optional(),
+      /** Background jobs running at once in one nbook process; more wait, queued. */
+      maxConcurrentJobs: z.number().int().positive().max(64).optional(),
+      /** Model calls in flight at once in one nbook process (every session, child and job). */
+      maxConcurrentModelCalls: z.number().int().positive().max(64).optional(),
       compaction: z
         .object({
           /** Compact when the estimated context exceeds this share of the model's window. */
@@ -153,12 +157,16 @@ export interface AgentSettings {
   maxRetries: number;
   compactionThreshold: number;
   compactionKeepRecent: number;
+  maxConcurrentJobs: number;
+  maxConcurrentModelCalls: number;
 }
 
 export const DEFAULT_MAX_STEPS = 50;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
 export const DEFAULT_COMPACTION_KEEP_RECENT = 0.3;
+export const DEFAULT_MAX_CONCURRENT_JOBS = 4;
+export const DEFAULT_MAX_CONCURRENT_MODEL_CALLS = 8;
 
 /** The loop's settings from config, defaults filled in. */
 export function agentSettings(config: ModelsConfig): AgentSettings {
@@ -167,6 +175,8 @@ export function agentSettings(config: ModelsConfig): AgentSettings {
     maxRetries: config.agent.maxRetries ?? DEFAULT_MAX_RETRIES,
     compactionThreshold: config.agent.compaction?.threshold ?? DEFAULT_COMPACTION_THRESHOLD,
     compactionKeepRecent: config.agent.compaction?.keepRecent ?? DEFAULT_COMPACTION_KEEP_RECENT,
+    maxConcurrentJobs: config.agent.maxConcurrentJobs ?? DEFAULT_MAX_CONCURRENT_JOBS,
+    maxConcurrentModelCalls: config.agent.maxConcurrentModelCalls ?? DEFAULT_MAX_CONCURRENT_MODEL_CALLS,
   };
 }
 
