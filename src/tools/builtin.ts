@@ -1,6 +1,7 @@
 import { collaborationTools } from "./collaboration/index.js";
 import { controlTools } from "./control/index.js";
 import { fileTools } from "./files/index.js";
+import { jobTools } from "./jobs/index.js";
 import { memoryTools } from "./memory/index.js";
 import { plotTools } from "./plot/index.js";
 import { ToolRegistry } from "./registry.js";
@@ -17,6 +18,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...fileTools,
   ...controlTools,
   ...collaborationTools,
+  ...jobTools,
   ...taskTools,
   ...resultTools,
   ...sqlTools,

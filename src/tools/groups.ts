@@ -32,6 +32,11 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
     load: async () => (await import("./collaboration/index.js")).collaborationTools,
   },
   {
+    group: "jobs",
+    keys: ["list_jobs", "get_job", "cancel_job"],
+    load: async () => (await import("./jobs/index.js")).jobTools,
+  },
+  {
     group: "tasks",
     keys: ["task_create", "task_set_status"],
     load: async () => (await import("./tasks/index.js")).taskTools,
