@@ -71,7 +71,8 @@ export class ApiRoutes {
 
 /** Parse one part of a request; field pointers start with the part (`/query/at`). */
 function validate(schema: z.ZodType, value: unknown, part: string): unknown {
-  const r = schema.safeParse(value);
+  // reportInput: a wrongly typed value is then told from a missing one ("required").
+  const r = schema.safeParse(value, { reportInput: true });
   if (r.success) return r.data;
   const fields = zodFieldErrors(r.error, [part]);
   throw new NbError("invalid_input", `Invalid request ${part}:\n${formatFieldErrors(fields)}`, { fields });

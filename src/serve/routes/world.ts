@@ -7,7 +7,8 @@ import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import { ProjectParams, projectName } from "./common.js";
 
-const subjectId = sliceListSchema.shape.subjectIds.unwrap().element;
+/** The World Engine's subject id rule, within the plot's length limit for a subject reference. */
+const subjectId = z.string().max(200).pipe(sliceListSchema.shape.subjectIds.unwrap().element);
 const SubjectParams = z.object({ project: projectName, subject: subjectId }).strict();
 /** A time in the project's calendar, as the user writes it ("12 Fog 91 AL, 12:30"). */
 const calendarTime = z.string().trim().min(1).max(200);
