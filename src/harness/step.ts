@@ -154,6 +154,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         id: env.sessionId,
         profileKey: env.profileKey,
         initial: env.initial,
+        callId: call.id,
         services: {
           ...env.services,
           [TASKS_SERVICE]: tasksService,
