@@ -12,7 +12,6 @@ import { type MemoryPatch, MemoryPatchSchema } from "../../memory/curate-schema.
 import { withFileLock } from "../../memory/file-lock.js";
 import { type SubjectMemory, serializeMemories } from "../../memory/files.js";
 import type { SubjectFiles } from "../../memory/subjects.js";
-import { memoryCurator } from "../../profiles/builtin/memory-curator.js";
 import { defineTool } from "../define.js";
 import { isReadOnlyMode } from "../dispatch.js";
 import { contentHash, unifiedDiff } from "../files/common.js";
@@ -84,7 +83,7 @@ async function curate(
   const { harness, close } = await open(ctx);
   try {
     const session = harness.store.createSession({
-      profile: memoryCurator,
+      profile: harness.catalog.get("memory.curator"),
       project: ctx.project.name,
       title: `Memory curation: ${mem.path}`,
       initial: { subjectPath: mem.path, facts, currentMemories: mem.memories },
