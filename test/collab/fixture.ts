@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { AgentCollaboration } from "../../src/collab/service.js";
 import { EventBus, type HarnessEvent } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
 import { type Session, SessionStore } from "../../src/harness/store/index.js";
@@ -9,7 +10,9 @@ import type { LoopSettings, ResolvedModel } from "../../src/harness/types.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
-import type { Mode } from "../../src/tools/types.js";
+import { COLLABORATION_SERVICE } from "../../src/tools/collaboration/service.js";
+import { dispatch } from "../../src/tools/dispatch.js";
+import type { DispatchResult, Mode } from "../../src/tools/types.js";
 import type { Project } from "../../src/workspace/project.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
@@ -30,6 +33,11 @@ export interface CollabFixture {
   deliveries: { owner: string; deliveryId: string; text: string }[];
   /** A root agent session (as the CLI creates one). */
   root(profileKey?: string, opts?: { project?: string; mode?: Mode }): Session;
+  /**
+   * One call of a collaboration tool made by a session, through dispatch with the session's
+   * allowlist and the service the harness would give it.
+   */
+  tool(sessionId: string, key: string, input: unknown, signal?: AbortSignal): Promise<DispatchResult>;
   close(): void;
 }
 
@@ -82,6 +90,30 @@ export function collabFixture(
     harness,
     events,
     deliveries,
+    tool: (sessionId, key, input, signal) => {
+      const session = store.session(sessionId);
+      const project = session.project ? workspace.project(session.project) : null;
+      return dispatch(
+        { key, input },
+        {
+          registry,
+          workspace,
+          project,
+          mode: session.mode,
+          profileKey: session.profileKey,
+          allow: catalog.allowlist(session.profileKey),
+          signal,
+          session: {
+            id: sessionId,
+            profileKey: session.profileKey,
+            initial: session.initial,
+            services: {
+              [COLLABORATION_SERVICE]: new AgentCollaboration(harness, sessionId, "test-call", session.mode),
+            },
+          },
+        },
+      );
+    },
     root: (profileKey = "leader.default", o = {}) =>
       harness.createSession({ profileKey, project: o.project ?? "novel", mode: o.mode }),
     close: () => {
