@@ -18,11 +18,11 @@ function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** The chunks of events.jsonl, one per event. */
-export function eventChunks(events: readonly SubjectEvent[]): Chunk[] {
-  return events.map((e, ord) => ({
+/** The chunks of events.jsonl, one per event; `firstOrd` is the position of the first (events appended to a file). */
+export function eventChunks(events: readonly SubjectEvent[], firstOrd = 0): Chunk[] {
+  return events.map((e, i) => ({
     hash: sha256(JSON.stringify(["events", e.text, e.tick ?? null, e.time ?? null])),
-    ord,
+    ord: firstOrd + i,
     text: e.text,
     ...(e.tick === undefined ? {} : { tick: e.tick }),
     ...(e.time === undefined ? {} : { time: e.time }),

@@ -3,6 +3,7 @@ import { openVersionedDb } from "../core/sqlite.js";
 import type { Chunk } from "./chunks.js";
 import type { Source } from "./files.js";
 import { keywordQuery } from "./keyword-query.js";
+import { blobVector, TopK, vectorBlob } from "./vectors.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS chunks (
@@ -17,7 +18,20 @@ CREATE TABLE IF NOT EXISTS chunks (
   time TEXT,
   UNIQUE (subject, source, hash)
 );
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks (hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, tokenize = 'trigram');
+CREATE TABLE IF NOT EXISTS sources (
+  subject TEXT NOT NULL,
+  source TEXT NOT NULL,
+  file_hash TEXT NOT NULL,
+  file_length INTEGER NOT NULL,
+  lines INTEGER NOT NULL,
+  entries INTEGER NOT NULL,
+  embedded TEXT,
+  PRIMARY KEY (subject, source)
+);
+CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
 /** A search hit: the chunk as stored, without any score. */
@@ -27,6 +41,23 @@ export type Hit = Omit<Chunk, "hash">;
 export interface SyncResult {
   added: number;
   removed: number;
+}
+
+/** The file text a source's chunks were last indexed from. */
+export interface FileState {
+  /** sha256 of the whole text. */
+  hash: string;
+  /** Its length in UTF-16 code units (JavaScript string length). */
+  length: number;
+  /** Newlines in it (the line number of its last line, when it ends with one). */
+  lines: number;
+  /** Entries (event lines, memory topics) parsed from it. */
+  entries: number;
+}
+
+/** A source's indexed state: its file, and the embedding model whose vectors cover all its chunks. */
+export interface SourceState extends FileState {
+  embedded: string | null;
 }
 
 interface Row {
@@ -50,9 +81,10 @@ function hit(r: Row): Hit {
 }
 
 /**
- * The keyword index of a project's subject memories (`.nbook/subject-memory.sqlite`): a cache of the
- * JSONL files, rebuilt from them at any time. Chunks are keyed by content hash, so a sync only
- * touches the lines that changed.
+ * The index of a project's subject memories (`.nbook/subject-memory.sqlite`): a cache of the JSONL
+ * files, rebuilt from them at any time. Chunks are keyed by content hash, so a sync only touches
+ * the lines that changed; vectors are keyed by the same hash, so a chunk is embedded once and a
+ * rebuild reuses every vector whose text is still there.
  */
 export class SubjectIndex {
   private constructor(private readonly db: Database.Database) {}
@@ -60,7 +92,7 @@ export class SubjectIndex {
   /** Open (creating) the index file. */
   static open(file: string): SubjectIndex {
     return new SubjectIndex(
-      openVersionedDb({ what: "the subject memory index", file, version: 1, sql: SCHEMA }),
+      openVersionedDb({ what: "the subject memory index", file, version: 2, sql: SCHEMA }),
     );
   }
 
@@ -68,52 +100,123 @@ export class SubjectIndex {
     this.db.close();
   }
 
-  /** Make the index hold exactly these chunks for one subject's source; only changed chunks are (re)indexed. */
-  sync(subject: string, source: Source, chunks: readonly Chunk[]): SyncResult {
+  /** The file state a source was last synced to, or null when it never was. */
+  sourceState(subject: string, source: Source): SourceState | null {
+    const r = this.db
+      .prepare(
+        "SELECT file_hash AS hash, file_length AS length, lines, entries, embedded FROM sources WHERE subject = ? AND source = ?",
+      )
+      .get(subject, source) as SourceState | undefined;
+    return r ?? null;
+  }
+
+  /**
+   * Make the index hold exactly these chunks for one subject's source; only changed chunks are
+   * (re)indexed. With `file`, the source is recorded as synced to that file text.
+   */
+  sync(subject: string, source: Source, chunks: readonly Chunk[], file?: FileState): SyncResult {
     return this.db
       .transaction((): SyncResult => {
         const existing = this.db
           .prepare("SELECT id, hash, ord FROM chunks WHERE subject = ? AND source = ?")
           .all(subject, source) as Pick<Row, "id" | "hash" | "ord">[];
         const wanted = new Map(chunks.map((c) => [c.hash, c]));
-        const have = new Map(existing.map((r) => [r.hash, r]));
-        const delChunk = this.db.prepare("DELETE FROM chunks WHERE id = ?");
-        const delFts = this.db.prepare("DELETE FROM chunk_fts WHERE rowid = ?");
-        const setOrd = this.db.prepare("UPDATE chunks SET ord = ? WHERE id = ?");
-        const addChunk = this.db.prepare(
-          "INSERT INTO chunks (subject, source, hash, ord, text, topic, tick, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        );
-        const addFts = this.db.prepare("INSERT INTO chunk_fts (rowid, text) VALUES (?, ?)");
         let removed = 0;
         for (const r of existing) {
           if (wanted.has(r.hash)) continue;
-          delFts.run(r.id);
-          delChunk.run(r.id);
+          this.removeChunk(r.id, r.hash);
           removed++;
         }
-        let added = 0;
-        for (const c of wanted.values()) {
-          const old = have.get(c.hash);
-          if (old) {
-            if (old.ord !== c.ord) setOrd.run(c.ord, old.id);
-            continue;
-          }
-          const id = addChunk.run(
-            subject,
-            source,
-            c.hash,
-            c.ord,
-            c.text,
-            c.topic ?? null,
-            c.tick ?? null,
-            c.time ?? null,
-          ).lastInsertRowid;
-          addFts.run(id, c.text);
-          added++;
-        }
+        const added = this.addChunks(
+          subject,
+          source,
+          wanted.values(),
+          new Map(existing.map((r) => [r.hash, r])),
+        );
+        this.recordSync(subject, source, file, added);
         return { added, removed };
       })
       .immediate();
+  }
+
+  /** Add chunks appended to a source's file (nothing removed); `file` is the whole new text's state. */
+  append(subject: string, source: Source, chunks: readonly Chunk[], file: FileState): SyncResult {
+    return this.db
+      .transaction((): SyncResult => {
+        const find = this.db.prepare(
+          "SELECT id, hash, ord FROM chunks WHERE subject = ? AND source = ? AND hash = ?",
+        );
+        const have = new Map<string, Pick<Row, "id" | "hash" | "ord">>();
+        for (const c of chunks) {
+          const r = find.get(subject, source, c.hash) as Pick<Row, "id" | "hash" | "ord"> | undefined;
+          if (r) have.set(c.hash, r);
+        }
+        const added = this.addChunks(subject, source, new Map(chunks.map((c) => [c.hash, c])).values(), have);
+        this.recordSync(subject, source, file, added);
+        return { added, removed: 0 };
+      })
+      .immediate();
+  }
+
+  private removeChunk(id: number, hash: string): void {
+    this.db.prepare("DELETE FROM chunk_fts WHERE rowid = ?").run(id);
+    this.db.prepare("DELETE FROM chunks WHERE id = ?").run(id);
+    // A vector is shared by every chunk with its text; it goes with the last of them.
+    this.db
+      .prepare("DELETE FROM vectors WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM chunks WHERE hash = ?)")
+      .run(hash, hash);
+  }
+
+  /** Insert the chunks not in `have`, move the ones that are to their new position; returns how many were added. */
+  private addChunks(
+    subject: string,
+    source: Source,
+    chunks: Iterable<Chunk>,
+    have: ReadonlyMap<string, Pick<Row, "id" | "ord">>,
+  ): number {
+    const setOrd = this.db.prepare("UPDATE chunks SET ord = ? WHERE id = ?");
+    const addChunk = this.db.prepare(
+      "INSERT INTO chunks (subject, source, hash, ord, text, topic, tick, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    const addFts = this.db.prepare("INSERT INTO chunk_fts (rowid, text) VALUES (?, ?)");
+    let added = 0;
+    for (const c of chunks) {
+      const old = have.get(c.hash);
+      if (old) {
+        if (old.ord !== c.ord) setOrd.run(c.ord, old.id);
+        continue;
+      }
+      const id = addChunk.run(
+        subject,
+        source,
+        c.hash,
+        c.ord,
+        c.text,
+        c.topic ?? null,
+        c.tick ?? null,
+        c.time ?? null,
+      ).lastInsertRowid;
+      addFts.run(id, c.text);
+      added++;
+    }
+    return added;
+  }
+
+  /** Record the file a source was synced to; new chunks mean its vectors are no longer complete. */
+  private recordSync(subject: string, source: Source, file: FileState | undefined, added: number): void {
+    if (!file) {
+      this.db.prepare("DELETE FROM sources WHERE subject = ? AND source = ?").run(subject, source);
+      return;
+    }
+    this.db
+      .prepare(
+        `INSERT INTO sources (subject, source, file_hash, file_length, lines, entries, embedded)
+         VALUES (?, ?, ?, ?, ?, ?, NULL)
+         ON CONFLICT (subject, source) DO UPDATE SET file_hash = excluded.file_hash,
+           file_length = excluded.file_length, lines = excluded.lines, entries = excluded.entries,
+           embedded = CASE WHEN ? > 0 THEN NULL ELSE sources.embedded END`,
+      )
+      .run(subject, source, file.hash, file.length, file.lines, file.entries, added);
   }
 
   /**
@@ -123,26 +226,31 @@ export class SubjectIndex {
    * trigrams cannot match, by substring, after the indexed hits.
    */
   search(subject: string, source: Source, query: string, limit: number): Hit[] {
+    return this.rowsByIds(this.keywordIds(subject, source, query, limit));
+  }
+
+  /** The ids of `search`'s hits, best first. */
+  keywordIds(subject: string, source: Source, query: string, limit: number): number[] {
     const q = keywordQuery(query);
-    const out: Row[] = [];
+    const out: number[] = [];
     const seen = new Set<number>();
-    const take = (rows: Row[]) => {
-      for (const r of rows) {
+    const take = (ids: { id: number }[]) => {
+      for (const { id } of ids) {
         if (out.length >= limit) return;
-        if (seen.has(r.id)) continue;
-        seen.add(r.id);
-        out.push(r);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        out.push(id);
       }
     };
     if (q.match !== null) {
       take(
         this.db
           .prepare(
-            `SELECT c.* FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid
+            `SELECT c.id FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid
              WHERE chunk_fts MATCH ? AND c.subject = ? AND c.source = ?
              ORDER BY bm25(chunk_fts), c.ord LIMIT ?`,
           )
-          .all(q.match, subject, source, limit) as Row[],
+          .all(q.match, subject, source, limit) as { id: number }[],
       );
     }
     if (q.short.length && out.length < limit) {
@@ -150,17 +258,121 @@ export class SubjectIndex {
       take(
         this.db
           .prepare(
-            `SELECT * FROM chunks WHERE subject = ? AND source = ? AND (${like.join(" OR ")})
+            `SELECT id FROM chunks WHERE subject = ? AND source = ? AND (${like.join(" OR ")})
              ORDER BY (${like.map((l) => `(${l})`).join(" + ")}) DESC, ord LIMIT ?`,
           )
-          .all(subject, source, ...q.short, ...q.short, limit + seen.size) as Row[],
+          .all(subject, source, ...q.short, ...q.short, limit + seen.size) as { id: number }[],
       );
     }
-    return out.map(hit);
+    return out;
   }
 
-  /** Drop every chunk (before a full rebuild). */
+  /** The chunks of these ids, in the given order. */
+  rowsByIds(ids: readonly number[]): Hit[] {
+    if (!ids.length) return [];
+    const rows = this.db
+      .prepare(`SELECT * FROM chunks WHERE id IN (${ids.map(() => "?").join(",")})`)
+      .all(...ids) as Row[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [hit(r)] : [];
+    });
+  }
+
+  /**
+   * The chunks of a source that have no vector of `model` yet (hash and text). Vectors of another
+   * model are dropped first: they live in another space and cannot be compared with this one's.
+   */
+  missingVectors(subject: string, source: Source, model: string): { hash: string; text: string }[] {
+    this.useModel(model);
+    if (this.sourceState(subject, source)?.embedded === model) return [];
+    return this.db
+      .prepare(
+        `SELECT hash, text FROM chunks c WHERE subject = ? AND source = ?
+         AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash) ORDER BY ord`,
+      )
+      .all(subject, source) as { hash: string; text: string }[];
+  }
+
+  private useModel(model: string): void {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'embedding'").get() as
+      | { value: string }
+      | undefined;
+    if (row?.value === model) return;
+    this.db
+      .transaction(() => {
+        this.db.exec("DELETE FROM vectors; UPDATE sources SET embedded = NULL;");
+        this.db
+          .prepare(
+            "INSERT INTO meta (key, value) VALUES ('embedding', ?) ON CONFLICT (key) DO UPDATE SET value = ?",
+          )
+          .run(model, model);
+      })
+      .immediate();
+  }
+
+  /**
+   * Store vectors of `model` by chunk hash, and mark the source complete when its file is still
+   * the one `fileHash` names (a sync meanwhile may have added chunks without vectors).
+   */
+  storeVectors(
+    subject: string,
+    source: Source,
+    model: string,
+    fileHash: string,
+    vectors: readonly { hash: string; vector: Float32Array }[],
+  ): void {
+    this.db
+      .transaction(() => {
+        const put = this.db.prepare("INSERT OR REPLACE INTO vectors (hash, vector) VALUES (?, ?)");
+        for (const v of vectors) put.run(v.hash, vectorBlob(v.vector));
+        this.db
+          .prepare(
+            `UPDATE sources SET embedded = ? WHERE subject = ? AND source = ? AND file_hash = ?
+             AND (SELECT value FROM meta WHERE key = 'embedding') = ?`,
+          )
+          .run(model, subject, source, fileHash, model);
+      })
+      .immediate();
+  }
+
+  /**
+   * The `k` chunks of one subject's source most similar to a unit query vector, at least
+   * `minSimilarity`, best first. Only that subject's chunks are scanned (partitioned before ranking).
+   * A tight loop over the stored float32 values (measured faster than a SQLite function: bench memory).
+   */
+  nearest(
+    subject: string,
+    source: Source,
+    query: Float32Array,
+    k: number,
+    minSimilarity: number,
+  ): { id: number; similarity: number }[] {
+    const rows = this.db
+      .prepare(
+        "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash WHERE c.subject = ? AND c.source = ?",
+      )
+      .raw()
+      .all(subject, source) as [number, Uint8Array][];
+    const top = new TopK(k);
+    const n = query.length;
+    for (const [id, blob] of rows) {
+      const v = blobVector(blob);
+      let s = 0;
+      for (let i = 0; i < n; i++) s += v[i]! * query[i]!;
+      if (s >= minSimilarity) top.offer(id, s);
+    }
+    return top.ids.map((id, i) => ({ id, similarity: top.scores[i]! }));
+  }
+
+  /** Drop every chunk and source state (before a full rebuild); vectors stay, to be reused by hash. */
   clear(): void {
-    this.db.exec("DELETE FROM chunks; DELETE FROM chunk_fts;");
+    this.db.exec("DELETE FROM chunks; DELETE FROM chunk_fts; DELETE FROM sources;");
+  }
+
+  /** Drop vectors no chunk has any more (after a full rebuild); returns how many. */
+  pruneVectors(): number {
+    return this.db.prepare("DELETE FROM vectors WHERE hash NOT IN (SELECT hash FROM chunks)").run().changes;
   }
 }

@@ -1,16 +1,21 @@
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { eventChunks, memoryChunks } from "./chunks.js";
+import type { EmbeddingProvider } from "./embeddings/provider.js";
 import {
   appendEventsText,
   normalizeSubjectPath,
   parseEvents,
   parseMemories,
   SOURCE_FILE,
+  SOURCES,
   type Source,
   type SubjectEvent,
+  subjectPathOf,
 } from "./files.js";
-import { type Hit, SubjectIndex, type SyncResult } from "./search-index.js";
+import { embedMissing, hybridIds } from "./hybrid.js";
+import { type FileState, type Hit, SubjectIndex, type SyncResult } from "./search-index.js";
 
 /**
  * How the memory domain reaches a project's files: the caller supplies reads and writes that went
@@ -52,13 +57,66 @@ export async function planAppend(
   return { path, file, before, after: appendEventsText(before, events) };
 }
 
-/** The chunks of a source as its file now reads (a missing file is empty); parse errors name file:line. */
-async function chunksOf(files: SubjectFiles, path: string, source: Source) {
-  const file = sourceFile(path, source);
-  const text = (await files.read(file)) ?? "";
-  return source === "events"
-    ? eventChunks(parseEvents(file, text).map((l) => l.value))
-    : memoryChunks(parseMemories(file, text).map((l) => l.value));
+/** sha256 of a file's text: the incremental hash lets the append fast path check the old text as a prefix. */
+function textHash(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+function newlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/**
+ * The lines appended to an events file since it was indexed: the part after the old text when the
+ * old text (same length, same hash) is still its start and ended with a newline; else null.
+ */
+function appendedTail(state: FileState | null, text: string): { tail: string; hash: string } | null {
+  if (!state || text.length <= state.length || text[state.length - 1] !== "\n") return null;
+  const h = createHash("sha256").update(text.slice(0, state.length), "utf8");
+  if (h.copy().digest("hex") !== state.hash) return null;
+  const tail = text.slice(state.length);
+  return { tail, hash: h.update(tail, "utf8").digest("hex") };
+}
+
+/**
+ * Bring the index of one subject's source up to the file's text, and return the file's hash.
+ * Unchanged text (same hash) costs no parsing; events appended at the end of events.jsonl are
+ * parsed and indexed alone; any other change re-parses the file and re-indexes only the chunks
+ * whose content hash changed. Parse errors name `file:line`.
+ */
+export function syncText(
+  index: SubjectIndex,
+  subject: { id: string; path: string },
+  source: Source,
+  text: string,
+): { sync: SyncResult; hash: string } {
+  const file = sourceFile(subject.path, source);
+  const state = index.sourceState(subject.id, source);
+  const tail = source === "events" ? appendedTail(state, text) : null;
+  if (state && tail) {
+    // Blank lines in front keep the line numbers of errors in the appended part right.
+    const events = parseEvents(file, "\n".repeat(state.lines) + tail.tail).map((l) => l.value);
+    const next = {
+      hash: tail.hash,
+      length: text.length,
+      lines: state.lines + newlines(tail.tail),
+      entries: state.entries + events.length,
+    };
+    return {
+      sync: index.append(subject.id, source, eventChunks(events, state.entries), next),
+      hash: tail.hash,
+    };
+  }
+  const hash = textHash(text);
+  if (state?.hash === hash) return { sync: { added: 0, removed: 0 }, hash };
+  const chunks =
+    source === "events"
+      ? eventChunks(parseEvents(file, text).map((l) => l.value))
+      : memoryChunks(parseMemories(file, text).map((l) => l.value));
+  const next = { hash, length: text.length, lines: newlines(text), entries: chunks.length };
+  return { sync: index.sync(subject.id, source, chunks, next), hash };
 }
 
 async function requireSubject(
@@ -70,37 +128,102 @@ async function requireSubject(
   return s;
 }
 
-/** Bring the index of one subject's source up to its file (by content hash). */
-export async function syncSource(
-  files: SubjectFiles,
-  index: SubjectIndex,
-  subjectPath: string,
-  source: Source,
-) {
-  const s = await requireSubject(files, subjectPath);
-  return index.sync(s.id, source, await chunksOf(files, s.path, source));
+/** Which retrieval a search ran: hybrid when an embedding model is configured, else keyword. */
+export type Retrieval = "keyword" | "hybrid";
+
+/** The hits of one source, with what the search had to index first. */
+export interface SourceResult {
+  source: Source;
+  hits: Hit[];
+  sync: SyncResult;
+  /** Chunks embedded by this search (only those without a vector). */
+  embedded: number;
 }
 
 /**
- * Keyword search of one existing subject's source. The index is synced first, so hand edits are
- * seen; a subject that does not exist is `not_found` (search never creates one).
+ * Search one existing subject's sources: keyword, or hybrid (keyword + vector, fused by rank) when
+ * `embedding` is given. Each source is synced to its file first, so hand edits are seen, and with
+ * embeddings its chunks without a vector are embedded. An embedding failure is thrown, never
+ * replaced by keyword results. A subject that does not exist is `not_found` (search never creates one).
  */
 export async function searchSubject(
   files: SubjectFiles,
   subjectPath: string,
-  source: Source,
+  sources: readonly Source[],
   query: string,
-  limit = DEFAULT_LIMIT[source],
-): Promise<{ path: string; hits: Hit[]; sync: SyncResult }> {
+  opts: { limit?: number; embedding?: EmbeddingProvider | null } = {},
+): Promise<{ path: string; retrieval: Retrieval; results: SourceResult[] }> {
   const s = await requireSubject(files, subjectPath);
-  const chunks = await chunksOf(files, s.path, source);
+  const texts = await Promise.all(
+    sources.map(async (src) => (await files.read(sourceFile(s.path, src))) ?? ""),
+  );
+  const provider = opts.embedding ?? null;
   const index = SubjectIndex.open(files.indexFile);
   try {
-    const sync = index.sync(s.id, source, chunks);
-    return { path: s.path, hits: index.search(s.id, source, query, limit), sync };
+    const results: SourceResult[] = [];
+    for (const [i, source] of sources.entries()) {
+      const limit = opts.limit ?? DEFAULT_LIMIT[source];
+      const { sync, hash } = syncText(index, s, source, texts[i]!);
+      if (!provider) {
+        results.push({ source, hits: index.search(s.id, source, query, limit), sync, embedded: 0 });
+        continue;
+      }
+      const embedded = await embedMissing(index, s.id, source, provider, hash);
+      const ids = await hybridIds(index, s.id, source, query, limit, provider);
+      results.push({ source, hits: index.rowsByIds(ids), sync, embedded });
+    }
+    return { path: s.path, retrieval: provider ? "hybrid" : "keyword", results };
   } finally {
     index.close();
   }
+}
+
+/**
+ * Rebuild the index from the files of these subjects: every chunk is re-read, while vectors whose
+ * text is unchanged are kept (keyed by content hash) and, with `embedding`, only chunks without one
+ * are embedded. A broken file is reported for its subject and does not stop the others.
+ */
+export async function rebuildIndex(
+  files: SubjectFiles,
+  subjectIds: readonly string[],
+  embedding: EmbeddingProvider | null = null,
+): Promise<{ subjects: RebuildRow[]; pruned: number }> {
+  const index = SubjectIndex.open(files.indexFile);
+  try {
+    index.clear();
+    const subjects: RebuildRow[] = [];
+    for (const id of subjectIds) {
+      const row: RebuildRow = { id, events: 0, memory: 0, embedded: 0 };
+      for (const source of SOURCES) {
+        let hash: string;
+        try {
+          const s = await requireSubject(files, subjectPathOf(id));
+          const synced = syncText(index, s, source, (await files.read(sourceFile(s.path, source))) ?? "");
+          row[source] = synced.sync.added;
+          hash = synced.hash;
+        } catch (e) {
+          if (!(e instanceof NbError)) throw e;
+          row.error = e.message;
+          continue;
+        }
+        // An embedding failure stops the rebuild: it is not a problem of this subject's files.
+        if (embedding) row.embedded += await embedMissing(index, id, source, embedding, hash);
+      }
+      subjects.push(row);
+    }
+    return { subjects, pruned: index.pruneVectors() };
+  } finally {
+    index.close();
+  }
+}
+
+/** One subject of a rebuild: chunks indexed per source and embedded, or the error of a broken file. */
+export interface RebuildRow {
+  id: string;
+  events: number;
+  memory: number;
+  embedded: number;
+  error?: string;
 }
 
 /** One hit as the tool and the CLI print it: `<rank>. <source> topic=… tick=… time=…` then the text. */

@@ -56,8 +56,8 @@ describe("nbook memory on the sample novel", () => {
     const re = await nbook("reindex", "--json");
     expect(JSON.parse(re.stdout)).toEqual({
       subjects: [
-        { id: "mira-vale", events: 4, memory: 3 },
-        { id: "tomas-rook", events: 1, memory: 2 },
+        { id: "mira-vale", events: 4, memory: 3, embedded: 0 },
+        { id: "tomas-rook", events: 1, memory: 2, embedded: 0 },
       ],
     });
   });

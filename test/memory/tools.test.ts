@@ -168,16 +168,31 @@ describe("subject_rag_search", () => {
     expect(existsSync(abs(A))).toBe(false);
   });
 
-  it("requires exactly one source", async () => {
+  it("takes one source or both, each ranked apart", async () => {
     mkdirSync(abs(A), { recursive: true });
-    for (const sources of [[], ["events", "memory"]]) {
+    writeFileSync(abs(`${A}/events.jsonl`), '{"text":"The bell rang at noon."}\n');
+    writeFileSync(abs(`${A}/memory.jsonl`), '{"topic":"the bell","view":"It rings at noon."}\n');
+    for (const sources of [[], ["events", "events"], ["events", "memory", "events"]]) {
       expect(await code(call("subject_rag_search", { subjectPath: A, query: "x", sources }))).toMatch(
-        /must explicitly specify one and only one source/,
+        /^invalid_input: [\s\S]*\/sources: must/,
       );
     }
     expect(await code(call("subject_rag_search", { subjectPath: A, query: "x" }))).toMatch(
       /\/sources: required/,
     );
+    const both = await ok(
+      call("subject_rag_search", { subjectPath: A, query: "bell", sources: ["events", "memory"] }),
+    );
+    expect(both.text).toBe(
+      "1 events candidate:\n\n1. events\nThe bell rang at noon.\n\n1 memory candidate:\n\n1. memory topic=the bell\nthe bell: It rings at noon.",
+    );
+    expect(both.details).toEqual({
+      subjectPath: A,
+      sources: ["events", "memory"],
+      count: 2,
+      counts: { events: 1, memory: 1 },
+      retrieval: "keyword",
+    });
   });
 
   it("finds events and memories by English keywords, with topic/tick/time tags and no scores", async () => {
@@ -195,7 +210,13 @@ describe("subject_rag_search", () => {
     expect(r.text).toBe(
       "1 events candidate:\n\n1. events tick=000003 time=first night\nMira found a brass key under the chapel floor.",
     );
-    expect(r.details).toEqual({ subjectPath: A, source: "events", count: 1, retrieval: "keyword" });
+    expect(r.details).toEqual({
+      subjectPath: A,
+      sources: ["events"],
+      count: 1,
+      counts: { events: 1 },
+      retrieval: "keyword",
+    });
 
     writeFileSync(
       abs(`${A}/memory.jsonl`),

@@ -1,6 +1,7 @@
-import { readdir, rm } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
+import { embeddingProvider } from "../../memory/embeddings/resolve.js";
 import {
   parseEvents,
   parseMemories,
@@ -10,15 +11,14 @@ import {
   type SubjectMemory,
   subjectPathOf,
 } from "../../memory/files.js";
-import { SubjectIndex } from "../../memory/search-index.js";
 import {
-  DEFAULT_LIMIT,
   formatHits,
+  rebuildIndex,
   type SubjectFiles,
   searchSubject,
   sourceFile,
-  syncSource,
 } from "../../memory/subjects.js";
+import { loadModelsConfig } from "../../models/config.js";
 import { subjectFiles } from "../../tools/memory/access.js";
 import type { ToolContext } from "../../tools/types.js";
 import { locateProject } from "../locate.js";
@@ -30,6 +30,15 @@ interface Opts {
   json?: boolean;
   source?: string;
   limit?: string;
+}
+
+/** The embedding model the workspace and project configure, or null (keyword search). */
+function configuredEmbedding(o: Opts) {
+  const { workspace, project } = locateProject(o, true);
+  return embeddingProvider(
+    loadModelsConfig({ workspaceRoot: workspace.root, projectRoot: project?.root ?? null }),
+    process.env,
+  );
 }
 
 /** The project's subject files as the trusted local user reaches them (the file authorisation path). */
@@ -146,7 +155,9 @@ export function registerMemory(program: Command): void {
   common(
     memory
       .command("search")
-      .description("Keyword search of one subject's events and/or memories (as subject_rag_search sees them)")
+      .description(
+        "Search one subject's events and/or memories as subject_rag_search does (keyword, or hybrid with an embedding model)",
+      )
       .argument("<id>", "subject id")
       .argument("<query>", "what to look for")
       .option("--source <source>", "events or memory (default: both)")
@@ -154,17 +165,17 @@ export function registerMemory(program: Command): void {
   ).action(async (id: string, query: string, o: Opts) => {
     try {
       const { files } = filesFor(o);
-      const results = [];
-      for (const source of sourceOption(o.source)) {
-        const limit = o.limit === undefined ? DEFAULT_LIMIT[source] : Number(o.limit);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 20)
-          throw new NbError("invalid_input", "--limit must be 1–20");
-        const r = await searchSubject(files, subjectPathOf(id), source, query, limit);
-        results.push({ source, hits: r.hits, text: formatHits(source, r.hits) });
-      }
+      const limit = o.limit === undefined ? undefined : Number(o.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 20))
+        throw new NbError("invalid_input", "--limit must be 1–20");
+      const r = await searchSubject(files, subjectPathOf(id), sourceOption(o.source), query, {
+        ...(limit === undefined ? {} : { limit }),
+        embedding: configuredEmbedding(o),
+      });
+      const results = r.results.map(({ source, hits }) => ({ source, hits, text: formatHits(source, hits) }));
       if (o.json)
         return printJson({
-          retrieval: "keyword",
+          retrieval: r.retrieval,
           results: results.map(({ source, hits }) => ({ source, hits })),
         });
       process.stdout.write(`${results.map((r) => r.text).join("\n\n")}\n`);
@@ -176,35 +187,18 @@ export function registerMemory(program: Command): void {
   common(
     memory
       .command("reindex")
-      .description("Rebuild the subject memory index (.nbook/subject-memory.sqlite) from the JSONL files"),
+      .description(
+        "Rebuild the subject memory index (.nbook/subject-memory.sqlite) from the JSONL files, reusing stored vectors of unchanged text",
+      ),
   ).action(async (o: Opts) => {
     try {
       const { files } = filesFor(o);
-      await rm(files.indexFile, { force: true });
-      await rm(`${files.indexFile}-wal`, { force: true });
-      await rm(`${files.indexFile}-shm`, { force: true });
-      const index = SubjectIndex.open(files.indexFile);
-      const rows = [];
-      try {
-        for (const id of await subjectIds(o)) {
-          const row: Record<string, unknown> = { id };
-          for (const source of SOURCES) {
-            try {
-              row[source] = (await syncSource(files, index, subjectPathOf(id), source)).added;
-            } catch (e) {
-              row.error = e instanceof NbError ? e.message : String(e);
-            }
-          }
-          rows.push(row);
-        }
-      } finally {
-        index.close();
-      }
+      const { subjects: rows } = await rebuildIndex(files, await subjectIds(o), configuredEmbedding(o));
       if (o.json) return printJson({ subjects: rows });
       for (const r of rows) {
         const what = r.error
           ? `BROKEN ${r.error}`
-          : `${r.events ?? 0} event chunks, ${r.memory ?? 0} memory chunks`;
+          : `${r.events} event chunks, ${r.memory} memory chunks, ${r.embedded} embedded`;
         process.stdout.write(`${String(r.id).padEnd(20)}${what}\n`);
       }
       if (!rows.length) process.stdout.write("(no subjects)\n");
