@@ -43,7 +43,12 @@ export async function serveFixture(
   mkdirSync(join(webRoot, "assets"), { recursive: true });
   writeFileSync(join(webRoot, "index.html"), "<!doctype html><title>NeuroBook</title><div id=app></div>");
   writeFileSync(join(webRoot, "assets", "app-abc123.js"), "console.log('workbench')");
-  const hub = new ServeHub({ workspace: bed.ws, script: opts.script, limits: opts.limits, log: () => {} });
+  let script: string | undefined;
+  if (opts.script) {
+    script = join(bed.dir, "script.json");
+    writeFileSync(script, JSON.stringify({ turns: opts.script }));
+  }
+  const hub = new ServeHub({ workspace: bed.ws, script, limits: opts.limits, log: () => {} });
   const gate = new AuthGate({ host: "127.0.0.1", port: PORT, passwordHash: opts.passwordHash ?? null });
   const { app, routes } = createServeApp({ hub, gate, webRoot });
   const cookie = await login(app, gate);
