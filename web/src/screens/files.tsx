@@ -7,7 +7,11 @@ import { countWords, renderMarkdown } from "../markdown";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 
-/** Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it. */
+/**
+ * Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it.
+ * Both start open, and so do the manuscript's chapter folders, so every chapter and its word count
+ * is in view.
+ */
 function rank(n: TreeNode): number {
   return n.path === "lorebook" ? 0 : n.path === "manuscript" ? 1 : 2;
 }
@@ -33,7 +37,9 @@ function TreeView({
         .map((n) =>
           n.kind === "dir" ? (
             <li key={n.path}>
-              <details open={rank(n) < 2 || selected.startsWith(`${n.path}/`)}>
+              <details
+                open={rank(n) < 2 || n.path.startsWith("manuscript/") || selected.startsWith(`${n.path}/`)}
+              >
                 <summary>{n.name}/</summary>
                 <TreeView nodes={n.children ?? []} selected={selected} words={words} project={project} />
               </details>

@@ -1,0 +1,83 @@
+// What the browser tests share: Debian's Chromium driven by playwright-core (no browser
+// download), and `nbook serve` started as a real process on 127.0.0.1 with any free port.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { NBOOK_BIN } from "../helpers.js";
+
+/** The Chromium the tests drive: Debian's package (`apt-get install chromium fonts-wqy-microhei`). */
+export const CHROMIUM = process.env.NBOOK_CHROMIUM ?? "/usr/bin/chromium";
+
+/** Why the browser tests cannot run here, or null when they can. */
+export function browserMissing(): string | null {
+  return existsSync(CHROMIUM)
+    ? null
+    : `${CHROMIUM} not found: install it with \`apt-get install chromium fonts-wqy-microhei\` (.ci/run does)`;
+}
+
+/** Where screenshots go: git-ignored, kept after the run for a person to look at. */
+export const SHOT_DIR = fileURLToPath(new URL("../../.tmp/browser/", import.meta.url));
+
+/** Save a screenshot of the page as `<name>.png` in SHOT_DIR. */
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOT_DIR, { recursive: true });
+  await page.screenshot({ path: join(SHOT_DIR, `${name}.png`), fullPage: false });
+}
+
+/** Headless Chromium. As root (CI, this machine) its own sandbox cannot start, hence --no-sandbox. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--lang=en-GB"],
+  });
+}
+
+/** A running `nbook serve`: its origin, the login URL it printed, and how to stop it. */
+export interface ServeProcess {
+  origin: string;
+  loginUrl: string;
+  token: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Start `nbook serve --port 0` on `workspace` and wait for the login URL it prints. */
+export function startServe(workspace: string, extraArgs: string[] = []): Promise<ServeProcess> {
+  const child: ChildProcess = spawn(
+    NBOOK_BIN,
+    ["serve", "--workspace", workspace, "--port", "0", ...extraArgs],
+    {
+      cwd: workspace,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  const output = () => out;
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString("utf8");
+  });
+  child.stderr!.on("data", (d: Buffer) => {
+    out += d.toString("utf8");
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  return new Promise((resolve, reject) => {
+    const onData = () => {
+      const m = /Open (http:\/\/127\.0\.0\.1:\d+\/login\?token=(\S+))/.exec(out);
+      if (!m) return;
+      child.stdout!.off("data", onData);
+      resolve({ origin: new URL(m[1]!).origin, loginUrl: m[1]!, token: m[2]!, output, stop });
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", (code) =>
+      reject(new Error(`nbook serve exited (${code}) before printing its URL:\n${out}`)),
+    );
+  });
+}

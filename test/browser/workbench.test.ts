@@ -1,0 +1,217 @@
+// The web workbench in a real headless Chromium against a real `nbook serve`, end to end: sign in,
+// create a project from the sample, edit and save a chapter (and a conflict), a discuss-mode chat on
+// the scripted model whose write stops with a diff and runs once approved, the World and Plot views.
+// Each step waits for what the page shows, never for a fixed time; screenshots go to .tmp/browser/.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runNbook } from "../helpers.js";
+import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
+
+const CHAPTER = "manuscript/01-the-drowned-bell/index.md";
+const OPENING = "The fog had burned off by noon";
+const EDITED = "The fog had lifted by noon";
+
+/** The scripted model: one edit of the chapter's opening (stopped in discuss mode), then a reply. */
+const SCRIPT = `turns:
+  - text: "I will tighten the opening line."
+    toolCalls:
+      - name: edit
+        input:
+          path: ${CHAPTER}
+          edits:
+            - oldText: "${OPENING}"
+              newText: "${EDITED}"
+  - text: "Done: the opening now says the fog lifted."
+`;
+
+const missing = browserMissing();
+
+if (missing) {
+  it.skip(`web workbench browser tests skipped: ${missing}`, () => {});
+} else {
+  describe("web workbench in Chromium", () => {
+    let dir: string;
+    let ws: string;
+    let server: ServeProcess;
+    let browser: Browser;
+    let page: Page;
+    const requests: string[] = [];
+    const pageErrors: string[] = [];
+    const chapterPath = () => join(ws, "tide", CHAPTER);
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "nbook-browser-"));
+      ws = join(dir, "ws");
+      const init = runNbook(["init", ws], { cwd: dir });
+      expect(init.status, init.stderr).toBe(0);
+      writeFileSync(join(dir, "script.yaml"), SCRIPT);
+      server = await startServe(ws, ["--script", join(dir, "script.yaml")]);
+      browser = await launchChromium();
+      page = await browser.newPage({ viewport: { width: 1366, height: 800 }, locale: "en-GB" });
+      page.setDefaultTimeout(20_000);
+      page.on("request", (r) => requests.push(r.url()));
+      page.on("pageerror", (e) => pageErrors.push(e.message));
+    }, 60_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await server?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it("signs in with the token nbook serve printed", async () => {
+      await page.goto(`${server.origin}/`);
+      await page.getByTestId("login-token").waitFor();
+      await shot(page, "01-login");
+      await page.getByTestId("login-token").fill(server.token);
+      await page.getByTestId("login-submit").click();
+      await page.getByTestId("create-project").waitFor();
+      // The token is spent: the same link now fails.
+      const again = await page.request.get(server.loginUrl, { maxRedirects: 0 });
+      expect(again.status()).toBe(401);
+    });
+
+    it("creates a project from the sample and lists it on the bookshelf", async () => {
+      await page.getByTestId("new-name").fill("tide");
+      await page.getByTestId("new-sample").check();
+      await page.getByTestId("new-submit").click();
+      await page.waitForURL(/#\/p\/tide\/files$/);
+      const chapterLink = page.locator(`a[data-path="${CHAPTER}"]`);
+      await chapterLink.waitFor();
+      // The tree shows each chapter's word count.
+      expect(
+        Number((await chapterLink.getByTestId("chapter-words").textContent())?.replace(/\D/g, "")),
+      ).toBeGreaterThan(50);
+      await page.getByTestId("nav-bookshelf").click();
+      await expect.poll(() => page.getByTestId("project-tide").textContent()).toBe("The Tide-Bell Keeper");
+      await shot(page, "02-bookshelf");
+    });
+
+    it("opens a chapter, edits and saves it; a file changed underneath shows a conflict diff", async () => {
+      await page.getByTestId("project-tide").click();
+      await page.locator(`a[data-path="${CHAPTER}"]`).click();
+      const editor = page.getByTestId("editor");
+      await expect.poll(() => editor.inputValue()).toContain(OPENING);
+      const original = await editor.inputValue();
+      const mine = `${original}\nMira wrote the day's date in the margin.\n`;
+      await editor.fill(mine);
+      await expect.poll(() => page.getByTestId("save-status").textContent()).toBe("Unsaved changes");
+      await page.getByTestId("save").click();
+      await expect.poll(() => page.getByTestId("save-status").textContent()).toBe("Saved");
+      expect(readFileSync(chapterPath(), "utf8")).toBe(mine);
+      await page.getByTestId("preview-tab").click();
+      await expect
+        .poll(() => page.getByTestId("rendered").locator("h1").textContent())
+        .toBe("Chapter 1 — The Drowned Bell");
+      await shot(page, "03-files-preview");
+      await page.getByRole("tab", { name: "Edit" }).click();
+      await shot(page, "04-files-editor");
+
+      // A hand edit on disk, then the user's own change: saving shows both as a diff.
+      writeFileSync(chapterPath(), mine.replace("Tomas was asleep", "Tomas was awake"));
+      await editor.fill(mine.replace("two buckets of eels", "three buckets of eels"));
+      await page.getByTestId("save").click();
+      const diff = page.getByTestId("conflict-diff");
+      await diff.waitFor();
+      expect(await diff.locator(".diff-del").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining("Tomas was awake")]),
+      );
+      expect(await diff.locator(".diff-add").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining("three buckets of eels")]),
+      );
+      await shot(page, "05-files-conflict");
+      await page.getByTestId("take-theirs").click();
+      await expect.poll(() => editor.inputValue()).toContain("Tomas was awake");
+      await expect.poll(() => page.getByTestId("conflict").count()).toBe(0);
+    });
+
+    it("runs a discuss-mode chat: the write stops with a diff, approving runs it, the editor shows it", async () => {
+      await page.getByTestId("nav-agent").click();
+      await page.getByTestId("new-mode").selectOption("discuss");
+      await page.getByTestId("new-session").click();
+      await page.waitForURL(/#\/p\/tide\/agent\/\d+$/);
+      const composer = page.getByTestId("composer");
+      await expect.poll(() => page.getByTestId("mode-discuss").getAttribute("aria-pressed")).toBe("true");
+      // Shift+Tab in the composer cycles the mode: discuss → plan → normal → discuss.
+      for (const next of ["plan", "normal", "discuss"]) {
+        await composer.press("Shift+Tab");
+        await expect.poll(() => page.getByTestId(`mode-${next}`).getAttribute("aria-pressed")).toBe("true");
+      }
+
+      await composer.fill("Tighten the opening line of chapter 1.");
+      await composer.press("Enter");
+      const bubble = page.getByTestId("approval");
+      await bubble.waitFor();
+      const preview = bubble.getByTestId("preview");
+      await expect
+        .poll(() => preview.locator(".diff-del").allTextContents())
+        .toEqual(expect.arrayContaining([expect.stringContaining(OPENING)]));
+      expect(await preview.locator(".diff-add").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining(EDITED)]),
+      );
+      // Stopped: nothing is written before the approval.
+      expect(readFileSync(chapterPath(), "utf8")).toContain(OPENING);
+      await shot(page, "06-agent-approval");
+
+      await bubble.getByTestId("approve").click();
+      await expect
+        .poll(() => page.getByTestId("assistant").allTextContents())
+        .toEqual(expect.arrayContaining(["Done: the opening now says the fog lifted."]));
+      expect(readFileSync(chapterPath(), "utf8")).toContain(EDITED);
+      await expect.poll(() => page.getByTestId("approval").getByTestId("approve").count()).toBe(0);
+      await shot(page, "07-agent-done");
+
+      await page.getByTestId("nav-files").click();
+      await page.locator(`a[data-path="${CHAPTER}"]`).click();
+      await expect.poll(() => page.getByTestId("editor").inputValue()).toContain(EDITED);
+      await shot(page, "08-files-after-agent");
+    });
+
+    it("shows a subject's state at two calendar times", async () => {
+      await page.getByTestId("nav-world").click();
+      await page.locator('a[data-subject="mira"]').click();
+      await page.getByTestId("at").fill("1 Thaw 91 AL, 00:00");
+      await page.getByTestId("at2").fill("12 Fog 91 AL, 12:40");
+      await page.getByTestId("show-state").click();
+      const moodAt = (table: string) =>
+        page
+          .getByTestId(table)
+          .locator("tr", { has: page.locator("th", { hasText: /^mood$/ }) })
+          .locator("td");
+      await expect.poll(() => moodAt("state-a").textContent()).toBe("calm");
+      await expect.poll(() => moodAt("state-b").textContent()).toBe("uneasy");
+      expect(await page.getByTestId("state-a").locator("caption").textContent()).toBe("1 Thaw 91 AL, 00:00");
+      expect(await page.getByTestId("history").locator("li").count()).toBeGreaterThan(3);
+      await shot(page, "09-world");
+    });
+
+    it("shows a chapter's writer brief in the plot view", async () => {
+      await page.getByTestId("nav-plot").click();
+      await page.getByTestId("plot-tree").getByText("The Drowned Bell").click();
+      const brief = page.getByTestId("brief");
+      await expect.poll(() => brief.textContent()).toContain("Chapter: The Drowned Bell");
+      expect(await brief.locator("h2").allTextContents()).toEqual(
+        expect.arrayContaining(["Goal and landing", "Information control (required)"]),
+      );
+      await shot(page, "10-plot-brief");
+      await page.getByTestId("tab-promises").click();
+      await expect.poll(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
+      await shot(page, "11-plot-promises");
+    });
+
+    it("switches the interface to Chinese", async () => {
+      await page.getByTestId("lang").selectOption("zh");
+      await expect.poll(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
+      await shot(page, "12-plot-zh");
+    });
+
+    it("made no request outside the server and raised no page error", () => {
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.filter((u) => !u.startsWith(`${server.origin}/`))).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    });
+  });
+}
