@@ -44,6 +44,7 @@ Rules:
 - Fold a relationship into the other person's topic; never create a topic like "my relationship with X".
 - When two names turn out to be the same entity, merge them into one topic: keep the stable parts of both views and put the old name in aliases. Aliases are short names, never explanations, and never the topic itself.
 - Prefer replacing a view with a complete new view over patching fragments of it.
+- Write in the language of the existing memories and the facts.
 
 Facts from this turn:
 ${(ctx.initial.facts as string[] | undefined)?.map((f) => `- ${f}`).join("\n") ?? ""}
