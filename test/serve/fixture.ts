@@ -6,6 +6,8 @@ import { createServeApp } from "../../src/serve/app.js";
 import { AuthGate } from "../../src/serve/auth.js";
 import { ServeHub } from "../../src/serve/hub.js";
 import type { StreamLimits } from "../../src/serve/sse.js";
+import { readSampleSeed, seedSample } from "../../src/workspace/sample.js";
+import { sampleNovelDir } from "../../src/workspace/workspace.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 /** The port the in-process app believes it listens on (nothing listens: requests go through app.request). */
@@ -39,6 +41,8 @@ export async function serveFixture(
   opts: { sample?: boolean; script?: string; limits?: Partial<StreamLimits>; passwordHash?: string } = {},
 ): Promise<ServeFixture> {
   const bed = makeTestBed("novel", { sample: opts.sample ?? false });
+  // The sample's world and plot, as `nbook project create --sample` seeds them.
+  if (opts.sample) await seedSample(bed.project, readSampleSeed(`${sampleNovelDir("en")}.seed.yaml`));
   const webRoot = join(bed.dir, "web");
   mkdirSync(join(webRoot, "assets"), { recursive: true });
   writeFileSync(join(webRoot, "index.html"), "<!doctype html><title>NeuroBook</title><div id=app></div>");
