@@ -14,6 +14,7 @@ import { ToolRegistry } from "../../src/tools/registry.js";
 import type { DispatchResult, Mode, ToolPreview } from "../../src/tools/types.js";
 import type { Project } from "../../src/workspace/project.js";
 import { Workspace } from "../../src/workspace/workspace.js";
+import { runNbookInProcess } from "../helpers.js";
 
 const KEY = "subject_memory_update";
 const MIRA = "simulation/subjects/mira";
@@ -412,6 +413,35 @@ describe("subject_memory_update on the configured models", () => {
       }),
     );
     expect(ok(await call()).details).toMatchObject({ status: "updated", attempts: 1 });
+    expect(bed.memory()).toBe(AFTER);
+  });
+});
+
+describe("nbook tool subject_memory_update", () => {
+  it("previews in discuss mode without writing, and updates in normal mode, on a configured scripted curator", async () => {
+    // Each call opens its own curator harness, so each replays the script from its first turn.
+    writeFileSync(join(bed.ws.root, "curator.json"), JSON.stringify({ turns: [curatorTurn(MERGE)] }));
+    writeFileSync(
+      join(bed.ws.nbookDir, "config.json"),
+      JSON.stringify({
+        providers: { curator: { kind: "scripted", script: "curator.json" } },
+        profiles: { "memory.curator": { model: "curator/test" } },
+      }),
+    );
+    const input = JSON.stringify({ subjectPath: MIRA, facts: FACTS });
+    const nbook = (...args: string[]) =>
+      runNbookInProcess(["tool", KEY, "--input", input, "--json", ...args], { cwd: bed.project.root });
+
+    const stopped = await nbook("--mode", "discuss");
+    expect(stopped.status).toBe(1);
+    const out = JSON.parse(stopped.stdout) as { ok: false; error: { code: string; message: string } };
+    expect(out.error.code).toBe("approval_required");
+    expect(out.error.message).toContain('+{"topic":"Lin"');
+    expect(bed.memory()).toBe(BEFORE);
+
+    const done = await nbook();
+    expect(done.status, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ ok: true, details: { status: "updated" } });
     expect(bed.memory()).toBe(AFTER);
   });
 });
