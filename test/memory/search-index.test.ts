@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventChunks } from "../../src/memory/chunks.js";
 import { SubjectIndex } from "../../src/memory/search-index.js";
+import { syncText } from "../../src/memory/subjects.js";
 
 let dir: string;
 let index: SubjectIndex;
@@ -47,5 +48,42 @@ describe("the subject index", () => {
     expect(index.search("mira", "events", "lantern", 10)).toEqual([{ ord: 0, text: "the silver lantern" }]);
     expect(index.search("lin", "events", "lantern", 1)).toHaveLength(1);
     expect(index.search("mira", "memory", "lantern", 10)).toEqual([]);
+  });
+});
+
+describe("syncing a source from its file text", () => {
+  const mira = { id: "mira", path: "simulation/subjects/mira" };
+  const lines = (...texts: string[]) => texts.map((text) => `${JSON.stringify({ text })}\n`).join("");
+
+  it("indexes only the lines appended at the end, numbering errors by their line in the file", () => {
+    const before = lines("one bell", "two bells", "three bells");
+    expect(syncText(index, mira, "events", before).sync).toEqual({ added: 3, removed: 0 });
+    expect(syncText(index, mira, "events", before).sync).toEqual({ added: 0, removed: 0 });
+    const after = before + lines("four bells", "one bell");
+    expect(syncText(index, mira, "events", after).sync).toEqual({ added: 1, removed: 0 });
+    const hits = index.search("mira", "events", "bell", 10).sort((x, y) => x.ord - y.ord);
+    expect(hits.map((h) => [h.ord, h.text])).toEqual([
+      [1, "two bells"],
+      [2, "three bells"],
+      [3, "four bells"],
+      [4, "one bell"],
+    ]);
+    expect(() => syncText(index, mira, "events", `${after}\n{"text":"five"}\n{broken\n`)).toThrow(
+      "simulation/subjects/mira/events.jsonl:8: invalid JSON",
+    );
+  });
+
+  it("re-reads the whole file when the old text is no longer its start", () => {
+    syncText(index, mira, "events", lines("a lantern", "a bell"));
+    const edited = lines("a lantern", "a raven", "a gate");
+    expect(syncText(index, mira, "events", edited).sync).toEqual({ added: 2, removed: 1 });
+    expect(index.search("mira", "events", "bell", 10)).toEqual([]);
+    // The last line had no newline: an append after it is not a pure append.
+    const noNewline = '{"text":"a lantern"}';
+    syncText(index, mira, "events", noNewline);
+    expect(syncText(index, mira, "events", `${noNewline}\n{"text":"a bell"}\n`).sync).toEqual({
+      added: 1,
+      removed: 0,
+    });
   });
 });
