@@ -315,10 +315,11 @@ describe("bash", () => {
     expect(!bogus.ok && bogus.error.code).toBe("invalid_input");
   });
 
-  it("refuses a timeout above 600 s, and background (it comes with the jobs)", async () => {
+  it("refuses a timeout above 600 s, and background outside an agent session (no owner to tell)", async () => {
     const r = await bed.call("bash", { command: "true", timeout: 601 });
     expect(!r.ok && r.error.fields?.[0].pointer).toBe("/timeout");
     const bg = await bed.call("bash", { command: "true", background: true });
-    expect(!bg.ok && bg.error.fields).toEqual([{ pointer: "/background", message: "unknown field" }]);
+    expect(!bg.ok && bg.error.code).toBe("unsupported");
+    expect(!bg.ok && bg.error.message).toMatch(/only inside an agent session/);
   });
 });

@@ -27,6 +27,8 @@ export interface RunSpec {
   env: Record<string, string>;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Called with each piece of output as it arrives (a background job's progress). */
+  onOutput?: (chunk: string) => void;
   /**
    * When set, the process gets a fourth pipe (fd 3); what it wrote there is handed to this once
    * the process has closed, and the call ends only when the returned promise does.
@@ -52,6 +54,7 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
     let size = 0;
     let partial = false;
     const onData = (b: Buffer) => {
+      spec.onOutput?.(b.toString("utf8"));
       chunks.push(b);
       size += b.length;
       while (size > MEMORY_CAP && chunks.length > 1) {

@@ -7,6 +7,7 @@ import { apiKeyEnvNames } from "../../models/key-env.js";
 import { REDACTED } from "../../models/redact.js";
 import type { Project } from "../../workspace/project.js";
 import { defineTool } from "../define.js";
+import { JOBS_SERVICE, type JobsService } from "../jobs/service.js";
 import { truncateTail } from "../truncate.js";
 import type { ToolBinding, ToolContext } from "../types.js";
 import { commandEnv } from "./bash-env.js";
@@ -34,6 +35,12 @@ const Input = z
       .max(MAX_TIMEOUT_S)
       .optional()
       .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}, max ${MAX_TIMEOUT_S})`),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "run as a background job: the call returns at once with a job id, and the output comes back as a later message",
+      ),
   })
   .strict();
 type BashInput = z.infer<typeof Input>;
@@ -62,8 +69,11 @@ function describeBash(binding: ToolBinding, status: SandboxStatus): string {
   const confinement = readOnlyBinding(binding)
     ? "It runs confined: it sees the project read-only (not its .nbook/) and the system's programs, nothing else of the machine, has no network and no API keys, and nothing it starts outlives the call."
     : "It runs confined: it sees the project (not its .nbook/) and the system's programs, nothing else of the machine, can write only inside the project, has no network and no API keys, and nothing it starts outlives the call. Change files with write, edit or apply_patch rather than through the shell; in discuss and plan mode every bash call needs the user's approval.";
-  return `${use} ${confinement} ${output}`;
+  return `${use} ${confinement} ${output} ${BACKGROUND_HINT}`;
 }
+
+const BACKGROUND_HINT =
+  "With background: true the command runs as a background job (same sandbox and limits): the call returns a job id at once and the output comes back to you as a later message; end your turn then, do not poll.";
 
 /** The approval preview: the command, where it runs, how long it may take and what it can reach. */
 function previewText(input: BashInput, project: Project, status: SandboxStatus): string {
@@ -71,7 +81,8 @@ function previewText(input: BashInput, project: Project, status: SandboxStatus):
   const reach = status.confined
     ? "confined: it can write only inside the project (not .nbook/) and has no network"
     : `NOT confined (${status.reason}): it runs with your full access to this machine and its network`;
-  return `$ ${input.command}\n(bash in project ${project.name}, timeout ${timeout} s; ${reach})`;
+  const where = input.background ? "bash in the background" : "bash";
+  return `$ ${input.command}\n(${where} in project ${project.name}, timeout ${timeout} s; ${reach})`;
 }
 
 /**
@@ -95,6 +106,7 @@ async function runConfined(
   ctx: ToolContext,
   project: Project,
   bwrap: string,
+  onOutput?: (chunk: string) => void,
 ): Promise<RunOutcome> {
   await ensureControlArea(project);
   const args = bwrapArgs({
@@ -109,12 +121,18 @@ async function runConfined(
     env: commandEnv({ path: SANDBOX_PATH, home: SANDBOX_HOME, projectRoot: SANDBOX_PROJECT }),
     timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
     signal: ctx.signal,
+    onOutput,
     onInfo: sandboxTeardown,
   });
 }
 
 /** Run the command as this process's user (only ever after the user approved this one call). */
-async function runUnconfined(input: BashInput, ctx: ToolContext, project: Project): Promise<RunOutcome> {
+async function runUnconfined(
+  input: BashInput,
+  ctx: ToolContext,
+  project: Project,
+  onOutput?: (chunk: string) => void,
+): Promise<RunOutcome> {
   const home = await mkdtemp(join(tmpdir(), "nbook-bash-home-"));
   try {
     return await runCommand({
@@ -124,6 +142,7 @@ async function runUnconfined(input: BashInput, ctx: ToolContext, project: Projec
       env: commandEnv({ path: process.env.PATH ?? SANDBOX_PATH, home, projectRoot: project.root }),
       timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
       signal: ctx.signal,
+      onOutput,
     });
   } finally {
     await rm(home, { recursive: true, force: true });
@@ -189,36 +208,93 @@ export const bashTool = defineTool({
         "approval_required",
         `bash is not confined here (${status.reason}); approve the call`,
       );
-    const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
-    const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
-    const run = status.confined
-      ? await runConfined(input, ctx, project, status.bwrap)
-      : await runUnconfined(input, ctx, project);
-    const r = { ...run, output: maskKeys(run.output, keyNames) };
-    const tail = truncateTail(r.output);
-    let locator: string | undefined;
-    let text = r.output === "" ? "(no output)" : tail.text;
-    if (tail.truncated || r.partial) {
-      locator = await spillBashOutput(ctx.workspace, r.output);
-      const first = tail.totalLines - tail.keptLines + 1;
-      text += `\n[Showing lines ${first}-${tail.totalLines} of ${tail.totalLines}${r.partial ? " (earliest output dropped beyond 16 MiB)" : ""}. Full output: ${locator}]`;
-    }
-    const details = {
-      exitCode: r.exitCode,
-      signal: r.signal,
-      timedOut: r.timedOut,
-      confined: status.confined,
-      ...(locator ? { fullOutput: locator } : {}),
-    };
-    if (r.timedOut) {
-      throw new NbError(
-        "timeout",
-        `${text}\n[Command timed out after ${timeoutS} s; its process group was killed]`,
-        { details },
-      );
-    }
-    if (r.aborted) throw new NbError("aborted", `${text}\n[Command aborted]`, { details });
-    const exit = r.exitCode === 0 ? "" : `\n[Exit code ${r.exitCode ?? `signal ${r.signal}`}]`;
-    return { text: text + exit, details };
+    if (input.background) return startBackground(input, ctx);
+    return runBash(input, ctx, project, status);
   },
 });
+
+/**
+ * Start the command as a job of the calling session: the same checks already passed (mode gate,
+ * approval, read-only binding), and it runs through the same sandbox with the job's signal, so a
+ * cancel kills it with everything it started.
+ */
+function startBackground(input: BashInput, ctx: ToolContext) {
+  const jobs = ctx.session?.services[JOBS_SERVICE] as JobsService | undefined;
+  if (!ctx.session || !jobs) {
+    throw new NbError(
+      "unsupported",
+      "background: true works only inside an agent session (it needs a session for the result to flow back to); run the command without it",
+    );
+  }
+  const project = requireProject(ctx);
+  const line = input.command.replace(/\s+/g, " ").trim();
+  const job = jobs.start({
+    kind: "bash",
+    title: `bash: ${line.length > 60 ? `${line.slice(0, 59)}…` : line}`,
+    ownerSessionId: ctx.session.id,
+    originCallId: ctx.session.callId,
+    ref: { command: input.command, project: project.name },
+    run: async (job) => {
+      const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
+      let tail = "";
+      const onOutput = (chunk: string) => {
+        tail = (tail + chunk).slice(-PROGRESS_TAIL);
+        job.progress(maskKeys(tail, keyNames));
+      };
+      // Checked again when it starts: a queued job must not outlive a sandbox that broke meanwhile.
+      const status = sandboxStatus();
+      if (!status.confined && (readOnlyBinding(ctx.binding) || !ctx.approved))
+        throw new NbError("approval_required", `bash is not confined here (${status.reason})`);
+      const r = await runBash(input, { ...ctx, signal: job.signal }, project, status, onOutput);
+      return { text: `$ ${input.command}\n${r.text}`, data: r.details };
+    },
+  });
+  return {
+    text: `Started background job ${job.id} (bash: ${line}). Its output comes back to you as a later message when it ends; end this turn now and do not poll with get_job.`,
+    details: { jobId: job.id, status: "started", background: true, command: input.command },
+  };
+}
+
+// How much of the latest output a background job keeps as its progress line.
+const PROGRESS_TAIL = 300;
+
+/** Run one command (confined, or unconfined once approved) and shape its output for the model. */
+async function runBash(
+  input: BashInput,
+  ctx: ToolContext,
+  project: Project,
+  status: SandboxStatus,
+  onOutput?: (chunk: string) => void,
+) {
+  const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
+  const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
+  const run = status.confined
+    ? await runConfined(input, ctx, project, status.bwrap, onOutput)
+    : await runUnconfined(input, ctx, project, onOutput);
+  const r = { ...run, output: maskKeys(run.output, keyNames) };
+  const tail = truncateTail(r.output);
+  let locator: string | undefined;
+  let text = r.output === "" ? "(no output)" : tail.text;
+  if (tail.truncated || r.partial) {
+    locator = await spillBashOutput(ctx.workspace, r.output);
+    const first = tail.totalLines - tail.keptLines + 1;
+    text += `\n[Showing lines ${first}-${tail.totalLines} of ${tail.totalLines}${r.partial ? " (earliest output dropped beyond 16 MiB)" : ""}. Full output: ${locator}]`;
+  }
+  const details = {
+    exitCode: r.exitCode,
+    signal: r.signal,
+    timedOut: r.timedOut,
+    confined: status.confined,
+    ...(locator ? { fullOutput: locator } : {}),
+  };
+  if (r.timedOut) {
+    throw new NbError(
+      "timeout",
+      `${text}\n[Command timed out after ${timeoutS} s; its process group was killed]`,
+      { details },
+    );
+  }
+  if (r.aborted) throw new NbError("aborted", `${text}\n[Command aborted]`, { details });
+  const exit = r.exitCode === 0 ? "" : `\n[Exit code ${r.exitCode ?? `signal ${r.signal}`}]`;
+  return { text: text + exit, details };
+}
