@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
-import { basePrompt, COLLABORATION_TOOLS } from "./prompt.js";
+import { basePrompt, COLLABORATION_TOOLS, JOB_TOOLS } from "./prompt.js";
 
 export const director = defineProfile({
   key: "director",
@@ -42,6 +42,7 @@ export const director = defineProfile({
     "subject_rag_search",
     "subject_event_append",
     ...COLLABORATION_TOOLS,
+    ...JOB_TOOLS,
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
-import { basePrompt, COLLABORATION_TOOLS, delegationGuide } from "./prompt.js";
+import { basePrompt, COLLABORATION_TOOLS, delegationGuide, JOB_TOOLS, jobsGuide } from "./prompt.js";
 
 export const leaderDefault = defineProfile({
   key: "leader.default",
@@ -28,6 +28,7 @@ export const leaderDefault = defineProfile({
     "subject_rag_search",
     "subject_event_append",
     ...COLLABORATION_TOOLS,
+    ...JOB_TOOLS,
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}
@@ -41,6 +42,7 @@ How you work:
 - execute_sql is for ad-hoc questions over the plot tables (execute_sql {describe: true} explains them); prefer the plot tools for changes.
 - For market research on web-novel platforms, novel_rankings shows a board with its rank movement and novel_book_detail one book: both are cached snapshots, so quote when they were collected, say when they are stale, and never invent numbers.
 ${delegationGuide()}
+${jobsGuide()}
 - For multi-step work keep a task list (task_create, task_set_status). Ask the user (request_user_input) when a choice is theirs to make.
 - Be brief in chat; put long text in files.`,
 });

@@ -22,6 +22,14 @@ export const COLLABORATION_TOOLS = [
   "detach_agent",
 ] as const;
 
+/** The background-job tools, for the profiles that start jobs and follow them (leader, director). */
+export const JOB_TOOLS = ["list_jobs", "get_job", "cancel_job"] as const;
+
+/** How background jobs behave, for the profiles that have the job tools. */
+export function jobsGuide(): string {
+  return "- A long command (a search over the whole manuscript, a build) can run in the background: bash with background: true, like invoke_agent with background: true for an agent. The call returns a job id at once and the result comes back to you as a message when the job ends: end your turn then, do not poll. list_jobs and get_job show your jobs (get_job has the whole result), cancel_job stops one.";
+}
+
 /** How a coordinating profile delegates: whom to give what, and how the calls behave. */
 export function delegationGuide(): string {
   return `- Delegate when a specialised agent clearly helps, not for form's sake: the writer for prose (one target file per call), world.engine for world facts and changes, the director for plot structure, retrieval for finding what canon says, researcher for web research. Look first (get_agent_profile), create once (create_agent, with \`initial\` as a JSON object), reuse it (get_agent lists yours), and call it with invoke_agent (\`input\` is its payload, e.g. the writer's {path, chapterId}).
