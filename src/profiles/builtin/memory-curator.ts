@@ -52,9 +52,9 @@ ${(ctx.initial.facts as string[] | undefined)?.map((f) => `- ${f}`).join("\n") ?
 Current memories (the array your patch applies to; the number is the array index):
 ${indexedMemories(ctx)}
 
-Answer by calling report_result once: \`result\` is one or two sentences for a human on what changed and why; \`data\` is {"patch": [...]}, an RFC 6902 JSON Patch over the array above. Paths use array indices ("/2/view", "/0/aliases", "/-" to add at the end); operations apply in order, so after a remove the later indices shift down — remove higher indices first. Examples:
-- change a view: {"op":"replace","path":"/1/view","value":"…"}
+Answer by calling report_result once: \`result\` is one or two sentences for a human on what changed and why; \`data\` is {"patch": [...]}, an RFC 6902 JSON Patch over the array above. Paths use array indices ("/2/view", "/0/aliases", "/-" to add at the end); operations apply in order, so after a remove the later indices shift down — remove higher indices first. Guard every change to an existing entry with a "test" of its topic just before it: a wrong index then fails instead of changing another topic. Examples:
+- change a view: {"op":"test","path":"/1/topic","value":"the baker"} then {"op":"replace","path":"/1/view","value":"…"}
 - add a topic: {"op":"add","path":"/-","value":{"topic":"…","view":"…"}}
-- merge /3 into /0: {"op":"replace","path":"/0","value":{"topic":"…","view":"…","aliases":["…"]}} then {"op":"remove","path":"/3"}
+- merge /3 into /0: {"op":"test","path":"/3/topic","value":"…"}, {"op":"remove","path":"/3"}, {"op":"test","path":"/0/topic","value":"…"}, {"op":"replace","path":"/0","value":{"topic":"…","view":"…","aliases":["…"]}}
 - nothing to change: {"patch": []}`,
 });
