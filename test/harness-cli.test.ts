@@ -308,19 +308,3 @@ describe("nbook run / approve / chat", () => {
     expect(r.err).toContain("defaultModel");
   });
 });
-
-describe("nbook demo", () => {
-  it("finishes offline with exit 0, leaving a chapter and a session that sessions show prints", async () => {
-    const demo = await nbook(["demo", "--dir", "demo"]);
-    expect(demo.code).toBe(0);
-    expect(demo.out).toContain("[demo] The user approves switch_mode");
-    expect(demo.out).toContain("nbook chat");
-    const chapter = readFileSync(join(dir, "demo/tide-bell/manuscript/03-the-bell-road/index.md"), "utf8");
-    expect(chapter).toContain("faint as a fingernail against a cup");
-    expect(existsSync(join(dir, "demo/tide-bell/.agent/plan/chapter-03.md"))).toBe(true);
-    const show = await nbook(["sessions", "show", "1", "--workspace", "demo"]);
-    expect(show.code).toBe(0);
-    expect(show.out).toContain("03-the-bell-road");
-    expect(show.out).toContain("switch_mode");
-  });
-});

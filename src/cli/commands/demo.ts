@@ -7,14 +7,14 @@ import { openHarness } from "../../harness/open.js";
 import { createSampleProject } from "../../workspace/sample.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { EXIT, reportCliError } from "../output.js";
-import { attachPrinter } from "./run.js";
+import { attachDelegationPrinter } from "./demo-printer.js";
 
-const SCRIPT = fileURLToPath(new URL("../../../examples/demo-script.json", import.meta.url));
+const SCRIPT = fileURLToPath(new URL("../../../examples/demo-script.yaml", import.meta.url));
 const PROJECT = "tide-bell";
 const CHAPTER = "manuscript/03-the-bell-road/index.md";
 const PLAN = ".agent/plan/chapter-03.md";
 const TASK =
-  "Plan chapter 3 of The Tide-Bell Keeper from the canon, then draft it: Mira acts alone on the clear-sky bell.";
+  "Plan chapter 3 of The Tide-Bell Keeper from the canon, then have a writer draft it: Mira acts alone on the clear-sky bell.";
 
 /** The first of ./nbook-demo, ./nbook-demo-2, … that does not exist yet. */
 function freshDir(): string {
@@ -24,12 +24,12 @@ function freshDir(): string {
   }
 }
 
-/** `nbook demo`: a whole agent session, offline, on the sample novel. */
+/** `nbook demo`: a leader session delegating a chapter to a writer, offline, on the sample novel. */
 export function registerDemo(program: Command): void {
   program
     .command("demo")
     .description(
-      "Create a workspace with the sample novel and watch the leader agent plan and draft a chapter (offline)",
+      "Create a workspace with the sample novel and watch the leader agent plan a chapter and delegate its drafting to a writer agent (offline)",
     )
     .option(
       "--dir <dir>",
@@ -47,15 +47,17 @@ export function registerDemo(program: Command): void {
         out(
           `NeuroBook demo\n  workspace: ${dir}\n  project:   ${PROJECT} ("${project.meta().title}", the sample novel)\n`,
         );
-        out("  agent:     leader.default in plan mode, on a scripted model (offline, deterministic)\n\n");
+        out(
+          "  agents:    leader.default in plan mode, delegating to a writer; a scripted model (offline, deterministic)\n\n",
+        );
         const session = h.createSession({
           profileKey: "leader.default",
           project: PROJECT,
           mode: "plan",
-          title: "Demo: plan and draft chapter 3",
+          title: "Demo: plan chapter 3 and have a writer draft it",
         });
-        attachPrinter(h, out);
-        out(`you › ${TASK}\n\nagent › `);
+        attachDelegationPrinter(h, out);
+        out(`you › ${TASK}\n\n`);
         let r = await h.invoke(session.id, { mode: "prompt", message: TASK });
         while (r.status === "waiting" && r.pending) {
           out(
@@ -70,16 +72,19 @@ export function registerDemo(program: Command): void {
         }
         const rel = relative(process.cwd(), dir) || ".";
         const flag = `--workspace ${rel}`;
+        const writers = h.store.childLinks(session.id).map((l) => h.store.session(l.childSessionId));
         out(
           [
             "",
             "── Done ─────────────────────────────────────────────",
             `Chapter:  ${join(dir, PROJECT, CHAPTER)}`,
             `Plan:     ${join(dir, PROJECT, PLAN)}`,
-            `Session:  ${session.id}  (in ${join(dir, ".nbook", "agent.sqlite")})`,
+            `Sessions: ${session.id} leader.default${writers.map((w) => ` → ${w.id} ${w.profileKey}`).join("")}  (in ${join(dir, ".nbook", "agent.sqlite")})`,
             "",
             "Look at what happened:",
+            `  nbook sessions list --tree ${flag}`,
             `  nbook sessions show ${session.id} ${flag}`,
+            ...writers.map((w) => `  nbook sessions show ${w.id} ${flag}`),
             "Continue with a real model:",
             `  1. add a provider and "defaultModel" to ${join(rel, ".nbook", "config.json")} (see docs/models.md)`,
             `  2. nbook models list ${flag}`,
