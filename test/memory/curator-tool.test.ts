@@ -137,7 +137,7 @@ beforeEach(() => {
   bed = makeBed();
 });
 afterEach(() => {
-  bed.store.close();
+  bed.harness.close();
   bed.ws.close();
   rmSync(bed.dir, { recursive: true, force: true });
 });
