@@ -123,6 +123,12 @@ export const api = {
 
 export type Mode = "normal" | "discuss" | "plan";
 
+/** One Server-Sent Event's data: a harness event (session stream) or a workspace event. */
+export interface StreamEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
 export interface TreeNode {
   name: string;
   path: string;

@@ -1,8 +1,9 @@
 // What the chat shows, built two ways: from a session's stored transcript (the truth, loaded on
 // open and after every run) and from live session events (drawn as they stream in between).
-import { callSummary, resultSummary } from "../../src/harness/summary";
-import type { Entry, PendingView } from "./api";
-import type { StreamEvent } from "./sse";
+// Imports carry .js extensions so that this module (like markdown.ts) also loads under Node for
+// the unit tests; Vite resolves them to the .ts sources.
+import { callSummary, resultSummary } from "../../src/harness/summary.js";
+import type { Entry, PendingView, StreamEvent } from "./api.js";
 
 export type ChatItem =
   | { kind: "user"; id: string; text: string }

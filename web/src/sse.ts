@@ -1,6 +1,7 @@
 // Live updates from `nbook serve` over Server-Sent Events. The browser's EventSource reconnects on
 // its own and sends Last-Event-ID, so the server replays what a dropped connection missed; this
 // wrapper only parses each event's JSON and tells the caller whether the stream is connected.
+import type { StreamEvent } from "./api";
 
 /** The event names the server sends (harness events for a session, file changes for a workspace). */
 const EVENT_TYPES = [
@@ -22,11 +23,6 @@ const EVENT_TYPES = [
   "file_changed",
   "session_created",
 ] as const;
-
-export interface StreamEvent {
-  type: string;
-  [key: string]: unknown;
-}
 
 /** Subscribe to an SSE stream; returns the function that closes it. */
 export function subscribe(
