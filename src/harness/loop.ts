@@ -51,6 +51,15 @@ export interface HarnessOptions {
 /** How a run continues: the ceiling and caller of the invocation it belongs to. */
 type RunOrigin = Pick<RunControl, "ceiling" | "caller">;
 
+/** A run active in this process. */
+interface ActiveRun {
+  controller: AbortController;
+  /** The agent session that invoked it (its foreground parent), if any. */
+  callerId?: string;
+  /** Settles when the run has ended, by itself or forced. */
+  done?: Promise<unknown>;
+}
+
 /**
  * The agent harness: sessions, invocations (prompt / steer / followup / continue), approvals and
  * the turn loop. State lives in the store; this object only tracks the runs active in this process.
@@ -61,7 +70,7 @@ export class Harness {
   readonly jobs: JobRunner;
   private readonly flowBacks = new Map<string, Promise<RunResult>>();
   private readonly deps: HarnessDeps;
-  private readonly active = new Map<string, AbortController>();
+  private readonly active = new Map<string, ActiveRun>();
   private readonly deliver: HarnessOptions["deliver"];
   readonly visibleModels: () => readonly string[];
 
@@ -99,7 +108,7 @@ export class Harness {
   /** Close the session store (abort runs first). */
   close(): void {
     this.jobs.shutdown();
-    for (const c of this.active.values()) c.abort();
+    for (const r of this.active.values()) r.controller.abort();
     this.deps.store.close();
   }
 
@@ -157,7 +166,7 @@ export class Harness {
 
   /** Abort the active run of a session (no-op when none). */
   abort(sessionId: string): void {
-    this.active.get(sessionId)?.abort();
+    this.active.get(sessionId)?.controller.abort();
   }
 
   /**
@@ -306,7 +315,7 @@ export class Harness {
     const onAbort = () => guard.abort();
     if (opts.signal?.aborted) guard.abort();
     opts.signal?.addEventListener("abort", onAbort, { once: true });
-    this.active.set(sessionId, guard);
+    this.active.set(sessionId, { controller: guard });
     try {
       const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
       const runId = randomUUID();
@@ -424,7 +433,8 @@ export class Harness {
     const onAbort = () => controller.abort();
     if (signal?.aborted) controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
-    this.active.set(sessionId, controller);
+    const run: ActiveRun = { controller, callerId: origin.caller?.sessionId };
+    this.active.set(sessionId, run);
     const control: RunControl = {
       signal: controller.signal,
       fence: { revoked: false, runId: null },
@@ -447,31 +457,48 @@ export class Harness {
       }
       return result;
     })();
+    const bounded = this.withinAbortGrace(work, control.signal, async (settled) => {
+      // Foreground children were aborted with this run and end within their own grace: a parent
+      // reports its abort only once they have.
+      await this.childrenEnded(sessionId);
+      // One turn of the event loop lets this run record what its children returned and end itself.
+      await new Promise((resolve) => setImmediate(resolve));
+      return settled() ? null : this.forceEnd(sessionId, control.fence);
+    });
+    run.done = bounded.catch(() => {});
     try {
-      return await this.withinAbortGrace(work, control.signal, () => this.forceEnd(sessionId, control.fence));
+      return await bounded;
     } finally {
       signal?.removeEventListener("abort", onAbort);
-      if (this.active.get(sessionId) === controller) this.active.delete(sessionId);
+      if (this.active.get(sessionId) === run) this.active.delete(sessionId);
     }
+  }
+
+  /** Wait for the runs this session invoked in the foreground and that are still active. */
+  private async childrenEnded(sessionId: string): Promise<void> {
+    const children = [...this.active.values()].filter((r) => r.callerId === sessionId && r.done);
+    await Promise.all(children.map((r) => r.done));
   }
 
   /**
    * `work`, unless the signal aborts and it has not finished within the abort grace period: then
-   * `force()` ends it. A provider or tool that ignores the signal cannot hold a caller (a parent
+   * `force()` ends it (or answers null when `work` finished meanwhile). A provider or tool that ignores the signal cannot hold a caller (a parent
    * agent, Ctrl-C) for longer than that.
    */
   private async withinAbortGrace(
     work: Promise<RunResult>,
     signal: AbortSignal,
-    force: () => RunResult,
+    force: (settled: () => boolean) => Promise<RunResult | null>,
   ): Promise<RunResult> {
     let timer: NodeJS.Timeout | undefined;
     let arm: (() => void) | undefined;
     let settled = false;
     const forced = new Promise<RunResult>((resolve) => {
       arm = () => {
-        timer = setTimeout(() => {
-          if (!settled) resolve(force());
+        timer = setTimeout(async () => {
+          if (settled) return;
+          const forcedResult = await force(() => settled);
+          if (forcedResult) resolve(forcedResult);
         }, this.deps.settings.abortGraceMs);
       };
       if (signal.aborted) arm();

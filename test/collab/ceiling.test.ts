@@ -1,0 +1,143 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { EntryOf } from "../../src/harness/store/index.js";
+import type { AgentInvocationResult } from "../../src/tools/collaboration/service.js";
+import { type CollabFixture, call, collabFixture } from "./fixture.js";
+
+let fx: CollabFixture | undefined;
+afterEach(() => {
+  fx?.close();
+  fx = undefined;
+});
+
+function results(f: CollabFixture, sessionId: string) {
+  return f.store
+    .allEntries(sessionId)
+    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
+    .map((e) => e.data);
+}
+
+describe("no escalation through delegation", () => {
+  it("a discuss-mode leader's writer is stopped for approval; approving it runs exactly that call once and the leader gets the result", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", {
+          sessionId: 2,
+          message: "Draft chapter 3",
+          input: { path: "manuscript/03.md" },
+        }),
+        { text: "The writer waits for your approval." },
+      ],
+      writer: [
+        {
+          text: "Drafting.",
+          toolCalls: [
+            { name: "write", id: "w1", input: { path: "manuscript/03.md", content: "The bell rang.\n" } },
+          ],
+        },
+        {
+          expect: { lastToolResult: "manuscript/03.md" },
+          toolCalls: [
+            { name: "report_result", input: { result: "Drafted manuscript/03.md", data: { summary: "ok" } } },
+          ],
+        },
+      ],
+    });
+    const leader = fx.root("leader.default", { mode: "discuss" });
+    const r = await fx.harness.invoke(leader.id, { mode: "prompt", message: "Write chapter 3" });
+    expect(r.status).toBe("completed");
+    const file = join(fx.project.root, "manuscript/03.md");
+    expect(existsSync(file)).toBe(false);
+
+    const invoked = results(fx, leader.id)[1];
+    const details = invoked.details as AgentInvocationResult;
+    expect(details).toMatchObject({
+      status: "waiting",
+      sessionId: "2",
+      pending: { kind: "write", tool: "write" },
+    });
+    expect(details.pending?.preview).toContain("The bell rang.");
+    expect(invoked.text).toContain(`nbook approve 2 ${details.approvalId}`);
+    // A real, durable approval in the child's session; the child's own mode is untouched.
+    expect(fx.store.pendingApprovals("2").map((a) => a.id)).toEqual([details.approvalId]);
+    expect(fx.store.session("2").mode).toBe("normal");
+    expect(fx.store.pendingApprovals(leader.id)).toEqual([]);
+
+    const settled = await fx.harness.settle("2", details.approvalId as string, { approved: true });
+    expect(settled.status).toBe("completed");
+    expect(readFileSync(file, "utf8")).toBe("The bell rang.\n");
+    expect(results(fx, "2").filter((t) => t.callId === "w1")).toHaveLength(1);
+    expect(fx.deliveries).toHaveLength(1);
+    expect(fx.deliveries[0]).toMatchObject({
+      owner: leader.id,
+      deliveryId: `agent-result:2:${details.approvalId}`,
+    });
+    expect(fx.deliveries[0].text).toContain("Drafted manuscript/03.md");
+    expect(fx.deliveries[0].text).toContain("status completed");
+  });
+
+  it("the ceiling holds after the approval: the continued run's next write is stopped again", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", { sessionId: 2, message: "Two files", input: { path: "a.md" } }),
+        { text: "waiting" },
+      ],
+      writer: [
+        { toolCalls: [{ name: "write", input: { path: "a.md", content: "a" } }] },
+        { toolCalls: [{ name: "write", input: { path: "b.md", content: "b" } }] },
+      ],
+    });
+    const leader = fx.root("leader.default", { mode: "plan" });
+    await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
+    const first = results(fx, leader.id)[1].details as AgentInvocationResult;
+    const again = await fx.harness.settle("2", first.approvalId as string, { approved: true });
+    expect(again.status).toBe("waiting");
+    expect(again.pending?.tool).toBe("write");
+    expect(existsSync(join(fx.project.root, "a.md"))).toBe(true);
+    expect(existsSync(join(fx.project.root, "b.md"))).toBe(false);
+    // Still waiting: nothing flows back yet.
+    expect(fx.deliveries).toEqual([]);
+  });
+
+  it("a normal-mode leader's writer writes without asking", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", { sessionId: 2, message: "x", input: { path: "a.md" } }),
+        { text: "ok" },
+      ],
+      writer: [
+        { toolCalls: [{ name: "write", input: { path: "a.md", content: "a" } }] },
+        { text: "written" },
+      ],
+    });
+    const leader = fx.root();
+    await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
+    expect(readFileSync(join(fx.project.root, "a.md"), "utf8")).toBe("a");
+  });
+
+  it("a child has its own profile's tools, never the parent's", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", { sessionId: 2, message: "x", input: { path: "a.md" } }),
+        { text: "ok" },
+      ],
+      writer: [
+        {
+          expect: { tools: ["write", "read"], notTools: ["execute_sql", "create_agent", "save_story_act"] },
+          toolCalls: [{ name: "execute_sql", input: { sql: "SELECT 1" } }],
+        },
+        { text: "could not" },
+      ],
+    });
+    const leader = fx.root();
+    await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
+    const [sql] = results(fx, "2");
+    expect(sql).toMatchObject({ ok: false, error: { code: "not_allowed" } });
+    expect(sql.text).toContain("not allowed for profile writer");
+  });
+});
