@@ -11,7 +11,7 @@ const SYNONYMS: Record<string, string> = {
 
 /** A deterministic vector of a text: its words (synonyms folded) counted into `dims` buckets. */
 export function stubVector(text: string, dims: number): number[] {
-  const v: number[] = new Array<number>(dims).fill(0);
+  const v = Array.from({ length: dims }, () => 0);
   for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     const word = SYNONYMS[raw] ?? raw;
     let h = 2166136261;
