@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Harness } from "../src/harness/loop.js";
 import { openHarness } from "../src/harness/open.js";
 import { Workspace } from "../src/workspace/workspace.js";
+import { runNbookInProcess } from "./helpers.js";
 
 let dir: string;
 let workspace: Workspace;
@@ -84,5 +85,37 @@ describe("one scripted model driving several sessions through the harness", () =
     const none = await h.invoke(leader.id, { mode: "prompt", message: "x" });
     expect(none.status).toBe("error");
     expect(none.error?.message).toContain("no section for it (it has profiles.writer)");
+  });
+});
+
+describe("a keyed script across processes", () => {
+  it("a child resumed by nbook approve in a new process replays its own next turn, not its first", async () => {
+    const nbook = (args: string[]) => runNbookInProcess(args, { cwd: dir });
+    writeFileSync(
+      join(dir, "s.yaml"),
+      [
+        "profiles:",
+        "  leader.default:",
+        "    - toolCalls: [{ name: create_agent, input: { profileKey: writer } }]",
+        "    - toolCalls: [{ name: invoke_agent, input: { sessionId: 2, message: write it, input: { path: notes/x.md } } }]",
+        "    - text: The writer waits for your approval.",
+        "  writer:",
+        '    - toolCalls: [{ name: write, input: { path: notes/x.md, content: "first turn\\n" } }]',
+        `    - toolCalls: [{ name: report_result, input: ${REPORT("wrote notes/x.md")} }]`,
+      ].join("\n"),
+    );
+    const at = ["--script", "s.yaml", "--workspace", "ws"];
+    const run = await nbook(["run", "go", "--mode", "discuss", "--project", "novel", "--json", ...at]);
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ sessionId: "1", status: "completed" });
+    const waiting = await nbook(["sessions", "show", "2", "--workspace", "ws"]);
+    const approvalId = waiting.stdout.match(/nbook approve 2 (\d+)/)?.[1];
+    expect(approvalId, waiting.stdout).toBeDefined();
+    const approve = await nbook(["approve", "2", approvalId as string, ...at]);
+    expect(approve.stderr).toBe("");
+    expect(approve.status).toBe(0);
+    // The writer's turn 1 ran once (approved), then its turn 2: it did not start its section over.
+    expect(approve.stdout).toContain("report_result");
+    expect(readFileSync(join(dir, "ws/novel/notes/x.md"), "utf8")).toBe("first turn\n");
   });
 });
