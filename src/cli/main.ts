@@ -110,6 +110,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {
+    name: "jobs",
+    term: "jobs",
+    description: "List, show and cancel background jobs (bash and agent calls run in the background)",
+    load: async () => (await import("./commands/jobs.js")).registerJobs,
+  },
+  {
     name: "sql",
     term: "sql [options] [statement]",
     description:

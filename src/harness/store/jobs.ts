@@ -102,6 +102,8 @@ export interface JobEnding {
 /** Filters for listing jobs, newest first. */
 export interface ListJobsOptions {
   ownerSessionId?: string;
+  /** Only jobs whose owner session works in this project. */
+  project?: string;
   status?: JobStatus;
   limit?: number;
 }
@@ -297,6 +299,10 @@ export class JobTable {
     if (opts.ownerSessionId !== undefined) {
       where.push("j.owner_session_id = ?");
       args.push(toKey(opts.ownerSessionId, "session"));
+    }
+    if (opts.project !== undefined) {
+      where.push("j.owner_session_id IN (SELECT id FROM sessions WHERE project = ?)");
+      args.push(opts.project);
     }
     if (opts.status !== undefined) {
       where.push("j.status = ?");
