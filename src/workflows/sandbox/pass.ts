@@ -206,6 +206,9 @@ export function runPass(job: PassJob): PassOutcome {
         r.value.dispose();
         drain(rt, vm, stop, job.filename);
       });
+      // The script may have caught the interrupt; the run fails all the same.
+      if (stop.timedOut || stop.outOfMemory)
+        throw scriptFailure({ name: "InternalError", message: "interrupted" }, undefined, stop);
       const collected = call("collect");
       const raw = parseScriptJson(vm.getString(collected)) as RawOutcome;
       return toOutcome(raw, job.filename);
