@@ -352,8 +352,10 @@ describe("subject_memory_update and who may reach which subject", () => {
     bed.script([curatorTurn(MERGE)]);
     ok(await bed.call({ subjectPath: MIRA, facts: FACTS }, as));
     expect(bed.memory()).toBe(AFTER);
-    // The curator run is recorded as a child of the session that asked for it.
+    // The curator run is recorded as a child of the session that asked for it, not held as its agent.
     expect(curatorSessions()[0]?.parentSessionId).toBe(actor.id);
+    expect(bed.store.childLinks(actor.id)).toEqual([]);
+    expect(bed.store.childLinks(actor.id, true)).toHaveLength(1);
 
     expect(
       failure(await bed.call({ subjectPath: MIRA, facts: FACTS }, { profile: "simulator.actor" })),

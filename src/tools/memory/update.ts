@@ -70,7 +70,7 @@ function retryPrompt(reason: string): string {
 /**
  * Run the memory.curator profile as an internal child session (system_only, so created through the
  * store, not Harness.createSession) and check its patch on a copy; a refused patch is sent back
- * once with the reason. The session is archived afterwards: it is a record, not a conversation.
+ * once with the reason. The session is archived and unlinked afterwards: a record, not an agent.
  */
 async function curate(
   ctx: ToolContext,
@@ -117,6 +117,9 @@ async function curate(
       return { attempts: ATTEMPTS, curatorSessionId: session.id, summary, status: "needs_review", reason };
     } finally {
       harness.store.setStatus(session.id, "archived");
+      // The caller keeps the record (parentSessionId) but no live link: the curator is not an agent
+      // it holds, so it neither counts against its linked-agent cap nor can be invoked by it.
+      if (session.parentSessionId !== null) harness.store.detachLink(session.id);
     }
   } finally {
     close();
