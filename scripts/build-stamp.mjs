@@ -49,6 +49,15 @@ export function sourceFingerprint(root) {
 export const WEB_OUT = "web";
 
 /**
+ * True when the repository has a web workbench to build (a checkout always does; a test's
+ * throw-away repository of sources may not).
+ * @param {string} root the repository
+ */
+export function hasWeb(root) {
+  return statSync(join(root, "web", "index.html"), { throwIfNoEntry: false })?.isFile() === true;
+}
+
+/**
  * The name, size and modification time of every input of the web workbench build (web/ and the
  * build scripts), one line each.
  * @param {string} root the repository
@@ -91,10 +100,11 @@ export function isDistCurrent(root) {
 }
 
 /**
- * True when dist/web/ holds a build of the current web workbench sources.
+ * True when dist/web/ holds a build of the current web workbench sources (or there is none to build).
  * @param {string} root the repository
  */
 export function isWebCurrent(root) {
+  if (!hasWeb(root)) return true;
   return stampMatches(join(root, "dist", WEB_OUT, STAMP_FILE), webFingerprint(root));
 }
 

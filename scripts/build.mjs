@@ -19,6 +19,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import {
+  hasWeb,
   isBuildCurrent,
   isDistCurrent,
   isWebCurrent,
@@ -37,7 +38,7 @@ const STALE_LOCK_MS = 60_000;
 export async function buildDist(root = ROOT) {
   await withBuildLock(root, async () => {
     await compile(root);
-    await buildWebApp(root);
+    if (hasWeb(root)) await buildWebApp(root);
   });
 }
 
