@@ -6,6 +6,7 @@ import type { Harness } from "../../harness/loop.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { MODES, type Mode } from "../../tools/types.js";
+import { attachJobLines, exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
 import { reportCliError } from "../output.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
@@ -13,6 +14,7 @@ const HELP = `Commands:
   /mode <normal|discuss|plan>  change the session mode
   /plan                        switch to plan mode
   /tasks                       show the task list
+${JOBS_HELP.trimEnd()}
   /sessions                    list recent sessions
   /new                         start a new session (same profile and project)
   /help                        this help
@@ -134,6 +136,7 @@ export function registerChat(program: Command): void {
         };
         header();
         attachPrinter(h, (s) => process.stdout.write(s));
+        attachJobLines(h, (s) => process.stdout.write(s));
         reader = new LineReader();
         const r = reader;
 
@@ -192,6 +195,7 @@ export function registerChat(program: Command): void {
               if (cmd === "exit" || cmd === "quit") break;
               if (cmd === "help") process.stdout.write(HELP);
               else if (cmd === "tasks") process.stdout.write(`${formatTasks(h.tasks(sessionId))}\n`);
+              else if (cmd === "jobs") process.stdout.write(jobsText(h, sessionId));
               else if (cmd === "mode" || cmd === "plan") {
                 const target = (cmd === "plan" ? "plan" : arg) as Mode;
                 if (!MODES.includes(target))
@@ -218,6 +222,8 @@ export function registerChat(program: Command): void {
           }
         }
         process.off("SIGINT", onInterrupt);
+        const leaving = exitNotice(h);
+        if (leaving) process.stdout.write(leaving);
       } catch (e) {
         reportCliError(e);
       } finally {

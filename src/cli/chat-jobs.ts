@@ -1,0 +1,34 @@
+import type { Harness } from "../harness/loop.js";
+import type { Job } from "../harness/store/jobs.js";
+import { jobLine } from "../jobs/format.js";
+
+/** The `/jobs` line of the chat help. */
+export const JOBS_HELP = "  /jobs                        show this session's background jobs\n";
+
+/** One line for a job that ended: how, and whether its result went back to the session. */
+export function jobEndedLine(job: Job): string {
+  const how = job.error ? ` — ${job.error.message.split("\n")[0]}` : "";
+  return `  ⏺ background job ${job.id} ${job.status}: ${job.title}${how}`;
+}
+
+/** Print a line when a job of this harness starts or ends; returns the unsubscribe function. */
+export function attachJobLines(harness: Harness, write: (line: string) => void): () => void {
+  return harness.jobs.on((e) => {
+    if (e.type === "job_ended") write(`\n${jobEndedLine(e.job)}\n`);
+    else write(`  ⏵ background job ${e.job.id} ${e.job.status}: ${e.job.title}\n`);
+  });
+}
+
+/** `/jobs`: the session's jobs, newest first (running ones with their latest output line). */
+export function jobsText(harness: Harness, sessionId: string): string {
+  const jobs = harness.jobs.list({ sessionId }, { limit: 20 });
+  if (!jobs.length) return "No background jobs in this session.\n";
+  return `${jobs.map((j) => jobLine(j)).join("\n")}\n(nbook jobs show <id> prints a whole result)\n`;
+}
+
+/** What leaving the chat does to jobs still running, when there are any. */
+export function exitNotice(harness: Harness): string | null {
+  const n = harness.jobs.activeCount();
+  if (!n) return null;
+  return `(${n} background job${n > 1 ? "s" : ""} still running end as interrupted now; the session is told on its next run)\n`;
+}
