@@ -55,7 +55,9 @@ describe("profile catalog", () => {
     // An actor reaches only its own subject's memory (enforced by the memory tools).
     expect(keys("simulator.actor")).toEqual(["report_result", "subject_rag_search", "subject_event_append"]);
     for (const k of ["leader.default", "director"])
-      expect(keys(k)).toEqual(expect.arrayContaining(["subject_rag_search", "subject_event_append"]));
+      expect(keys(k)).toEqual(
+        expect.arrayContaining(["subject_rag_search", "subject_event_append", "subject_memory_update"]),
+      );
     expect(keys("adhoc").sort()).toEqual(["read", "report_result"]);
   });
 

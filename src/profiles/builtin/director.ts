@@ -41,6 +41,7 @@ export const director = defineProfile({
     ...PLOT_WRITE_TOOLS,
     "subject_rag_search",
     "subject_event_append",
+    "subject_memory_update",
     ...COLLABORATION_TOOLS,
     ...JOB_TOOLS,
   ],

@@ -27,6 +27,7 @@ export const leaderDefault = defineProfile({
     "novel_book_detail",
     "subject_rag_search",
     "subject_event_append",
+    "subject_memory_update",
     ...COLLABORATION_TOOLS,
     ...JOB_TOOLS,
   ],
