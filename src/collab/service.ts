@@ -3,6 +3,7 @@ import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import type { Harness } from "../harness/loop.js";
 import type { Session } from "../harness/store/index.js";
+import type { RunResult } from "../harness/types.js";
 import { describeProfile } from "../profiles/describe.js";
 import type {
   AgentInvocationResult,
@@ -45,6 +46,15 @@ function invocationText(
   if (payload === undefined) return message;
   const block = `Input (this invocation's payload):\n\`\`\`json\n${JSON.stringify(payload, null, 2)}\n\`\`\``;
   return message === undefined ? block : `${message}\n\n${block}`;
+}
+
+/** What a background invocation's job reports: the agent's answer, or what it waits on. */
+function backgroundText(r: AgentInvocationResult): string {
+  if (r.status === "waiting") {
+    return `Agent ${r.sessionId} stopped for the user (${r.pending?.kind ?? "approval"} ${r.approvalId}, ${r.pending?.tool ?? "a call"}). The user settles it (nbook approve ${r.sessionId} ${r.approvalId}); its result then comes back to you as another message.`;
+  }
+  const data = r.data === null ? "" : `\n\nData:\n${JSON.stringify(r.data, null, 2)}`;
+  return `Agent ${r.sessionId} returned (${r.status}):\n\n${r.finalMessage || "(no message)"}${data}`;
 }
 
 /**
@@ -139,23 +149,60 @@ export class AgentCollaboration implements CollaborationService {
       }
       payload = parseStrict(profile.payload, req.input, `input for profile ${profile.key}`);
     }
-    if (req.background) {
+    if (req.background && admission.action !== "run") {
       throw new NbError(
-        "unsupported",
-        "Background invocations need the job runner, which this process does not have",
+        "conflict",
+        `active_invocation_exists: session ${target.id} is running; a background invocation needs an idle agent`,
+        { details: { reason: "active_invocation_exists" } },
       );
     }
     if (req.title) store.updateSession(target.id, { title: req.title });
+    const message = invocationText(req.message, payload);
+    const run = (runSignal: AbortSignal | undefined) =>
+      this.harness.invoke(target.id, {
+        mode,
+        message,
+        ...(req.model ? { model: req.model } : {}),
+        signal: runSignal,
+        ceiling: this.mode,
+        caller: { sessionId: this.callerId, callId: this.callId },
+      });
+    if (req.background) return this.startBackground(target, req.message, run);
     const started = performance.now();
-    const result = await this.harness.invoke(target.id, {
-      mode,
-      message: invocationText(req.message, payload),
-      ...(req.model ? { model: req.model } : {}),
-      signal,
-      ceiling: this.mode,
-      caller: { sessionId: this.callerId, callId: this.callId },
-    });
+    const result = await run(signal);
     return invocationResult(result, Math.round(performance.now() - started));
+  }
+
+  /**
+   * Run the invocation as a job of the calling session: the result flows back to it as a system
+   * follow-up. A child that stops for the user ends the job saying so; its result flows back once
+   * the user has settled it (as after a foreground `waiting`).
+   */
+  private startBackground(
+    target: Session,
+    message: string | undefined,
+    run: (signal: AbortSignal) => Promise<RunResult>,
+  ): AgentInvocationResult {
+    const about = message ? `: ${message.replace(/\s+/g, " ").slice(0, 40)}` : "";
+    const job = this.harness.jobs.start({
+      kind: "invoke_agent",
+      title: `invoke agent #${target.id} (${target.profileKey})${about}`,
+      ownerSessionId: this.callerId,
+      originCallId: this.callId,
+      ref: { sessionId: target.id },
+      run: async (ctx) => {
+        const started = performance.now();
+        const r = invocationResult(await run(ctx.signal), Math.round(performance.now() - started));
+        if (r.status === "error" || r.status === "step_limit") {
+          throw new NbError(
+            r.error?.code === "limit_exceeded" ? "limit_exceeded" : "internal",
+            `Agent ${target.id} stopped (${r.status}): ${r.error?.message ?? r.finalMessage}`,
+          );
+        }
+        return { text: backgroundText(r), data: r };
+      },
+    });
+    return { status: "started", sessionId: target.id, finalMessage: "", data: null, jobId: job.id };
   }
 
   agents(): AgentSummary[] {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AgentCollaboration } from "../collab/service.js";
 import { isNbError, NbError } from "../core/errors.js";
+import { deliverFollowUp } from "../jobs/flow-back.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import { JOBS_SERVICE } from "../tools/jobs/service.js";
@@ -42,8 +43,8 @@ export interface HarnessOptions {
   /** The models agents may name in invoke_agent (`model`); none when absent. */
   visibleModels?: () => readonly string[];
   /**
-   * Delivers a text to an agent session once, as a system follow-up (the job runner's flow-back):
-   * how a child that waited for the user hands its result to the agent that invoked it.
+   * Delivers a text to an agent session once, as a system follow-up: how a child that waited for
+   * the user hands its result to the agent that invoked it. Default: the job runner's flow-back.
    */
   deliver?: (ownerSessionId: string, deliveryId: string, text: string) => void;
 }
@@ -71,7 +72,7 @@ export class Harness {
   private readonly flowBacks = new Map<string, Promise<RunResult>>();
   private readonly deps: HarnessDeps;
   private readonly active = new Map<string, ActiveRun>();
-  private readonly deliver: HarnessOptions["deliver"];
+  private readonly deliver: NonNullable<HarnessOptions["deliver"]>;
   readonly visibleModels: () => readonly string[];
 
   constructor(opts: HarnessOptions) {
@@ -81,7 +82,7 @@ export class Harness {
     this.jobs.on((e) => {
       if (e.type === "job_ended" && e.job.ownerSessionId) this.runQueued(e.job.ownerSessionId);
     });
-    this.deliver = opts.deliver;
+    this.deliver = opts.deliver ?? ((owner, id, text) => deliverFollowUp(this, owner, id, text));
     this.visibleModels = opts.visibleModels ?? (() => []);
     this.deps = {
       workspace: opts.workspace,
@@ -397,7 +398,6 @@ export class Harness {
    * back, so this is the only way its agent learns how the child's work ended.
    */
   private flowBack(caller: InvocationCaller, childId: string, approvalId: string, result: RunResult): void {
-    if (!this.deliver) return;
     const child = this.deps.store.session(childId);
     const data = result.data === undefined ? "" : `\nData: ${JSON.stringify(result.data)}`;
     const error = result.error ? `\nError: ${result.error.message}` : "";

@@ -29,6 +29,7 @@ describe("no escalation through delegation", () => {
           input: { path: "manuscript/03.md" },
         }),
         { text: "The writer waits for your approval." },
+        { expect: { lastUser: "Drafted manuscript/03.md" }, text: "The writer finished chapter 3." },
       ],
       writer: [
         {
@@ -69,13 +70,21 @@ describe("no escalation through delegation", () => {
     expect(settled.status).toBe("completed");
     expect(readFileSync(file, "utf8")).toBe("The bell rang.\n");
     expect(results(fx, "2").filter((t) => t.callId === "w1")).toHaveLength(1);
-    expect(fx.deliveries).toHaveLength(1);
-    expect(fx.deliveries[0]).toMatchObject({
-      owner: leader.id,
-      deliveryId: `agent-result:2:${details.approvalId}`,
+    // The result flows back once, as a system follow-up that starts the leader's turn (which may
+    // already have ended: awaiting an ended run is a no-op).
+    await fx.harness.flowBackRun(leader.id);
+    const ends = fx.store.activePath(leader.id).filter((e): e is EntryOf<"run_end"> => e.kind === "run_end");
+    expect(ends.at(-1)?.data).toMatchObject({
+      status: "completed",
+      finalMessage: "The writer finished chapter 3.",
     });
-    expect(fx.deliveries[0].text).toContain("Drafted manuscript/03.md");
-    expect(fx.deliveries[0].text).toContain("status completed");
+    const reminders = fx.store
+      .activePath(leader.id)
+      .filter((e): e is EntryOf<"user"> => e.kind === "user" && e.data.text.includes("<system-reminder>"));
+    expect(reminders).toHaveLength(1);
+    expect(reminders[0].data.text).toContain("Agent 2 (writer)");
+    expect(reminders[0].data.text).toContain("status completed");
+    expect(reminders[0].data.text).toContain("Drafted manuscript/03.md");
   });
 
   it("the ceiling holds after the approval: the continued run's next write is stopped again", async () => {
@@ -99,7 +108,8 @@ describe("no escalation through delegation", () => {
     expect(existsSync(join(fx.project.root, "a.md"))).toBe(true);
     expect(existsSync(join(fx.project.root, "b.md"))).toBe(false);
     // Still waiting: nothing flows back yet.
-    expect(fx.deliveries).toEqual([]);
+    expect(fx.store.queued(leader.id)).toEqual([]);
+    expect(fx.harness.flowBackRun(leader.id)).toBeUndefined();
   });
 
   it("a normal-mode leader's writer writes without asking", async () => {
@@ -139,5 +149,34 @@ describe("no escalation through delegation", () => {
     const [sql] = results(fx, "2");
     expect(sql).toMatchObject({ ok: false, error: { code: "not_allowed" } });
     expect(sql.text).toContain("not allowed for profile writer");
+  });
+});
+
+describe("invoke_agent in the background", () => {
+  it("returns a job at once; the child's result flows back to the caller once, starting its turn", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", { sessionId: 2, message: "Draft", input: { path: "a.md" }, background: true }),
+        { text: "Started the writer; I will report when it is back." },
+        { expect: { lastUser: "Drafted a.md" }, text: "The writer is done." },
+      ],
+      writer: [call("report_result", { result: "Drafted a.md", data: { summary: "ok" } })],
+    });
+    const leader = fx.root();
+    await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
+    const started = results(fx, leader.id)[1].details as AgentInvocationResult;
+    expect(started).toMatchObject({ status: "started", sessionId: "2", finalMessage: "", data: null });
+    expect(started.jobId).toBeTruthy();
+    await fx.harness.jobs.whenIdle();
+    await fx.harness.flowBackRun(leader.id);
+    const job = fx.harness.jobs.get(started.jobId as string, { sessionId: leader.id });
+    expect(job).toMatchObject({ kind: "invoke_agent", status: "completed", ownerSessionId: leader.id });
+    expect(job.result?.text).toContain("Drafted a.md");
+    const path = fx.store.activePath(leader.id);
+    const reminders = path.filter((e) => e.kind === "user" && e.data.text.includes("<system-reminder>"));
+    expect(reminders).toHaveLength(1);
+    const last = path.filter((e): e is EntryOf<"assistant"> => e.kind === "assistant").at(-1);
+    expect(last?.data.text).toBe("The writer is done.");
   });
 });

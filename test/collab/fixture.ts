@@ -30,7 +30,6 @@ export interface CollabFixture {
   store: SessionStore;
   harness: Harness;
   events: HarnessEvent[];
-  deliveries: { owner: string; deliveryId: string; text: string }[];
   /** A root agent session (as the CLI creates one). */
   root(profileKey?: string, opts?: { project?: string; mode?: Mode }): Session;
   /**
@@ -70,7 +69,6 @@ export function collabFixture(
     const model = models.get(ref) ?? scriptedModel([{ text: `(visible model ${ref})` }]);
     return { ref, model, contextWindow: 128_000 };
   };
-  const deliveries: CollabFixture["deliveries"] = [];
   const harness = new Harness({
     workspace,
     store,
@@ -80,7 +78,6 @@ export function collabFixture(
     bus,
     settings: opts.settings,
     visibleModels: () => opts.visibleModels ?? [],
-    deliver: (owner, deliveryId, text) => deliveries.push({ owner, deliveryId, text }),
   });
   return {
     workspace,
@@ -89,7 +86,6 @@ export function collabFixture(
     store,
     harness,
     events,
-    deliveries,
     tool: (sessionId, key, input, signal) => {
       const session = store.session(sessionId);
       const project = session.project ? workspace.project(session.project) : null;
