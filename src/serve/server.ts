@@ -90,11 +90,9 @@ export async function startServer(opts: ServeOptions): Promise<ServeHandle> {
   }
   const port = (server.address() as AddressInfo).port;
   gate.setPort(port);
-  const shown = opts.host.includes(":")
-    ? `[${opts.host}]`
-    : opts.host === "0.0.0.0"
-      ? "127.0.0.1"
-      : opts.host;
+  // A wildcard address is shown as loopback: the link is for the browser on this machine.
+  const wildcard = opts.host === "0.0.0.0" || opts.host === "::";
+  const shown = wildcard ? "127.0.0.1" : opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   const url = `http://${shown}:${port}`;
   return {
     url,

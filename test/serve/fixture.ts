@@ -38,7 +38,13 @@ export async function login(app: Hono, gate: AuthGate): Promise<string> {
 }
 
 export async function serveFixture(
-  opts: { sample?: boolean; script?: string; limits?: Partial<StreamLimits>; passwordHash?: string } = {},
+  opts: {
+    sample?: boolean;
+    /** Turns of a scripted model every session runs on (docs/scripted-model.md). */
+    script?: unknown[];
+    limits?: Partial<StreamLimits>;
+    passwordHash?: string;
+  } = {},
 ): Promise<ServeFixture> {
   const bed = makeTestBed("novel", { sample: opts.sample ?? false });
   // The sample's world and plot, as `nbook project create --sample` seeds them.
@@ -64,7 +70,7 @@ export async function serveFixture(
     routes,
     webRoot,
     cookie,
-    api(method, path, body, headers = {}) {
+    async api(method, path, body, headers = {}) {
       const h: Record<string, string> = { cookie, ...headers };
       if (method !== "GET" && !("origin" in headers)) h.origin = ORIGIN;
       if (body !== undefined) h["content-type"] = "application/json";
