@@ -3,10 +3,11 @@ import { NbError } from "../../core/errors.js";
 import type { HarnessEvent, PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
 import { modelCallsRecorded, openHarness } from "../../harness/open.js";
-import { SessionStore } from "../../harness/store/index.js";
+import { type Job, SessionStore } from "../../harness/store/index.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { RunResult } from "../../harness/types.js";
 import { Workspace } from "../../workspace/workspace.js";
+import { attachJobLines } from "../chat-jobs.js";
 import { parseMode, readJsonArgument } from "../input.js";
 import { EXIT, printJson, reportCliError } from "../output.js";
 
@@ -131,7 +132,7 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
  * Print a run's outcome (one JSON object with --json) and set the exit status. `before` says what
  * already happened for good (an approval settled), for a run that then stopped early.
  */
-function reportRun(r: RunResult, json: boolean | undefined, before?: string): void {
+function reportRun(r: RunResult, json: boolean | undefined, before?: string, jobs: Job[] = []): void {
   // A run that stopped early (error, abort, step limit) left the session consistent: it can go on.
   const resume =
     r.status === "error" || r.status === "aborted" || r.status === "step_limit"
@@ -150,6 +151,8 @@ function reportRun(r: RunResult, json: boolean | undefined, before?: string): vo
     }
     if (r.error) out.error = r.error;
     if (resume) out.resume = resume;
+    if (jobs.length)
+      out.jobs = jobs.map((j) => ({ jobId: j.id, kind: j.kind, title: j.title, status: j.status }));
     printJson(out);
   } else if (r.status === "waiting" && r.pending) {
     const how =
@@ -172,7 +175,8 @@ function reportRun(r: RunResult, json: boolean | undefined, before?: string): vo
 
 /**
  * Drive one non-interactive run of `sessionId` (run, approve): print its transcript unless --json,
- * let Ctrl-C abort it, then report the outcome.
+ * let Ctrl-C abort it, wait for the background jobs it started and run their flow-back turns here,
+ * then report the outcome (of the last turn).
  */
 export async function runAndReport(
   harness: Harness,
@@ -181,12 +185,62 @@ export async function runAndReport(
   start: () => Promise<RunResult>,
   before?: string,
 ): Promise<void> {
-  if (!json) attachPrinter(harness, (s) => process.stdout.write(s));
+  const write = (s: string) => process.stdout.write(s);
+  if (!json) {
+    attachPrinter(harness, write);
+    attachJobLines(harness, write);
+  }
+  const started: string[] = [];
+  const offJobs = harness.jobs.on((e) => {
+    if (e.type === "job_started" && e.job.ownerSessionId === sessionId) started.push(e.job.id);
+  });
   const release = abortOnSigint(harness, () => sessionId);
   try {
-    reportRun(await start(), json, before);
+    const result = await awaitJobs(harness, sessionId, await start());
+    reportRun(
+      result,
+      json,
+      before,
+      started.map((id) => harness.store.jobs.get(id)),
+    );
   } finally {
+    offJobs();
     release();
+  }
+}
+
+/**
+ * Jobs run inside the process that started them, so `nbook run` does not leave while the session
+ * has jobs running here or a flow-back waiting for its turn: it says so on stderr and waits, and
+ * each flow-back turn runs here. A session waiting on the user keeps its flow-back queued for its
+ * next run. Returns the result of the last run.
+ */
+async function awaitJobs(harness: Harness, sessionId: string, first: RunResult): Promise<RunResult> {
+  let result = first;
+  let said = "";
+  for (;;) {
+    const flowBack = harness.flowBackRun(sessionId);
+    if (flowBack) {
+      result = await flowBack;
+      continue;
+    }
+    const running = harness.jobs.activeCount(sessionId);
+    if (running === 0) {
+      const next = harness.store.jobs.undelivered(sessionId).length ? harness.runQueued(sessionId) : null;
+      if (!next) return result;
+      result = await next;
+      continue;
+    }
+    const line = `Waiting for ${running} background job${running > 1 ? "s" : ""} of session ${sessionId} to end; the result comes back to the session here (Ctrl-C stops the jobs and exits).`;
+    if (line !== said) process.stderr.write(`${line}\n`);
+    said = line;
+    await new Promise<void>((resolve) => {
+      const off = harness.jobs.on((e) => {
+        if (e.type !== "job_ended" || e.job.ownerSessionId !== sessionId) return;
+        off();
+        resolve();
+      });
+    });
   }
 }
 
@@ -195,7 +249,11 @@ function abortOnSigint(harness: Harness, sessionId: () => string | null): () => 
   let pressed = false;
   const handler = () => {
     const id = sessionId();
-    if (pressed || !id || !harness.isRunning(id)) process.exit(130);
+    if (pressed || !id || !harness.isRunning(id)) {
+      // Background jobs are stopped (killed with their sandboxes) and recorded as interrupted first.
+      harness.close();
+      process.exit(130);
+    }
     pressed = true;
     process.stderr.write("\n(aborting the run; Ctrl-C again to exit)\n");
     harness.abort(id);
