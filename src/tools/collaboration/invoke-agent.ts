@@ -7,12 +7,13 @@ import { type AgentInvocationResult, COLLABORATION_SERVICE, type CollaborationSe
 /** The text the calling model reads: the child's answer, or what happened instead and what to do. */
 function resultText(r: AgentInvocationResult): string {
   const who = `Agent ${r.sessionId}`;
+  // First, so that it survives the cap on a tool result's text.
   const omitted = r.finalMessageOmittedBytes
-    ? `\n[${r.finalMessageOmittedBytes} more bytes of this message were cut; get_session ${r.sessionId} shows the session]`
+    ? `[The agent's final message was clipped at 64 KiB: ${r.finalMessageOmittedBytes} more bytes were cut; get_session ${r.sessionId} shows the session.]\n`
     : "";
   switch (r.status) {
     case "completed":
-      return (r.finalMessage || `${who} finished without a message.`) + omitted;
+      return omitted + (r.finalMessage || `${who} finished without a message.`);
     case "waiting":
       return `${who} is waiting for the user (${r.pending?.kind === "user_input" ? "a question" : `approval of ${r.pending?.tool ?? "a call"}`}, id ${r.approvalId}). The user settles it (nbook approve ${r.sessionId} ${r.approvalId}, or in nbook chat); the agent's result then comes back to you as a message. Do not invoke it again meanwhile.`;
     case "queued":
@@ -20,7 +21,7 @@ function resultText(r: AgentInvocationResult): string {
     case "started":
       return `Background invocation started as job ${r.jobId}; the result comes back to you as a later message. End this turn normally; do not poll.`;
     default:
-      return `${who} stopped (${r.status})${r.error ? `: ${r.error.message}` : ""}${r.finalMessage ? `\nLast message: ${r.finalMessage}` : ""}${omitted}`;
+      return `${omitted}${who} stopped (${r.status})${r.error ? `: ${r.error.message}` : ""}${r.finalMessage ? `\nLast message: ${r.finalMessage}` : ""}`;
   }
 }
 
