@@ -36,10 +36,7 @@ const STALE_LOCK_MS = 60_000;
 
 /** Build dist/ (the CLI's code and the web workbench) from the current sources, whatever state it is in. */
 export async function buildDist(root = ROOT) {
-  await withBuildLock(root, async () => {
-    await compile(root);
-    if (hasWeb(root)) await buildWebApp(root);
-  });
+  await withBuildLock(root, () => buildParts(root, true, hasWeb(root)));
 }
 
 /** Build whichever part of dist/ is missing or older than its sources; true when it built. */
@@ -48,10 +45,23 @@ export async function ensureBuilt(root = ROOT) {
   return withBuildLock(root, async () => {
     // Another process may have built it while this one waited for the lock.
     if (isBuildCurrent(root)) return false;
-    if (!isDistCurrent(root)) await compile(root);
-    if (!isWebCurrent(root)) await buildWebApp(root);
+    await buildParts(root, !isDistCurrent(root), !isWebCurrent(root));
     return true;
   });
+}
+
+/**
+ * Build the parts asked for. Each is built even when the other fails (a syntax error in src/ does
+ * not keep the workbench stale); the first failure is thrown after both.
+ * @param {string} root
+ * @param {boolean} code the CLI's code (src/ → dist/)
+ * @param {boolean} web the web workbench (web/ → dist/web/)
+ */
+async function buildParts(root, code, web) {
+  let failure = null;
+  if (code) await compile(root).catch((e) => (failure ??= e));
+  if (web) await buildWebApp(root).catch((e) => (failure ??= e));
+  if (failure) throw failure;
 }
 
 /** @param {string} root */

@@ -87,4 +87,12 @@ describe("the web workbench build", () => {
     expect(bundle()).not.toContain("first page");
     expect(isBuildCurrent(root)).toBe(true);
   });
+
+  it("a source that does not compile fails the build but still builds the workbench", async () => {
+    write("src/word.ts", "export const WORD: string = ;\n");
+    await expect(ensureBuilt(root)).rejects.toThrow(/word\.ts/);
+    expect(isDistCurrent(root)).toBe(false);
+    expect(isWebCurrent(root)).toBe(true);
+    expect(bundle()).toContain("first page");
+  });
 });

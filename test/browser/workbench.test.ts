@@ -18,6 +18,8 @@ const EDITED = "The fog had lifted by noon";
 const SCRIPT = `turns:
   - text: "I will tighten the opening line."
     toolCalls:
+      - name: task_create
+        input: { title: "Tighten the opening line" }
       - name: edit
         input:
           path: ${CHAPTER}
@@ -25,6 +27,14 @@ const SCRIPT = `turns:
             - oldText: "${OPENING}"
               newText: "${EDITED}"
   - text: "Done: the opening now says the fog lifted."
+  - text: "One question first."
+    toolCalls:
+      - name: request_user_input
+        input: { question: "Which name should the ferryman have?", choices: [Oren, Bram] }
+  - text: "The ferryman is Oren."
+    expect: { lastToolResult: "Oren" }
+  - text: "Listening to the bells…"
+    waitForAbort: true
 `;
 
 const missing = browserMissing();
@@ -154,6 +164,7 @@ if (missing) {
       );
       // Stopped: nothing is written before the approval.
       expect(readFileSync(chapterPath(), "utf8")).toContain(OPENING);
+      await expect.poll(() => page.getByTestId("tasks").textContent()).toContain("Tighten the opening line");
       await shot(page, "06-agent-approval");
 
       await bubble.getByTestId("approve").click();
@@ -168,6 +179,34 @@ if (missing) {
       await page.locator(`a[data-path="${CHAPTER}"]`).click();
       await expect.poll(() => page.getByTestId("editor").inputValue()).toContain(EDITED);
       await shot(page, "08-files-after-agent");
+    });
+
+    it("answers the agent's question inline, and aborts a run", async () => {
+      await page.getByTestId("nav-agent").click();
+      await page.getByTestId("sessions").locator("a").first().click();
+      const composer = page.getByTestId("composer");
+      await composer.fill("Name the ferryman.");
+      await composer.press("Enter");
+      const question = page.locator('[data-testid="approval"][data-kind="user_input"]');
+      await expect
+        .poll(() => question.getByTestId("preview").textContent())
+        .toContain("Which name should the ferryman have?");
+      await shot(page, "09-agent-question");
+      await question.getByTestId("answer").fill("Oren");
+      await question.getByTestId("answer").press("Enter");
+      await expect
+        .poll(() => page.getByTestId("assistant").allTextContents())
+        .toEqual(expect.arrayContaining(["The ferryman is Oren."]));
+
+      await composer.fill("Listen to the bells.");
+      await composer.press("Enter");
+      await expect.poll(() => page.getByTestId("abort").isEnabled()).toBe(true);
+      await page.getByTestId("abort").click();
+      await expect
+        .poll(() => page.getByTestId("note").allTextContents())
+        .toEqual(expect.arrayContaining([expect.stringMatching(/^aborted/)]));
+      await expect.poll(() => page.getByTestId("abort").isEnabled()).toBe(false);
+      await shot(page, "10-agent-aborted");
     });
 
     it("shows a subject's state at two calendar times", async () => {
@@ -185,7 +224,7 @@ if (missing) {
       await expect.poll(() => moodAt("state-b").textContent()).toBe("uneasy");
       expect(await page.getByTestId("state-a").locator("caption").textContent()).toBe("1 Thaw 91 AL, 00:00");
       expect(await page.getByTestId("history").locator("li").count()).toBeGreaterThan(3);
-      await shot(page, "09-world");
+      await shot(page, "11-world");
     });
 
     it("shows a chapter's writer brief in the plot view", async () => {
@@ -196,16 +235,16 @@ if (missing) {
       expect(await brief.locator("h2").allTextContents()).toEqual(
         expect.arrayContaining(["Goal and landing", "Information control (required)"]),
       );
-      await shot(page, "10-plot-brief");
+      await shot(page, "12-plot-brief");
       await page.getByTestId("tab-promises").click();
       await expect.poll(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
-      await shot(page, "11-plot-promises");
+      await shot(page, "13-plot-promises");
     });
 
     it("switches the interface to Chinese", async () => {
       await page.getByTestId("lang").selectOption("zh");
       await expect.poll(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
-      await shot(page, "12-plot-zh");
+      await shot(page, "14-plot-zh");
     });
 
     it("made no request outside the server and raised no page error", () => {

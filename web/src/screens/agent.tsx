@@ -192,7 +192,11 @@ function ChatItemView({
     case "approval":
       return <ApprovalBubble item={item} sessionId={sessionId} onSettled={reload} />;
     case "note":
-      return <div class="note muted small">{item.text}</div>;
+      return (
+        <div class="note muted small" data-testid="note">
+          {item.text}
+        </div>
+      );
   }
 }
 
