@@ -5,14 +5,14 @@ function clock(iso: string | null): string {
   return iso ? iso.slice(11, 19) : "--:--:--";
 }
 
-/** One line per job: id, status, kind and title, start time, then the preview or the error. */
+/** One line per job: id, status, title (which names its kind), start time, then the preview or the error. */
 export function jobLine(job: Job): string {
   const tail = job.error
     ? ` — ${job.error.code}: ${firstLine(job.error.message)}`
     : job.preview
       ? ` — ${firstLine(job.preview)}`
       : "";
-  return `${job.id} [${job.status}] ${job.kind}: ${job.title} (started ${clock(job.startedAt ?? job.createdAt)} UTC)${tail}`;
+  return `${job.id} [${job.status}] ${job.title} (started ${clock(job.startedAt ?? job.createdAt)} UTC)${tail}`;
 }
 
 function firstLine(text: string): string {

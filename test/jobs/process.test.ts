@@ -1,0 +1,202 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SessionStore } from "../../src/harness/store/index.js";
+import { JobRunner, recoverInterruptedJobs } from "../../src/jobs/index.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+import { NBOOK_BIN, runNbook } from "../helpers.js";
+
+let dir: string;
+let ws: string;
+const children: ChildProcess[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "nbook-jobs-proc-"));
+  ws = join(dir, "ws");
+  Workspace.init(ws).createProject("novel", {}).root;
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function script(name: string, turns: unknown[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify({ turns }));
+  return file;
+}
+
+/** Start `nbook …` as its own process; resolves with what it printed once it exits. */
+function start(args: string[]): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+} {
+  const child = spawn(NBOOK_BIN, args, {
+    cwd: ws,
+    env: { ...process.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (b) => {
+    stdout += b;
+  });
+  child.stderr!.on("data", (b) => {
+    stderr += b;
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+async function until<T>(probe: () => T | undefined | null | false, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function withStore<T>(fn: (store: SessionStore) => T): T {
+  const store = SessionStore.open(join(ws, ".nbook", "agent.sqlite"));
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+const reminders = (store: SessionStore, sessionId: string) =>
+  store
+    .allEntries(sessionId)
+    .flatMap((e) => (e.kind === "user" && e.data.text.startsWith("<system-reminder>") ? [e.data.text] : []));
+
+function processesWith(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((n) => {
+      if (!/^\d+$/.test(n)) return false;
+      try {
+        return readFileSync(`/proc/${n}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("nbook run with a background job", () => {
+  it("waits for the job, says so, and prints the flow-back turn's answer", async () => {
+    const s = script("wait.json", [
+      { toolCalls: [{ name: "bash", input: { command: "sleep 1; echo tide-is-high", background: true } }] },
+      { text: "Started the check in the background." },
+      { expect: { lastUser: "tide-is-high" }, text: "The check says the tide is high." },
+    ]);
+    const r = await start(["run", "check the tide", "--project", "novel", "--script", s, "--json"]).done;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Waiting for 1 background job of session 1 to end/);
+    const out = JSON.parse(r.stdout.trim());
+    expect(out).toMatchObject({
+      sessionId: "1",
+      status: "completed",
+      finalMessage: "The check says the tide is high.",
+      jobs: [{ kind: "bash", status: "completed" }],
+    });
+    withStore((store) => {
+      expect(reminders(store, "1")).toHaveLength(1);
+      expect(store.jobs.undelivered("1")).toEqual([]);
+    });
+  });
+});
+
+describe("a process that dies with a job running", () => {
+  it("leaves the job interrupted on the next open, its sandbox gone, and the owner told once", async () => {
+    const marker = `nbook-orphan-probe-${process.pid}`;
+    const s = script("die.json", [
+      {
+        toolCalls: [{ name: "bash", input: { command: `exec -a ${marker} sleep 60`, background: true } }],
+      },
+      { text: "Started." },
+    ]);
+    const { child, done } = start(["run", "start it", "--project", "novel", "--script", s]);
+    await until(() => processesWith(marker).length > 0);
+    const jobId = withStore((store) => store.jobs.list()[0].id);
+    expect(withStore((store) => store.jobs.get(jobId).status)).toBe("running");
+    child.kill("SIGKILL");
+    await done;
+    // The sandbox dies with the process that ran it (bwrap --die-with-parent).
+    await until(() => processesWith(marker).length === 0);
+
+    withStore((store) => {
+      // Opening a runner (any nbook process with a harness) recovers the dead process's jobs.
+      const runner = new JobRunner({ table: store.jobs });
+      runner.shutdown();
+      const job = store.jobs.get(jobId);
+      expect(job.status).toBe("interrupted");
+      expect(job.error?.message).toMatch(/process that ran it ended/);
+      expect(store.queued("1")).toHaveLength(1);
+    });
+    // A second open (and the CLI) tell nobody again.
+    withStore((store) => {
+      expect(recoverInterruptedJobs(store.jobs)).toEqual([]);
+    });
+    const listed = runNbook(["jobs", "list", "--session", "1"], { cwd: ws });
+    expect(listed.stdout).toMatch(new RegExp(`${jobId} \\[interrupted\\] bash`));
+
+    // The next run of the session takes the reminder once.
+    // A script continued with --session resumes after the model calls the session already made (two).
+    const next = script("next.json", [
+      { text: "(already made)" },
+      { text: "(already made)" },
+      { text: "Hello again." },
+      {
+        expect: { lastUser: "was interrupted" },
+        text: "The background job was interrupted; I will start it again if needed.",
+      },
+    ]);
+    const r = runNbook(["run", "hello", "--session", "1", "--script", next, "--json"], { cwd: ws });
+    expect(JSON.parse(r.stdout.trim()).finalMessage).toMatch(/was interrupted/);
+    withStore((store) => {
+      const told = reminders(store, "1");
+      expect(told).toHaveLength(1);
+      expect(told[0]).toContain(`Background job ${jobId}`);
+    });
+  });
+});
+
+describe("two processes on one workspace", () => {
+  it("deliver a job's flow-back exactly once", async () => {
+    const s = script("two.json", [
+      { toolCalls: [{ name: "bash", input: { command: "sleep 4; echo second-bell", background: true } }] },
+      { text: "Started." },
+      { expect: { lastUser: "second-bell" }, text: "The second bell rang." },
+    ]);
+    const a = start(["run", "listen", "--project", "novel", "--script", s, "--json"]);
+    const jobId = await until(() => withStore((store) => store.jobs.list()[0]?.id));
+    // Meanwhile another process opens the workspace: its runner must not take the live job for dead,
+    // and re-delivering under the same id (a retry, a second deliverer) queues nothing.
+    const other = SessionStore.open(join(ws, ".nbook", "agent.sqlite"));
+    try {
+      const runner = new JobRunner({ table: other.jobs });
+      expect(other.jobs.get(jobId).status).toBe("running");
+      const listing = start(["jobs", "list"]);
+      expect((await listing.done).stdout).toContain(`${jobId} [running]`);
+      const r = await a.done;
+      expect(JSON.parse(r.stdout.trim()).finalMessage).toBe("The second bell rang.");
+      const job = other.jobs.get(jobId);
+      expect(job).toMatchObject({ status: "completed", delivery: "delivered" });
+      expect(other.jobs.deliver("1", job.deliveryId, "duplicate")).toBe(false);
+      expect(recoverInterruptedJobs(other.jobs)).toEqual([]);
+      runner.shutdown();
+      expect(reminders(other, "1")).toHaveLength(1);
+      expect(other.queued("1")).toEqual([]);
+    } finally {
+      other.close();
+    }
+  });
+});
