@@ -20,7 +20,7 @@ export interface HubOptions {
 }
 
 /** Session streams kept at once; the least recently used one beyond this is forgotten. */
-const MAX_SESSION_LOGS = 256;
+const MAX_SESSION_LOGS = 64;
 
 /** Tools whose results name the files they changed. */
 const FILE_WRITERS = new Set(["write", "edit", "apply_patch"]);

@@ -32,6 +32,12 @@ describe("logging in", () => {
     const again = await fx.app.request(`${ORIGIN}/login?token=${fx.gate.loginToken}`);
     expect(again.status).toBe(401);
     expect(again.headers.get("set-cookie")).toBeNull();
+    // The same link opened again in the browser it logged in: back to the workbench, no new session.
+    const loggedIn = await fx.app.request(`${ORIGIN}/login?token=${fx.gate.loginToken}`, {
+      headers: { cookie: fx.cookie },
+    });
+    expect(loggedIn.status).toBe(303);
+    expect(loggedIn.headers.get("set-cookie")).toBeNull();
 
     const fresh = await serveFixture();
     try {

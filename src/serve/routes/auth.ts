@@ -17,6 +17,8 @@ Restart <code>nbook serve</code> for a new one, or log in with the password if o
 /** Login (one-time token or password), logout, and who is logged in. */
 export function registerAuthRoutes(app: Hono, routes: ApiRoutes, gate: AuthGate): void {
   app.get("/login", (c) => {
+    // The link opened again in a browser already logged in: no new session, no error.
+    if (gate.hasSession(getCookie(c, SESSION_COOKIE))) return c.redirect("/", 303);
     const id = gate.redeemToken(c.req.query("token") ?? "");
     if (!id) return c.html(USED_TOKEN_PAGE, 401);
     setSessionCookie(c, id);

@@ -338,6 +338,8 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       });
       const pending: (PendingView & { sessionId: string; project: string | null })[] = [];
       for (const s of waiting) {
+        // A session of a project since removed from the workspace cannot be settled here.
+        if (s.project !== null && !hub.workspace.hasProject(s.project)) continue;
         const p = hub.harness(s.project).pending(s.id);
         if (p) pending.push({ sessionId: s.id, project: s.project, ...p });
       }
