@@ -1,3 +1,4 @@
+import { visibleModels } from "../collab/visible-models.js";
 import { agentSettings, createModelResolver, loadModelsConfig } from "../models/index.js";
 import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
@@ -73,6 +74,16 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
   const settings = opts.script
     ? { ...opts.settings }
     : { ...configSettings(workspace, project), ...opts.settings };
+  // A scripted run has one model for everything: agents cannot choose another.
+  let visible: readonly string[] | undefined;
+  const visibleToAgents = () => {
+    visible ??= opts.script
+      ? []
+      : visibleModels(
+          loadModelsConfig({ workspaceRoot: workspace.root, projectRoot: project?.root ?? null }),
+        );
+    return visible;
+  };
   return new Harness({
     workspace,
     store: SessionStore.forWorkspace(workspace),
@@ -81,5 +92,6 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     resolveModel,
     bus: new EventBus(),
     settings,
+    visibleModels: visibleToAgents,
   });
 }
