@@ -110,7 +110,7 @@ export const api = {
     request<{ issues: Issue[] }>("GET", `${P(p)}/world/issues`, undefined, { subject }),
 
   // ---------------------------------------------------------------- plot
-  plotTree: (p: string) => request<StoryTree>("GET", `${P(p)}/plot/tree`),
+  plotTree: (p: string) => request<StoryTree>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
   brief: (p: string, chapterId: number) =>
     request<{ markdown: string; status: string }>("GET", `${P(p)}/plot/chapters/${chapterId}/brief`),
   promises: (p: string) =>
@@ -247,8 +247,13 @@ export interface StoryTree {
   story: { title: string };
   acts: (Omit<PlotNode, "scenes"> & { chapters: PlotNode[] })[];
   ungroupedChapters: PlotNode[];
-  phases: (Omit<PlotNode, "scenes"> & { threads: (PlotNode & { isMain: boolean })[] })[];
-  ungroupedThreads: (PlotNode & { isMain: boolean })[];
+  phases: (Omit<PlotNode, "scenes"> & { threads: ThreadNode[] })[];
+  ungroupedThreads: ThreadNode[];
+}
+
+export interface ThreadNode extends PlotNode {
+  isMain: boolean;
+  sceneList?: { id: number; title: string; status: string; chapterId: number | null }[];
 }
 
 export interface Page<T> {

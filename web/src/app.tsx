@@ -67,6 +67,12 @@ export function App() {
   }, []);
 
   const project = projects.find((p) => p.name === route.project) ?? null;
+  // The project screens stay one click away from the bookshelf: the last project opened.
+  const [lastProject, setLastProject] = useState<string | null>(null);
+  useEffect(() => {
+    if (project) setLastProject(project.name);
+  }, [project?.name]);
+  const navProject = project ?? projects.find((p) => p.name === lastProject) ?? null;
   // Opening loads the project's agents on the server (the bookshelf's "open").
   useEffect(() => {
     if (project) api.openProject(project.name).catch(() => {});
@@ -106,9 +112,9 @@ export function App() {
       <div class="shell">
         <nav class="activity" aria-label="NeuroBook">
           {nav.map((n) => {
-            const disabled = n.screen !== "bookshelf" && !project;
+            const disabled = n.screen !== "bookshelf" && !navProject;
             const href =
-              n.screen === "bookshelf" ? "#/" : project ? routeHash(project.name, n.screen) : undefined;
+              n.screen === "bookshelf" ? "#/" : navProject ? routeHash(navProject.name, n.screen) : undefined;
             return (
               <a
                 key={n.screen}

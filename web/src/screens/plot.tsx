@@ -1,6 +1,6 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { api, type PromiseRow } from "../api";
+import { api, type PromiseRow, type ThreadNode } from "../api";
 import { routeHash } from "../app";
 import { useI18n } from "../i18n";
 import { renderMarkdown } from "../markdown";
@@ -69,10 +69,37 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
         onClick={() => setTab("brief")}
       >
         {c.title}{" "}
-        <span class="count">
-          {c.scenes} {t("plot.scenes")}
-        </span>
+        <span class="count">{t(c.scenes === 1 ? "plot.scene" : "plot.scenes", { n: c.scenes })}</span>
       </a>
+    </li>
+  );
+  // A thread and its scenes in causal order, each scene linking to its chapter's brief.
+  const threadItem = (th: ThreadNode) => (
+    <li key={th.id}>
+      <details open>
+        <summary>
+          {th.isMain ? "★ " : ""}
+          {th.title}{" "}
+          <span class="count">{t(th.scenes === 1 ? "plot.scene" : "plot.scenes", { n: th.scenes })}</span>
+        </summary>
+        <ul class="tree">
+          {(th.sceneList ?? []).map((sc) => (
+            <li key={sc.id}>
+              {sc.chapterId === null ? (
+                <span class="leaf">{sc.title}</span>
+              ) : (
+                <a
+                  href={routeHash(project, "plot", String(sc.chapterId))}
+                  class="file"
+                  onClick={() => setTab("brief")}
+                >
+                  {sc.title} <span class="count">{sc.status}</span>
+                </a>
+              )}
+            </li>
+          ))}
+        </ul>
+      </details>
     </li>
   );
   return (
@@ -94,30 +121,16 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
               {tr.ungroupedChapters.map(chapterLink)}
             </ul>
             <h3 class="muted small">{t("plot.causal")}</h3>
-            <ul class="tree">
+            <ul class="tree" data-testid="thread-tree">
               {tr.phases.map((p) => (
                 <li key={p.id}>
                   <details open>
                     <summary>{p.title}</summary>
-                    <ul class="tree">
-                      {p.threads.map((th) => (
-                        <li key={th.id} class="leaf">
-                          {th.isMain ? "★ " : ""}
-                          {th.title}{" "}
-                          <span class="count">
-                            {th.scenes} {t("plot.scenes")}
-                          </span>
-                        </li>
-                      ))}
-                    </ul>
+                    <ul class="tree">{p.threads.map(threadItem)}</ul>
                   </details>
                 </li>
               ))}
-              {tr.ungroupedThreads.map((th) => (
-                <li key={th.id} class="leaf">
-                  {th.title}
-                </li>
-              ))}
+              {tr.ungroupedThreads.map(threadItem)}
             </ul>
           </>
         )}
