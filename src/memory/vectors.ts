@@ -6,7 +6,7 @@ export function vectorBlob(v: Float32Array): Buffer {
 /** A stored BLOB as float32 values (copied only when the bytes are not 4-byte aligned). */
 export function blobVector(b: Uint8Array): Float32Array {
   if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
-  return new Float32Array(Uint8Array.from(b).buffer);
+  return new Float32Array(new Uint8Array(b).buffer);
 }
 
 /** Cosine similarity of two unit vectors: their dot product. */

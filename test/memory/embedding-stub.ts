@@ -18,7 +18,7 @@ export function stubVector(text: string, dims: number): number[] {
     for (const ch of word) h = Math.imul(h ^ ch.codePointAt(0)!, 16777619) >>> 0;
     v[h % dims]! += 1;
   }
-  if (v.every((x) => x === 0)) v[0] = 1;
+  if (!v.some((x) => x !== 0)) v[0] = 1;
   return v;
 }
 
