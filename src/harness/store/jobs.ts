@@ -232,10 +232,9 @@ export class JobTable {
       );
       if (r.changes === 0) return null;
       const job = this.getFull(id);
-      if (job.ownerSessionId !== null) {
-        this.deliverInTx(Number(job.ownerSessionId), job.deliveryId, reminder(job), job.id);
-      }
-      return this.getFull(id);
+      if (job.ownerSessionId === null) return job;
+      this.deliverInTx(Number(job.ownerSessionId), job.deliveryId, reminder(job), job.id);
+      return { ...job, delivery: "queued" as const };
     });
     this.endTx = (id, ending, reminder) => end.immediate(id, ending, reminder);
     const deliver = db.transaction(
