@@ -1,3 +1,22 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentCollaboration } from "../../src/collab/service.js";
+import { Harness } from "../../src/harness/loop.js";
+import { SessionStore } from "../../src/harness/store/index.js";
+import { type ScriptedLanguageModel, scriptedModel } from "../../src/models/index.js";
+import type { ScriptFile } from "../../src/models/scripted/format.js";
+import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { createToolRegistry } from "../../src/tools/builtin.js";
+import { getWorkflow } from "../../src/workflows/catalog.js";
+import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from "../../src/workflows/config.js";
+import { WorkflowHost } from "../../src/workflows/host/activities.js";
+import { collaborationPort } from "../../src/workflows/host/agent-port.js";
+import { WorkflowRuns } from "../../src/workflows/service.js";
+import { type RunRecord, WorkflowStore } from "../../src/workflows/store/index.js";
+import type { Project } from "../../src/workspace/project.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+
 /** A minimal valid workflow module with the given title (and optional extra source). */
 export function workflowSource(title: string, body = "return { ok: true };"): string {
   return [
@@ -8,4 +27,82 @@ export function workflowSource(title: string, body = "return { ok: true };"): st
     `export const args = { type: "object", properties: { n: { type: "integer", minimum: 1, default: 2 }, name: { type: "string" } }, required: ["name"], additionalProperties: false };`,
     `export default async function run(wf, args) { ${body} }`,
   ].join("\n");
+}
+
+/** A workspace with the sample project, a harness on a keyed scripted model, and workflow runs over it. */
+export interface WorkflowBed {
+  dir: string;
+  workspace: Workspace;
+  project: Project;
+  harness: Harness;
+  model: ScriptedLanguageModel;
+  store: WorkflowStore;
+  /** The leader session that starts runs (their participants are its children). */
+  callerId: string;
+  runs: WorkflowRuns;
+  /** Run a built-in or test workflow by key to its end (or its first wait). */
+  run(key: string, args: unknown): Promise<RunRecord>;
+  close(): Promise<void>;
+}
+
+/** Build a WorkflowBed whose agents answer from `script` (turns keyed by session id / profile). */
+export function workflowBed(
+  script: ScriptFile,
+  opts: { settings?: Partial<WorkflowSettings> } = {},
+): WorkflowBed {
+  const dir = mkdtempSync(join(tmpdir(), "nbook-wf-"));
+  const workspace = Workspace.init(dir);
+  const project = workspace.createProject("novel", { sample: true });
+  const sessions = SessionStore.forWorkspace(workspace);
+  const registry = createToolRegistry();
+  const catalog = new ProfileCatalog(registry, workspace, project);
+  const model = scriptedModel(script);
+  const harness = new Harness({
+    workspace,
+    store: sessions,
+    registry,
+    catalog,
+    resolveModel: (ref, profileKey, sessionId) => ({
+      ref: ref ?? "scripted/test",
+      model: model.forCaller({ sessionId, profileKey }),
+      contextWindow: 128_000,
+    }),
+  });
+  const caller = harness.createSession({ profileKey: "leader.default", project: project.name });
+  const store = WorkflowStore.forWorkspace(workspace);
+  const collab = new AgentCollaboration(harness, caller.id, "call_wf", "normal");
+  const host = new WorkflowHost({ workspace, project, store, port: collaborationPort(collab, sessions) });
+  const runs = new WorkflowRuns({
+    workspace,
+    project,
+    store,
+    host,
+    settings: { ...DEFAULT_WORKFLOW_SETTINGS, ...opts.settings },
+  });
+  return {
+    dir,
+    workspace,
+    project,
+    harness,
+    model,
+    store,
+    callerId: caller.id,
+    runs,
+    async run(key, args) {
+      const w = await getWorkflow(workspace, project, key);
+      const run = await runs.start({ target: { workflow: w }, args, callerSessionId: caller.id });
+      return runs.drive(run.id);
+    },
+    async close() {
+      store.close();
+      harness.close();
+      workspace.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A scripted turn that reports `data` as the JSON result text (how adhoc agents report structure). */
+export function reportTurn(data: unknown) {
+  return { toolCalls: [{ name: "report_result", input: { result: JSON.stringify(data) } }] };
 }

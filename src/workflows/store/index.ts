@@ -59,7 +59,16 @@ export interface Participant {
   title: string;
   ephemeral: boolean;
   outputSchema: Record<string, unknown> | null;
+  /** The model its invocations use unless one names another (checked against the visible list there). */
+  model: string | null;
   tag: string | null;
+}
+
+/** A persistent agent kept under a tag across runs (wf.agents.acquire). */
+export interface TaggedAgent {
+  sessionId: string;
+  outputSchema: Record<string, unknown> | null;
+  model: string | null;
 }
 
 /** A journal row with its timing, for the activity timeline. */
@@ -401,7 +410,7 @@ export class WorkflowStore {
   addParticipant(runId: string, p: Participant): void {
     this.db
       .prepare(
-        "INSERT OR REPLACE INTO participants (run_id, session_id, profile_key, title, ephemeral, output_schema, tag) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO participants (run_id, session_id, profile_key, title, ephemeral, output_schema, model, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
         runId,
@@ -410,6 +419,7 @@ export class WorkflowStore {
         p.title,
         p.ephemeral ? 1 : 0,
         p.outputSchema ? JSON.stringify(p.outputSchema) : null,
+        p.model,
         p.tag,
       );
   }
@@ -424,6 +434,7 @@ export class WorkflowStore {
       title: string;
       ephemeral: number;
       output_schema: string | null;
+      model: string | null;
       tag: string | null;
     }>;
     return rows.map((r) => ({
@@ -432,36 +443,47 @@ export class WorkflowStore {
       title: r.title,
       ephemeral: r.ephemeral === 1,
       outputSchema: parse(r.output_schema),
+      model: r.model,
       tag: r.tag,
     }));
   }
 
-  /** The persistent agent acquired under (project, profile, tag), if any. */
-  tagged(
-    project: string,
-    profileKey: string,
-    tag: string,
-  ): { sessionId: string; outputSchema: unknown } | null {
-    const row = this.db
-      .prepare(
-        "SELECT session_id, output_schema FROM tagged_agents WHERE project = ? AND profile_key = ? AND tag = ?",
-      )
-      .get(project, profileKey, tag) as { session_id: string; output_schema: string | null } | undefined;
-    return row ? { sessionId: row.session_id, outputSchema: parse(row.output_schema) } : null;
+  /** The participant a session is in a run, if any. */
+  participant(runId: string, sessionId: string): Participant | null {
+    return this.participants(runId).find((p) => p.sessionId === sessionId) ?? null;
   }
 
-  /** Remember a persistent agent under (project, profile, tag). */
+  /** The persistent agent a caller acquired under (project, profile, tag), if any. */
+  tagged(key: { project: string; caller: string; profileKey: string; tag: string }): TaggedAgent | null {
+    const row = this.db
+      .prepare(
+        "SELECT session_id, output_schema, model FROM tagged_agents WHERE project = ? AND caller = ? AND profile_key = ? AND tag = ?",
+      )
+      .get(key.project, key.caller, key.profileKey, key.tag) as
+      | { session_id: string; output_schema: string | null; model: string | null }
+      | undefined;
+    return row
+      ? { sessionId: row.session_id, outputSchema: parse(row.output_schema), model: row.model }
+      : null;
+  }
+
+  /** Remember a persistent agent under (project, caller, profile, tag). */
   setTagged(
-    project: string,
-    profileKey: string,
-    tag: string,
-    sessionId: string,
-    outputSchema: unknown,
+    key: { project: string; caller: string; profileKey: string; tag: string },
+    agent: TaggedAgent,
   ): void {
     this.db
       .prepare(
-        "INSERT OR REPLACE INTO tagged_agents (project, profile_key, tag, session_id, output_schema) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO tagged_agents (project, caller, profile_key, tag, session_id, output_schema, model) VALUES (?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(project, profileKey, tag, sessionId, outputSchema ? JSON.stringify(outputSchema) : null);
+      .run(
+        key.project,
+        key.caller,
+        key.profileKey,
+        key.tag,
+        agent.sessionId,
+        agent.outputSchema ? JSON.stringify(agent.outputSchema) : null,
+        agent.model,
+      );
   }
 }

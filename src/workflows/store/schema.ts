@@ -61,16 +61,19 @@ CREATE TABLE IF NOT EXISTS participants (
   title TEXT NOT NULL,
   ephemeral INTEGER NOT NULL,
   output_schema TEXT,
+  model TEXT,
   tag TEXT,
   PRIMARY KEY (run_id, session_id)
 );
 CREATE TABLE IF NOT EXISTS tagged_agents (
   project TEXT NOT NULL,
+  caller TEXT NOT NULL,
   profile_key TEXT NOT NULL,
   tag TEXT NOT NULL,
   session_id TEXT NOT NULL,
   output_schema TEXT,
-  PRIMARY KEY (project, profile_key, tag)
+  model TEXT,
+  PRIMARY KEY (project, caller, profile_key, tag)
 );
 `;
 
