@@ -9,6 +9,7 @@ import { openApiDocument } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
 import { registerFileRoutes } from "./routes/files.js";
+import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
@@ -80,6 +81,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
+  registerJobRoutes(routes, hub);
   // Built on first request: every route is registered by then.
   let doc: unknown = null;
   app.get("/api/openapi.json", (c) => {

@@ -62,6 +62,7 @@ export class ServeHub {
           notice: this.opts.log,
         });
     h.bus.on((e) => this.onEvent(h, e));
+    h.jobs.on((e) => this.events.publish(e.type, { job: e.job }));
     this.harnesses.set(key, h);
     return h;
   }

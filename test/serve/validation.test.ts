@@ -19,6 +19,7 @@ const GOOD_PARAM: Record<string, string> = {
   subject: "mira",
   key: "writer",
   name: "keep-canon",
+  jobId: "job_00000000",
 };
 
 function pathWith(spec: RouteSpec, params: Record<string, string>): string {
