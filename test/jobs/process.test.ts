@@ -200,3 +200,40 @@ describe("two processes on one workspace", () => {
     }
   });
 });
+
+describe("nbook jobs", () => {
+  it("cancel stops a job another process runs (its sandbox killed), and show prints a job whole", async () => {
+    const marker = `nbook-cli-cancel-probe-${process.pid}`;
+    const s = script("cancel.json", [
+      { toolCalls: [{ name: "bash", input: { command: `exec -a ${marker} sleep 60`, background: true } }] },
+      { text: "Started." },
+      { expect: { lastUser: "was cancelled" }, text: "The user cancelled the job." },
+    ]);
+    const a = start(["run", "start it", "--project", "novel", "--script", s, "--json"]);
+    await until(() => processesWith(marker).length > 0);
+    const jobId = withStore((store) => store.jobs.list()[0].id);
+
+    const shown = runNbook(["jobs", "show", jobId], { cwd: ws });
+    expect(shown.stdout).toMatch(new RegExp(`^Job ${jobId}: bash — bash: exec -a`));
+    expect(shown.stdout).toContain("Status: running");
+    const refused = runNbook(["jobs", "show", "job_00000000"], { cwd: ws });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('No job "job_00000000"');
+
+    const cancelled = runNbook(["jobs", "cancel", jobId], { cwd: ws });
+    expect(cancelled.stdout).toBe(`Job ${jobId} ended as cancelled.\n`);
+    // The process that ran it stopped it: the command is gone and its run took the flow-back.
+    const r = await a.done;
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      finalMessage: "The user cancelled the job.",
+      jobs: [{ jobId, status: "cancelled" }],
+    });
+    expect(processesWith(marker)).toEqual([]);
+    const again = runNbook(["jobs", "cancel", jobId], { cwd: ws });
+    expect(again.stdout).toBe(`Job ${jobId} had already ended (cancelled); nothing to cancel.\n`);
+    const json = JSON.parse(
+      runNbook(["jobs", "list", "--json", "--status", "cancelled"], { cwd: ws }).stdout,
+    );
+    expect(json.map((j: { id: string }) => j.id)).toEqual([jobId]);
+  });
+});
