@@ -12,7 +12,8 @@ interface ApproveOptions extends AgentCliOptions {
 
 /**
  * `nbook approve <sessionId> <approvalId>`: settle what a session waits on, then continue its run.
- * The model is resolved first, so an approval is never settled for a run that cannot go on.
+ * The model is resolved first, so an approval is never settled for a run that cannot go on. For an
+ * agent another agent invoked, its result then flows back to that agent.
  */
 export function registerApprove(program: Command): void {
   program
@@ -66,6 +67,18 @@ export function registerApprove(program: Command): void {
             ),
           settled,
         );
+        // A child's result flows back to the agent that invoked it; if that agent's turn started
+        // here, it runs to its end before this process leaves.
+        const parent = h.store.session(sessionId).parentSessionId;
+        const back = parent ? h.flowBackRun(parent) : undefined;
+        if (parent && back) {
+          const turn = await back;
+          if (!o.json) {
+            process.stdout.write(
+              `\nThe result went back to agent session ${parent}, whose turn ended ${turn.status}${turn.finalMessage ? `: ${turn.finalMessage}` : "."}\n`,
+            );
+          }
+        }
       } catch (e) {
         reportCliError(e, o.json);
       } finally {

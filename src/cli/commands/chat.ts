@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
+import { waitingAgents } from "../../collab/waiting.js";
 import { NbError, toErrorInfo } from "../../core/errors.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
@@ -156,17 +157,36 @@ export function registerChat(program: Command): void {
         r.rl.on("SIGINT", onInterrupt);
         process.on("SIGINT", onInterrupt);
 
-        /** Run, then settle approvals and questions until the run ends or input does. */
-        const drive = async (start: () => Promise<RunResult>): Promise<boolean> => {
+        /**
+         * Run, then settle this session's approvals and questions, and those of the agents it
+         * created (whose calls returned `waiting`), until nothing waits or input ends. A settled
+         * agent's result flows back to this session, whose turn then runs here.
+         */
+        const drive = async (start: () => Promise<RunResult | null>): Promise<boolean> => {
           interrupts = 0;
           let result = await start();
-          while (result.status === "waiting" && result.pending) {
-            const resolution = await askResolution(r, result.pending);
+          for (;;) {
+            if (result?.status === "waiting" && result.pending) {
+              const resolution = await askResolution(r, result.pending);
+              if (!resolution) return false;
+              interrupts = 0;
+              result = await h.settle(sessionId, result.pending.approvalId, resolution, { model: o.model });
+              continue;
+            }
+            const [agent] = waitingAgents(h, sessionId);
+            if (!agent) break;
+            const { session: child, pending } = agent;
+            process.stdout.write(
+              `\nAgent ${child.id} (${child.profileKey}) waits:\n── [${pending.approvalId}] ${pending.tool} (${pending.kind}) ──\n${pending.preview}\n`,
+            );
+            const resolution = await askResolution(r, pending);
             if (!resolution) return false;
             interrupts = 0;
-            result = await h.settle(sessionId, result.pending.approvalId, resolution, { model: o.model });
+            await h.settle(child.id, pending.approvalId, resolution);
+            result = (await h.flowBackRun(sessionId)) ?? result;
           }
-          if (result.status !== "completed") process.stdout.write(`(run ended: ${result.status})\n`);
+          if (result && result.status !== "completed")
+            process.stdout.write(`(run ended: ${result.status})\n`);
           return true;
         };
 
@@ -179,6 +199,8 @@ export function registerChat(program: Command): void {
           if (resolution) {
             await drive(() => h.settle(sessionId, waiting.approvalId, resolution, { model: o.model }));
           }
+        } else if (waitingAgents(h, sessionId).length) {
+          await drive(async () => null);
         }
 
         for (;;) {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { renderTree, type SessionNode, sessionTree } from "../../collab/tree.js";
 import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
 import {
@@ -36,6 +37,18 @@ function listLine(s: Session): string {
   ].join(" ");
 }
 
+/** One session in the tree: id, profile, status, title (and whether its creator detached it). */
+function treeLine(n: SessionNode): string {
+  const s = n.session;
+  const title = s.title ? oneLine(s.title, 60) : "(untitled)";
+  return `#${s.id} ${s.profileKey} [${s.status}, ${s.mode}]${n.detached ? " (detached)" : ""} ${title}`;
+}
+
+/** The tree as JSON: each session with its `children`. */
+function treeJson(nodes: readonly SessionNode[]): unknown[] {
+  return nodes.map((n) => ({ ...n.session, detached: n.detached, children: treeJson(n.children) }));
+}
+
 /** `nbook sessions list|show|export`. */
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("List, show and export agent sessions");
@@ -44,12 +57,22 @@ export function registerSessions(program: Command): void {
     .description("List sessions, most recently active first")
     .option("--project <name>", "only sessions of this project")
     .option("--limit <n>", "at most this many sessions (default: all)", Number)
+    .option("--tree", "show which agent created which: each session with the agents it created under it")
     .option("--workspace <dir>", "workspace root")
-    .option("--json", "print JSON")
-    .action((o: { project?: string; limit?: number; workspace?: string; json?: boolean }) => {
+    .option("--json", "print JSON (with --tree: each session with its children)")
+    .action((o: { project?: string; limit?: number; tree?: boolean; workspace?: string; json?: boolean }) => {
       try {
         if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit > 0))
           throw new NbError("invalid_input", "--limit must be a positive integer");
+        if (o.tree) {
+          const roots = withStore(o.workspace, (store) =>
+            sessionTree(store.listSessions({ project: o.project, limit: o.limit }), (id) => store.linkOf(id)),
+          );
+          if (o.json) printJson(treeJson(roots));
+          else if (!roots.length) process.stdout.write("No sessions yet.\n");
+          else process.stdout.write(`${renderTree(roots, treeLine).join("\n")}\n`);
+          return;
+        }
         const list = withStore(o.workspace, (store) =>
           store.listSessions({ project: o.project, limit: o.limit }),
         );
@@ -68,12 +91,14 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("show")
-    .description("Print a session's transcript (its active branch), with pending approvals and questions")
+    .description(
+      "Print a session's transcript (its active branch), with pending approvals and questions, the agents it created and its background jobs",
+    )
     .argument("<id>", "session id")
     .option("--workspace <dir>", "workspace root")
     .option(
       "--json",
-      "print the session, its active path, tasks, pending approvals and queued inputs as JSON",
+      "print the session, its active path, tasks, pending approvals, queued inputs, children and jobs as JSON",
     )
     .action((id: string, o: { workspace?: string; json?: boolean }) => {
       try {
@@ -82,11 +107,42 @@ export function registerSessions(program: Command): void {
           const path = store.activePath(id);
           const pending = store.pendingApprovals(id);
           const tasks = store.tasks(id);
+          const children = store.childLinks(id, true).map((l) => ({
+            ...store.session(l.childSessionId),
+            detached: l.detachedAt !== null,
+            pendingApprovals: store.pendingApprovals(l.childSessionId),
+          }));
+          const jobs = store.jobs.list({ ownerSessionId: id });
           if (o.json) {
-            printJson({ session, path, tasks, pendingApprovals: pending, queued: store.queued(id) });
+            printJson({
+              session,
+              path,
+              tasks,
+              pendingApprovals: pending,
+              queued: store.queued(id),
+              children,
+              jobs,
+            });
             return;
           }
           let out = renderTranscript(session, path);
+          if (session.parentSessionId) {
+            out += `\nCreated by agent session ${session.parentSessionId}${store.linkOf(id)?.detachedAt ? " (since detached)" : ""}.\n`;
+          }
+          if (children.length) {
+            out += "\nAgents it created:\n";
+            for (const c of children) {
+              const title = c.title ? oneLine(c.title, 60) : "(untitled)";
+              out += `  #${c.id} ${c.profileKey} [${c.status}]${c.detached ? " (detached)" : ""} ${title}\n`;
+              for (const a of c.pendingApprovals) {
+                out += `    waits on ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text, 80) || "(no preview)"}  (nbook approve ${c.id} ${a.id} [--reject])\n`;
+              }
+            }
+          }
+          if (jobs.length) {
+            out += "\nBackground jobs:\n";
+            for (const j of jobs) out += `  ${j.id} [${j.status}] ${j.kind}: ${oneLine(j.title, 70)}\n`;
+          }
           if (pending.length) {
             out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
             for (const a of pending) {
