@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,5 +73,35 @@ describe("delegation in the terminal", () => {
     );
     const leader = JSON.parse((await nbook("sessions", "show", "1", "--json")).stdout);
     expect(JSON.stringify(leader.path)).toContain("Drafted ch.md");
+  });
+});
+
+describe("nbook chat with a waiting agent", () => {
+  it("asks about the agent's approval after the turn, and the agent's result starts the session's next turn", () => {
+    const chatRoot = join(dir, "chat-ws");
+    Workspace.init(chatRoot).createProject("novel", { sample: false });
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(import.meta.dirname, "..", "..", "bin", "nbook"),
+        "chat",
+        "--project",
+        "novel",
+        "--mode",
+        "discuss",
+        "--script",
+        script,
+        "--workspace",
+        chatRoot,
+      ],
+      { cwd: dir, encoding: "utf8", input: "Draft the chapter\ny\n/exit\n", timeout: 60_000 },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Agent 2 (writer) waits:");
+    expect(r.stdout).toContain("Approve write? [y/n]");
+    expect(r.stdout.indexOf("Chapter drafted by the writer.")).toBeGreaterThan(
+      r.stdout.indexOf("Agent 2 (writer) waits:"),
+    );
+    expect(readFileSync(join(chatRoot, "novel", "ch.md"), "utf8")).toBe("Bells.\n");
   });
 });
