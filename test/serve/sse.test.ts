@@ -103,6 +103,25 @@ describe("session streams over the API", () => {
     expect(log.subscribers).toBe(0);
   });
 
+  it("a tab that stops reading its session stream is dropped at the queue bound; other tabs go on", async () => {
+    fx = await serveFixture({ script: [{ text: "unused" }], limits: { maxQueue: 16, keepAliveMs: 0 } });
+    const created = await fx.api("POST", "/api/projects/novel/sessions", {});
+    const { session } = (await created.json()) as { session: { id: string } };
+    const stalled = await fx.api("GET", `/api/sessions/${session.id}/events`);
+    const reading = await fx.api("GET", `/api/sessions/${session.id}/events`);
+    const log = fx.hub.sessionLog(session.id);
+    const reader = (reading.body as ReadableStream<Uint8Array>).getReader();
+    for (let i = 0; i < 100; i++) {
+      log.publish("text_delta", { type: "text_delta", text: `chunk ${i} ` });
+      await reader.read();
+    }
+    expect(log.subscribers).toBe(1);
+    await reader.cancel();
+    const events = await readEvents(stalled.body as ReadableStream<Uint8Array>, () => false);
+    expect(events.length).toBe(17);
+    expect(events.at(-1)?.event).toBe("overflow");
+  });
+
   it("an unknown session has no stream", async () => {
     fx = await serveFixture();
     expect((await fx.api("GET", "/api/sessions/42/events")).status).toBe(404);
