@@ -11,6 +11,7 @@ import { sqlTools } from "./sql/index.js";
 import { taskTools } from "./tasks/index.js";
 import type { AnyTool } from "./types.js";
 import { webTools } from "./web/index.js";
+import { workflowTools } from "./workflows/index.js";
 import { worldTools } from "./world/index.js";
 
 /** Every tool NeuroBook ships, by group. A tool is listed here only once it really works. */
@@ -19,6 +20,7 @@ export const BUILTIN_TOOLS: readonly AnyTool[] = [
   ...controlTools,
   ...collaborationTools,
   ...jobTools,
+  ...workflowTools,
   ...taskTools,
   ...resultTools,
   ...sqlTools,

@@ -37,6 +37,11 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
     load: async () => (await import("./jobs/index.js")).jobTools,
   },
   {
+    group: "workflow",
+    keys: ["run_workflow", "list_workflows"],
+    load: async () => (await import("./workflows/index.js")).workflowTools,
+  },
+  {
     group: "tasks",
     keys: ["task_create", "task_set_status"],
     load: async () => (await import("./tasks/index.js")).taskTools,
