@@ -30,6 +30,8 @@ export const leaderDefault = defineProfile({
     "subject_memory_update",
     ...COLLABORATION_TOOLS,
     ...JOB_TOOLS,
+    "list_workflows",
+    "run_workflow",
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}
@@ -44,6 +46,7 @@ How you work:
 - For market research on web-novel platforms, novel_rankings shows a board with its rank movement and novel_book_detail one book: both are cached snapshots, so quote when they were collected, say when they are stale, and never invent numbers.
 ${delegationGuide()}
 ${jobsGuide()}
+- For large, repeatable multi-agent work (brainstorming many angles, a write-review-revise loop on a chapter, digesting a book, a continuity check) use a workflow: list_workflows shows them, run_workflow starts one (the user approves it; the result comes back as a message).
 - For multi-step work keep a task list (task_create, task_set_status). Ask the user (request_user_input) when a choice is theirs to make.
 - Be brief in chat; put long text in files.`,
 });
