@@ -25,6 +25,19 @@ const TYPES: Record<string, string> = {
 /** Asset names: plain segments only, so a request can never leave dist/web/assets/. */
 const ASSET_PATH = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 
+/**
+ * The workbench page's policy: everything from this server only (no external requests, no inline
+ * script, so Markdown rendered into the page cannot run code), and never inside another site's frame
+ * (a framed workbench could be clicked into approving something).
+ */
+export const PAGE_SECURITY_HEADERS = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>NeuroBook</title>
 <p>The web workbench is not built. Run <code>npm run build</code> and reload.</p>`;
 
@@ -57,8 +70,7 @@ export function registerStatic(app: Hono, webRoot = DEFAULT_WEB_ROOT): void {
     return c.body(body as Uint8Array<ArrayBuffer>, 200, {
       "content-type": TYPES[".html"],
       "cache-control": "no-cache",
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
+      ...PAGE_SECURITY_HEADERS,
     });
   };
 

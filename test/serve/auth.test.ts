@@ -210,6 +210,10 @@ describe("bodies and errors", () => {
     expect(root.status).toBe(200);
     expect(root.headers.get("content-type")).toContain("text/html");
     expect(await root.text()).toContain("NeuroBook");
+    // Only this server's scripts, and never inside another site's frame.
+    expect(root.headers.get("content-security-policy")).toContain("script-src 'self';");
+    expect(root.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(root.headers.get("x-frame-options")).toBe("DENY");
     const page = await fx.app.request(`${ORIGIN}/projects/novel/files`);
     expect(await page.text()).toContain("<div id=app>");
     const asset = await fx.app.request(`${ORIGIN}/assets/app-abc123.js`);
