@@ -39,10 +39,13 @@ const SCRIPT = `turns:
 
 const missing = browserMissing();
 
+/** Poll what the page shows until it matches: vitest's poll gives up after 1 s, too soon on a busy machine. */
+const until = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
+
 if (missing) {
   it.skip(`web workbench browser tests skipped: ${missing}`, () => {});
 } else {
-  describe("web workbench in Chromium", () => {
+  describe("web workbench in Chromium", { timeout: 90_000 }, () => {
     let dir: string;
     let ws: string;
     let server: ServeProcess;
@@ -60,7 +63,9 @@ if (missing) {
       writeFileSync(join(dir, "script.yaml"), SCRIPT);
       server = await startServe(ws, ["--script", join(dir, "script.yaml")]);
       browser = await launchChromium();
-      page = await browser.newPage({ viewport: { width: 1366, height: 800 }, locale: "en-GB" });
+      // One context: the tabs of one browser, sharing the session cookie.
+      const context = await browser.newContext({ viewport: { width: 1366, height: 800 }, locale: "en-GB" });
+      page = await context.newPage();
       page.setDefaultTimeout(20_000);
       page.on("request", (r) => requests.push(r.url()));
       page.on("pageerror", (e) => pageErrors.push(e.message));
@@ -96,7 +101,7 @@ if (missing) {
         Number((await chapterLink.getByTestId("chapter-words").textContent())?.replace(/\D/g, "")),
       ).toBeGreaterThan(50);
       await page.getByTestId("nav-bookshelf").click();
-      await expect.poll(() => page.getByTestId("project-tide").textContent()).toBe("The Tide-Bell Keeper");
+      await until(() => page.getByTestId("project-tide").textContent()).toBe("The Tide-Bell Keeper");
       await shot(page, "02-bookshelf");
     });
 
@@ -104,18 +109,18 @@ if (missing) {
       await page.getByTestId("project-tide").click();
       await page.locator(`a[data-path="${CHAPTER}"]`).click();
       const editor = page.getByTestId("editor");
-      await expect.poll(() => editor.inputValue()).toContain(OPENING);
+      await until(() => editor.inputValue()).toContain(OPENING);
       const original = await editor.inputValue();
       const mine = `${original}\nMira wrote the day's date in the margin.\n`;
       await editor.fill(mine);
-      await expect.poll(() => page.getByTestId("save-status").textContent()).toBe("Unsaved changes");
+      await until(() => page.getByTestId("save-status").textContent()).toBe("Unsaved changes");
       await page.getByTestId("save").click();
-      await expect.poll(() => page.getByTestId("save-status").textContent()).toBe("Saved");
+      await until(() => page.getByTestId("save-status").textContent()).toBe("Saved");
       expect(readFileSync(chapterPath(), "utf8")).toBe(mine);
       await page.getByTestId("preview-tab").click();
-      await expect
-        .poll(() => page.getByTestId("rendered").locator("h1").textContent())
-        .toBe("Chapter 1 — The Drowned Bell");
+      await until(() => page.getByTestId("rendered").locator("h1").textContent()).toBe(
+        "Chapter 1 — The Drowned Bell",
+      );
       await shot(page, "03-files-preview");
       await page.getByRole("tab", { name: "Edit" }).click();
       await shot(page, "04-files-editor");
@@ -134,8 +139,8 @@ if (missing) {
       );
       await shot(page, "05-files-conflict");
       await page.getByTestId("take-theirs").click();
-      await expect.poll(() => editor.inputValue()).toContain("Tomas was awake");
-      await expect.poll(() => page.getByTestId("conflict").count()).toBe(0);
+      await until(() => editor.inputValue()).toContain("Tomas was awake");
+      await until(() => page.getByTestId("conflict").count()).toBe(0);
     });
 
     it("runs a discuss-mode chat: the write stops with a diff, approving runs it, the editor shows it", async () => {
@@ -144,11 +149,11 @@ if (missing) {
       await page.getByTestId("new-session").click();
       await page.waitForURL(/#\/p\/tide\/agent\/\d+$/);
       const composer = page.getByTestId("composer");
-      await expect.poll(() => page.getByTestId("mode-discuss").getAttribute("aria-pressed")).toBe("true");
+      await until(() => page.getByTestId("mode-discuss").getAttribute("aria-pressed")).toBe("true");
       // Shift+Tab in the composer cycles the mode: discuss → plan → normal → discuss.
       for (const next of ["plan", "normal", "discuss"]) {
         await composer.press("Shift+Tab");
-        await expect.poll(() => page.getByTestId(`mode-${next}`).getAttribute("aria-pressed")).toBe("true");
+        await until(() => page.getByTestId(`mode-${next}`).getAttribute("aria-pressed")).toBe("true");
       }
 
       await composer.fill("Tighten the opening line of chapter 1.");
@@ -156,29 +161,39 @@ if (missing) {
       const bubble = page.getByTestId("approval");
       await bubble.waitFor();
       const preview = bubble.getByTestId("preview");
-      await expect
-        .poll(() => preview.locator(".diff-del").allTextContents())
-        .toEqual(expect.arrayContaining([expect.stringContaining(OPENING)]));
+      await until(() => preview.locator(".diff-del").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining(OPENING)]),
+      );
       expect(await preview.locator(".diff-add").allTextContents()).toEqual(
         expect.arrayContaining([expect.stringContaining(EDITED)]),
       );
       // Stopped: nothing is written before the approval.
       expect(readFileSync(chapterPath(), "utf8")).toContain(OPENING);
-      await expect.poll(() => page.getByTestId("tasks").textContent()).toContain("Tighten the opening line");
+      await until(() => page.getByTestId("tasks").textContent()).toContain("Tighten the opening line");
       await shot(page, "06-agent-approval");
 
+      // A second tab has the chapter open in the editor while the agent waits.
+      const tab = await page.context().newPage();
+      tab.on("pageerror", (e) => pageErrors.push(e.message));
+      await tab.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(CHAPTER)}`);
+      await until(() => tab.getByTestId("editor").inputValue()).toContain(OPENING);
+
       await bubble.getByTestId("approve").click();
-      await expect
-        .poll(() => page.getByTestId("assistant").allTextContents())
-        .toEqual(expect.arrayContaining(["Done: the opening now says the fog lifted."]));
+      await until(() => page.getByTestId("assistant").allTextContents()).toEqual(
+        expect.arrayContaining(["Done: the opening now says the fog lifted."]),
+      );
       expect(readFileSync(chapterPath(), "utf8")).toContain(EDITED);
-      await expect.poll(() => page.getByTestId("approval").getByTestId("approve").count()).toBe(0);
+      await until(() => page.getByTestId("approval").getByTestId("approve").count()).toBe(0);
       await shot(page, "07-agent-done");
 
+      // The open editor picked the change up by itself (the workspace stream), and says so.
+      await until(() => tab.getByTestId("editor").inputValue()).toContain(EDITED);
+      expect(await tab.getByTestId("save-status").textContent()).toMatch(/^Changed elsewhere/);
+      await shot(tab, "08-files-after-agent");
+      await tab.close();
       await page.getByTestId("nav-files").click();
       await page.locator(`a[data-path="${CHAPTER}"]`).click();
-      await expect.poll(() => page.getByTestId("editor").inputValue()).toContain(EDITED);
-      await shot(page, "08-files-after-agent");
+      await until(() => page.getByTestId("editor").inputValue()).toContain(EDITED);
     });
 
     it("answers the agent's question inline, and aborts a run", async () => {
@@ -188,24 +203,24 @@ if (missing) {
       await composer.fill("Name the ferryman.");
       await composer.press("Enter");
       const question = page.locator('[data-testid="approval"][data-kind="user_input"]');
-      await expect
-        .poll(() => question.getByTestId("preview").textContent())
-        .toContain("Which name should the ferryman have?");
+      await until(() => question.getByTestId("preview").textContent()).toContain(
+        "Which name should the ferryman have?",
+      );
       await shot(page, "09-agent-question");
       await question.getByTestId("answer").fill("Oren");
       await question.getByTestId("answer").press("Enter");
-      await expect
-        .poll(() => page.getByTestId("assistant").allTextContents())
-        .toEqual(expect.arrayContaining(["The ferryman is Oren."]));
+      await until(() => page.getByTestId("assistant").allTextContents()).toEqual(
+        expect.arrayContaining(["The ferryman is Oren."]),
+      );
 
       await composer.fill("Listen to the bells.");
       await composer.press("Enter");
-      await expect.poll(() => page.getByTestId("abort").isEnabled()).toBe(true);
+      await until(() => page.getByTestId("abort").isEnabled()).toBe(true);
       await page.getByTestId("abort").click();
-      await expect
-        .poll(() => page.getByTestId("note").allTextContents())
-        .toEqual(expect.arrayContaining([expect.stringMatching(/^aborted/)]));
-      await expect.poll(() => page.getByTestId("abort").isEnabled()).toBe(false);
+      await until(() => page.getByTestId("note").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^aborted/)]),
+      );
+      await until(() => page.getByTestId("abort").isEnabled()).toBe(false);
       await shot(page, "10-agent-aborted");
     });
 
@@ -220,8 +235,8 @@ if (missing) {
           .getByTestId(table)
           .locator("tr", { has: page.locator("th", { hasText: /^mood$/ }) })
           .locator("td");
-      await expect.poll(() => moodAt("state-a").textContent()).toBe("calm");
-      await expect.poll(() => moodAt("state-b").textContent()).toBe("uneasy");
+      await until(() => moodAt("state-a").textContent()).toBe("calm");
+      await until(() => moodAt("state-b").textContent()).toBe("uneasy");
       expect(await page.getByTestId("state-a").locator("caption").textContent()).toBe("1 Thaw 91 AL, 00:00");
       expect(await page.getByTestId("history").locator("li").count()).toBeGreaterThan(3);
       await shot(page, "11-world");
@@ -231,19 +246,19 @@ if (missing) {
       await page.getByTestId("nav-plot").click();
       await page.getByTestId("plot-tree").getByText("The Drowned Bell").click();
       const brief = page.getByTestId("brief");
-      await expect.poll(() => brief.textContent()).toContain("Chapter: The Drowned Bell");
+      await until(() => brief.textContent()).toContain("Chapter: The Drowned Bell");
       expect(await brief.locator("h2").allTextContents()).toEqual(
         expect.arrayContaining(["Goal and landing", "Information control (required)"]),
       );
       await shot(page, "12-plot-brief");
       await page.getByTestId("tab-promises").click();
-      await expect.poll(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
+      await until(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
       await shot(page, "13-plot-promises");
     });
 
     it("switches the interface to Chinese", async () => {
       await page.getByTestId("lang").selectOption("zh");
-      await expect.poll(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
+      await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
       await shot(page, "14-plot-zh");
     });
 

@@ -44,9 +44,9 @@ const en = {
   "files.conflictHelp": "Lines only on disk are marked −, lines only in your text +.",
   "files.keepMine": "Overwrite with my text",
   "files.takeTheirs": "Load the disk version",
-  "files.changedOutside": "Changed by an agent — reloaded.",
+  "files.changedOutside": "Changed elsewhere (an agent or another tab) — reloaded.",
   "files.changedOutsideDirty":
-    "An agent changed this file; your unsaved text is kept. Save to see the conflict.",
+    "Changed elsewhere (an agent or another tab); your unsaved text is kept. Save to see the conflict.",
   "agent.sessions": "Sessions",
   "agent.newSession": "New session",
   "agent.profile": "Profile",
@@ -145,8 +145,9 @@ const zh: Record<MessageKey, string> = {
   "files.conflictHelp": "只在磁盘上的行标为 −，只在你的文本里的行标为 +。",
   "files.keepMine": "用我的文本覆盖",
   "files.takeTheirs": "载入磁盘上的版本",
-  "files.changedOutside": "智能体改动了此文件，已重新载入。",
-  "files.changedOutsideDirty": "智能体改动了此文件；你未保存的文本已保留。保存时会显示冲突。",
+  "files.changedOutside": "此文件在别处（智能体或另一个标签页）被改动，已重新载入。",
+  "files.changedOutsideDirty":
+    "此文件在别处（智能体或另一个标签页）被改动；你未保存的文本已保留。保存时会显示冲突。",
   "agent.sessions": "会话",
   "agent.newSession": "新会话",
   "agent.profile": "角色",

@@ -20,14 +20,19 @@ const EVENT_TYPES = [
   "turn_end",
   "run_end",
   "error",
-  "file_changed",
+  "files_changed",
   "session_created",
+  "session_status",
+  "project_created",
+  // The server's own: a cursor it no longer holds (reload the state), a subscriber too far behind.
+  "reset",
+  "overflow",
 ] as const;
 
 /** Subscribe to an SSE stream; returns the function that closes it. */
 export function subscribe(
   path: string,
-  onEvent: (e: StreamEvent) => void,
+  onEvent: (e: StreamEvent) => void | Promise<void>,
   onStatus?: (connected: boolean) => void,
 ): () => void {
   const source = new EventSource(path, { withCredentials: true });
@@ -40,7 +45,10 @@ export function subscribe(
     }
     if (data && typeof data === "object") {
       const e = data as StreamEvent;
-      onEvent({ ...e, type: typeof e.type === "string" ? e.type : name });
+      // A failing handler (a request it made) must not keep the next events from being handled.
+      try {
+        Promise.resolve(onEvent({ ...e, type: typeof e.type === "string" ? e.type : name })).catch(() => {});
+      } catch {}
     }
   };
   source.addEventListener("message", handle("message"));

@@ -227,8 +227,8 @@ function Chat({ sessionId, project }: { sessionId: string; project: string }) {
       if (e.type === "run_start") setRunning(true);
       if (e.type === "task_list_changed") setTasks(e.tasks as TaskItem[]);
       if (e.type === "mode_changed") setModeState(e.to as Mode);
-      if (e.type === "run_end") {
-        setRunning(false);
+      if (e.type === "run_end" || e.type === "reset") {
+        if (e.type === "run_end") setRunning(false);
         reload().catch(() => {});
       }
       setItems((items) => applyEvent(items, e));
@@ -373,6 +373,18 @@ function Chat({ sessionId, project }: { sessionId: string; project: string }) {
 export function AgentScreen({ project, sessionId }: { project: string; sessionId: string }) {
   const { t } = useI18n();
   const sessions = useAsync(() => api.sessions(project), [project, sessionId]);
+  // New sessions (a collaboration's children too) and status changes reach the list as they happen.
+  useEffect(
+    () =>
+      subscribe("/api/events", (e) => {
+        if (e.type === "reset") sessions.reload();
+        else if (e.type === "session_created" || e.type === "session_status") {
+          const p = e.type === "session_created" ? (e.session as { project?: string }).project : e.project;
+          if (p === project) sessions.reload();
+        }
+      }),
+    [project],
+  );
   const profiles = useAsync(() => api.profiles(project), [project]);
   const [profile, setProfile] = useState("leader.default");
   const [mode, setMode] = useState<Mode>("normal");

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, api, type ConflictDetails, type TreeNode } from "../api";
+import { ApiError, api, type ConflictDetails, type FileText, type TreeNode } from "../api";
 import { routeHash } from "../app";
 import { TwoWayDiff } from "../diff-view";
 import { useI18n } from "../i18n";
@@ -79,17 +79,16 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   const [conflict, setConflict] = useState<ConflictDetails | null>(null);
   const [error, setError] = useState<string | null>(null);
   const dirty = text !== saved;
-  const state = useRef({ path, dirty });
-  state.current = { path, dirty };
+  const state = useRef({ path, dirty, version });
+  state.current = { path, dirty, version };
 
-  const load = async (p: string) => {
-    const f = await api.readFile(project, p);
+  const show = (f: FileText) => {
     setText(f.text);
     setSaved(f.text);
     setVersion(f.version);
     setConflict(null);
-    return f;
   };
+  const load = async (p: string) => show(await api.readFile(project, p));
 
   useEffect(() => {
     setStatus(null);
@@ -98,11 +97,13 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     load(path).catch((e: Error) => setError(e.message));
   }, [project, path]);
 
-  // Files changed by agents: refresh the tree (and its word counts); reload the open file if it
-  // has no unsaved typing, else say so and keep the typing.
+  // Files changed by agents or saved in another tab: refresh the tree (and its word counts); reload
+  // the open file if it has no unsaved typing, else say so and keep the typing. This tab's own
+  // saves come back here too, and are recognised by their version.
   useEffect(
     () =>
-      subscribe("/api/events", (e) => {
+      subscribe("/api/events", async (e) => {
+        if (e.type === "reset") return tree.reload();
         if (e.type !== "files_changed" || e.project !== project) return;
         const paths = (e.paths as string[]) ?? [];
         setWords((w) => {
@@ -113,8 +114,13 @@ export function FilesScreen({ project, path }: { project: string; path: string }
         tree.reload();
         const open = state.current.path;
         if (!paths.includes(open)) return;
+        const f = await api.readFile(project, open);
+        if (f.version === state.current.version || open !== state.current.path) return;
         if (state.current.dirty) setStatus(t("files.changedOutsideDirty"));
-        else load(open).then(() => setStatus(t("files.changedOutside")));
+        else {
+          show(f);
+          setStatus(t("files.changedOutside"));
+        }
       }),
     [project],
   );
