@@ -212,7 +212,8 @@ export class SubjectIndex {
 
   /**
    * Record the file a source was synced to. New chunks mean its vectors are no longer complete;
-   * any change of its chunks gives it a new version (which invalidates its cached vector matrix).
+   * removed chunks give it a new version (which drops its cached vector matrix; added chunks only
+   * grow it, see `cachedMatrix`).
    */
   private recordSync(
     subject: string,
@@ -234,17 +235,7 @@ export class SubjectIndex {
            embedded = CASE WHEN ? > 0 THEN NULL ELSE sources.embedded END,
            version = CASE WHEN ? > 0 THEN excluded.version ELSE sources.version END`,
       )
-      .run(
-        subject,
-        source,
-        file.hash,
-        file.length,
-        file.lines,
-        file.entries,
-        randomUUID(),
-        added,
-        added + removed,
-      );
+      .run(subject, source, file.hash, file.length, file.lines, file.entries, randomUUID(), added, removed);
   }
 
   /**
@@ -381,15 +372,15 @@ export class SubjectIndex {
     minSimilarity: number,
   ): { id: number; similarity: number }[] {
     const m = this.db.transaction(() => {
-      const version = (
-        this.db
-          .prepare("SELECT version FROM sources WHERE subject = ? AND source = ?")
-          .get(subject, source) as { version: string } | undefined
-      )?.version;
-      const load = () => this.loadMatrix(subject, source, query.length);
-      return version === undefined
-        ? load()
-        : cachedMatrix(`${this.file}\0${subject}\0${source}`, version, load);
+      const state = this.db
+        .prepare("SELECT version, embedded FROM sources WHERE subject = ? AND source = ?")
+        .get(subject, source) as { version: string; embedded: string | null } | undefined;
+      const load = (after = 0) => this.loadMatrix(subject, source, query.length, after);
+      // Only a source whose every chunk has a vector may be kept and grown: a chunk still without
+      // one would otherwise be skipped for good.
+      return state?.embedded
+        ? cachedMatrix(`${this.file}\0${subject}\0${source}`, state.version, load, load)
+        : load();
     })();
     const top = new TopK(k);
     const d = query.length;
@@ -402,13 +393,18 @@ export class SubjectIndex {
     return top.ids.map((id, i) => ({ id, similarity: top.scores[i]! }));
   }
 
-  private loadMatrix(subject: string, source: Source, dims: number): VectorMatrix {
+  /** The vectors of a source's chunks with an id above `after`, by ascending id. */
+  private loadMatrix(subject: string, source: Source, dims: number, after: number): VectorMatrix {
+    // After a known id, walk the ids from there (`+` keeps SQLite off the subject index, which
+    // would visit every chunk of the subject); from the start, the subject index is the way.
+    const where = after > 0 ? "+c.subject = ? AND +c.source = ?" : "c.subject = ? AND c.source = ?";
     const rows = this.db
       .prepare(
-        "SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash WHERE c.subject = ? AND c.source = ?",
+        `SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash
+         WHERE c.id > ? AND ${where} ORDER BY c.id`,
       )
       .raw()
-      .all(subject, source) as [number, Uint8Array][];
+      .all(after, subject, source) as [number, Uint8Array][];
     const ids = new Int32Array(rows.length);
     const data = new Float32Array(rows.length * dims);
     rows.forEach(([id, blob], r) => {
