@@ -173,8 +173,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
               <span class="muted small" data-testid="word-count">
                 {n.toLocaleString()} {t("files.words")}
               </span>
-              <span class="grow" />
-              <span class="muted small" role="status" data-testid="save-status">
+              <span class="muted small status" role="status" data-testid="save-status">
                 {dirty ? t("files.unsaved") : status}
               </span>
               <div class="tabs" role="tablist">
