@@ -47,6 +47,12 @@ export function assertPasswordHash(stored: string): void {
   }
 }
 
+/** Browser sessions held at once; logging in beyond it ends the oldest. */
+const MAX_SESSIONS = 1000;
+/** Wrong passwords accepted per window before password logins pause (a server reachable from a network). */
+const MAX_FAILURES = 10;
+const FAILURE_WINDOW_MS = 60_000;
+
 /** How the gate is set up. */
 export interface AuthOptions {
   /** The address the server is bound to. */
@@ -59,6 +65,8 @@ export interface AuthOptions {
   allowedHosts?: string[];
   /** The one-time login token (default: a random one). */
   loginToken?: string;
+  /** The clock password failures are counted with (tests move it). */
+  now?: () => number;
 }
 
 /**
@@ -71,6 +79,7 @@ export class AuthGate {
   private port: number;
   private readonly names: string[];
   private readonly sessions = new Set<string>();
+  private failures: number[] = [];
 
   constructor(private readonly opts: AuthOptions) {
     this.loginToken = opts.loginToken ?? randomBytes(32).toString("base64url");
@@ -114,10 +123,23 @@ export class AuthGate {
     return this.openSession();
   }
 
-  /** Exchange the password for a session id; null when none is configured or it does not match. */
+  /**
+   * Exchange the password for a session id; null when none is configured or it does not match.
+   * After MAX_FAILURES wrong ones within a minute, every attempt is refused (`limit_exceeded`)
+   * until the oldest of them is a minute old, so a password cannot be guessed at speed.
+   */
   redeemPassword(password: string): string | null {
     const hash = this.opts.passwordHash;
-    if (!hash || !verifyPassword(password, hash)) return null;
+    if (!hash) return null;
+    const now = (this.opts.now ?? Date.now)();
+    this.failures = this.failures.filter((t) => now - t < FAILURE_WINDOW_MS);
+    if (this.failures.length >= MAX_FAILURES) {
+      throw new NbError("limit_exceeded", "Too many wrong passwords: wait a minute and try again");
+    }
+    if (!verifyPassword(password, hash)) {
+      this.failures.push(now);
+      return null;
+    }
     return this.openSession();
   }
 
@@ -134,6 +156,9 @@ export class AuthGate {
   private openSession(): string {
     const id = randomBytes(32).toString("base64url");
     this.sessions.add(id);
+    // A Set iterates in insertion order: the first is the oldest.
+    if (this.sessions.size > MAX_SESSIONS)
+      this.sessions.delete(this.sessions.values().next().value as string);
     return id;
   }
 }

@@ -101,6 +101,37 @@ describe("logging in", () => {
   });
 });
 
+describe("password guessing", () => {
+  it("pauses password logins after ten wrong ones in a minute, the right one included, then lets it through", async () => {
+    const { AuthGate } = await import("../../src/serve/auth.js");
+    let now = 1_000_000;
+    const gate = new AuthGate({
+      host: "127.0.0.1",
+      port: PORT,
+      passwordHash: hashPassword("correct horse battery"),
+      now: () => now,
+    });
+    for (let i = 0; i < 10; i++) expect(gate.redeemPassword(`guess ${i}`)).toBeNull();
+    expect(() => gate.redeemPassword("correct horse battery")).toThrow(/Too many wrong passwords/);
+    now += 60_001;
+    expect(gate.redeemPassword("correct horse battery")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("answers the paused attempts with 429", async () => {
+    fx = await serveFixture({ passwordHash: hashPassword("correct horse battery") });
+    const post = (password: string) =>
+      fx.app.request(`${ORIGIN}/api/auth/login`, {
+        method: "POST",
+        headers: { origin: ORIGIN, "content-type": "application/json" },
+        body: JSON.stringify({ password }),
+      });
+    for (let i = 0; i < 10; i++) expect((await post(`guess ${i}`)).status).toBe(401);
+    const paused = await post("correct horse battery");
+    expect(paused.status).toBe(429);
+    expect(((await paused.json()) as { error: { code: string } }).error.code).toBe("limit_exceeded");
+  });
+});
+
 describe("Host and Origin", () => {
   it("a state-changing request without an Origin, or from another origin, is 403 and changes nothing", async () => {
     fx = await serveFixture();

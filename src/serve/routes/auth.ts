@@ -41,7 +41,12 @@ export function registerAuthRoutes(app: Hono, routes: ApiRoutes, gate: AuthGate)
           "No password is configured: use the login link nbook serve printed",
         );
       }
-      const id = gate.redeemPassword(body.password);
+      let id: string | null;
+      try {
+        id = gate.redeemPassword(body.password);
+      } catch (e) {
+        throw new HttpError(429, "limit_exceeded", (e as Error).message);
+      }
       if (!id) throw new HttpError(401, "not_allowed", "Wrong password");
       setSessionCookie(c, id);
       return c.json({ authenticated: true });
