@@ -68,4 +68,17 @@ describe("nbook demo: the writing chain, offline", () => {
     expect(leader.stdout).toContain("invoke_agent");
     expect(leader.stdout).toContain("Drafted chapter 3");
   });
+
+  it("sessions list --tree shows leader → writer", async () => {
+    const tree = await nbook(["sessions", "list", "--tree", "--workspace", "D"]);
+    expect(tree.status).toBe(0);
+    const lines = tree.stdout.split("\n");
+    const leader = lines.findIndex((l) => /\b1\b.*leader\.default/.test(l));
+    const writer = lines.findIndex((l) => /\b2\b.*writer/.test(l));
+    expect(leader, tree.stdout).toBeGreaterThanOrEqual(0);
+    // The writer is the leader's child: the next line, drawn under it.
+    expect(writer, tree.stdout).toBe(leader + 1);
+    const indentOf = (l: string) => (l.match(/^[\s│├└─]*/)?.[0] ?? "").length;
+    expect(indentOf(lines[writer] ?? ""), tree.stdout).toBeGreaterThan(indentOf(lines[leader] ?? ""));
+  });
 });
