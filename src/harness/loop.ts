@@ -19,7 +19,7 @@ import {
   stepEnv,
 } from "./run.js";
 import { runStepCalls } from "./step.js";
-import type { EntryInput, Session, SessionStore } from "./store/index.js";
+import type { EntryInput, QueueKind, Session, SessionStore } from "./store/index.js";
 import {
   DEFAULT_LOOP_SETTINGS,
   type InvocationCaller,
@@ -30,6 +30,11 @@ import {
   type Resolution,
   type RunResult,
 } from "./types.js";
+
+/** The intent a queued input is delivered with: a prompt, nbook's own follow-up, else a follow-up. */
+function queuedIntent(kind: QueueKind): RunInput["intent"] {
+  return kind === "prompt" ? "prompt" : kind === "system" ? "system" : "followup";
+}
 
 /** What a Harness is built from. */
 export interface HarnessOptions {
@@ -148,7 +153,7 @@ export class Harness {
     if (!next) return null;
     const input: RunInput = {
       text: next.text,
-      intent: next.kind === "prompt" ? "prompt" : "followup",
+      intent: queuedIntent(next.kind),
       queueItemId: next.id,
     };
     const run = this.runFrom(sessionId, "followup", input, undefined, undefined);
@@ -445,7 +450,7 @@ export class Harness {
       while (result.status === "completed" && !controller.signal.aborted) {
         const next = this.deps.store.queued(sessionId)[0];
         if (!next) break;
-        const intent = next.kind === "prompt" ? "prompt" : "followup";
+        const intent = queuedIntent(next.kind);
         result = await runOnce(
           this.deps,
           sessionId,

@@ -66,7 +66,7 @@ class RunFenced extends Error {}
 /** The user message that starts a run, if any. */
 export interface RunInput {
   text: string;
-  intent: "prompt" | "steer" | "followup";
+  intent: "prompt" | "steer" | "followup" | "system";
   queueItemId?: string;
 }
 

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { renderTranscript } from "../../src/harness/store/index.js";
 import type { RunResult } from "../../src/harness/types.js";
 import { type HarnessFixture, harnessFixture } from "../harness-fixture.js";
 
@@ -63,6 +64,14 @@ describe("bash {background: true}", () => {
       new RegExp(
         `^<system-reminder>\\nBackground job ${jobId} \\(bash: sleep 0.3; echo bells-rang\\) completed`,
       ),
+    );
+    // nbook's own follow-up, not the user's words: a system intent, shown as such in the transcript.
+    const entry = fx.store
+      .activePath(s.id)
+      .find((e) => e.kind === "user" && e.data.text.includes("<system-reminder>"));
+    expect(entry?.kind === "user" && entry.data.intent).toBe("system");
+    expect(renderTranscript(fx.store.session(s.id), fx.store.activePath(s.id))).toMatch(
+      /\nsystem: <system-reminder>/,
     );
     const job = fx.store.jobs.getFull(jobId!);
     expect(job).toMatchObject({

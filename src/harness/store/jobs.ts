@@ -370,7 +370,7 @@ export class JobTable {
 
   private deliverInTx(sessionKey: number, deliveryId: string, text: string, jobId: string | null): boolean {
     if (this.deliveryById.get(deliveryId)) return false;
-    const item = this.queues.enqueue(sessionKey, "followup", text);
+    const item = this.queues.enqueue(sessionKey, "system", text);
     this.insertDelivery.run(deliveryId, sessionKey, jobId, Number(item.id), now());
     return true;
   }

@@ -39,11 +39,14 @@ const runId = z.string().min(1);
 
 /** The data of each entry kind; the tree stores them verbatim as JSON. */
 export const ENTRY_DATA = {
-  /** A user (or queued) message. `queueItemId` marks the queue item this message consumed. */
+  /**
+   * A user (or queued) message. `queueItemId` marks the queue item this message consumed. Intent
+   * `system`: a follow-up from nbook itself (a background job's result), not the user's words.
+   */
   user: z
     .object({
       text: z.string(),
-      intent: z.enum(["prompt", "steer", "followup"]).default("prompt"),
+      intent: z.enum(["prompt", "steer", "followup", "system"]).default("prompt"),
       queueItemId: z.string().optional(),
     })
     .strict(),
@@ -206,7 +209,8 @@ export interface Approval {
   settledAt: string | null;
 }
 
-export const QueueKindSchema = z.enum(["steer", "followup", "prompt"]);
+/** `system`: a follow-up nbook queues itself (a job's flow-back); it runs like a followup. */
+export const QueueKindSchema = z.enum(["steer", "followup", "prompt", "system"]);
 export type QueueKind = z.infer<typeof QueueKindSchema>;
 
 /** A durable queued input of a session, consumed in order. */

@@ -60,7 +60,11 @@ export function renderTranscript(session: Session, path: Entry[]): string {
   for (const e of path) {
     switch (e.kind) {
       case "user":
-        lines.push(`user${e.data.intent === "prompt" ? "" : ` (${e.data.intent})`}: ${e.data.text}`);
+        lines.push(
+          e.data.intent === "system"
+            ? `system: ${e.data.text}`
+            : `user${e.data.intent === "prompt" ? "" : ` (${e.data.intent})`}: ${e.data.text}`,
+        );
         break;
       case "assistant": {
         const status = e.data.status === "complete" ? "" : ` [${e.data.status}]`;
@@ -125,6 +129,7 @@ function fence(text: string, lang = ""): string {
 function markdownEntry(e: Entry, results: Map<string, Map<string, EntryOf<"tool_result">>>): string | null {
   switch (e.kind) {
     case "user":
+      if (e.data.intent === "system") return `## System (nbook)\n\n${e.data.text}`;
       return `## User${e.data.intent === "prompt" ? "" : ` (${e.data.intent})`}\n\n${e.data.text}`;
     case "assistant": {
       const parts = [`## Assistant${e.data.status === "complete" ? "" : ` (${e.data.status})`}`];
