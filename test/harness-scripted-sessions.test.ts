@@ -89,7 +89,7 @@ describe("one scripted model driving several sessions through the harness", () =
 });
 
 describe("a keyed script across processes", () => {
-  it("a child resumed by nbook approve in a new process replays its own next turn, not its first", async () => {
+  it("nbook approve in a new process resumes the child at its next turn, and the parent's flow-back turn after its history", async () => {
     const nbook = (args: string[]) => runNbookInProcess(args, { cwd: dir });
     writeFileSync(
       join(dir, "s.yaml"),
@@ -99,6 +99,7 @@ describe("a keyed script across processes", () => {
         "    - toolCalls: [{ name: create_agent, input: { profileKey: writer } }]",
         "    - toolCalls: [{ name: invoke_agent, input: { sessionId: 2, message: write it, input: { path: notes/x.md } } }]",
         "    - text: The writer waits for your approval.",
+        "    - text: The writer's note is in notes/x.md.",
         "  writer:",
         '    - toolCalls: [{ name: write, input: { path: notes/x.md, content: "first turn\\n" } }]',
         `    - toolCalls: [{ name: report_result, input: ${REPORT("wrote notes/x.md")} }]`,
@@ -117,5 +118,10 @@ describe("a keyed script across processes", () => {
     // The writer's turn 1 ran once (approved), then its turn 2: it did not start its section over.
     expect(approve.stdout).toContain("report_result");
     expect(readFileSync(join(dir, "ws/novel/notes/x.md"), "utf8")).toBe("first turn\n");
+    // The writer's result flows back to the leader in this process: the leader's section, first
+    // called here, starts after the three answers already in its history, not at its first turn.
+    const leader = await nbook(["sessions", "show", "1", "--workspace", "ws"]);
+    expect(leader.stdout).toContain("assistant: The writer's note is in notes/x.md.");
+    expect(leader.stdout.match(/create_agent \{/g)).toHaveLength(1);
   });
 });
