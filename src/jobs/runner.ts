@@ -313,8 +313,10 @@ export class JobRunner {
     } catch {
       // The store is closed (the process is going away): the next open finds the job interrupted.
     }
+    // After shutdown nothing is announced (no flow-back turn may start while the process closes):
+    // the owners take their follow-ups on their next run.
     if (!this.closed) this.pump();
-    if (job) this.emit({ type: "job_ended", job });
+    if (job && !this.closed) this.emit({ type: "job_ended", job });
     for (const w of [...this.idleWaiters]) w();
   }
 

@@ -237,3 +237,24 @@ describe("nbook jobs", () => {
     expect(json.map((j: { id: string }) => j.id)).toEqual([jobId]);
   });
 });
+
+describe("nbook chat with background jobs", () => {
+  it("prints a line when a job starts, lists it with /jobs, and on leaving ends it as interrupted and says so", () => {
+    const s = script("chat.json", [
+      { toolCalls: [{ name: "bash", input: { command: "sleep 30", background: true } }] },
+      { text: "Started it." },
+    ]);
+    const r = runNbook(["chat", "--project", "novel", "--script", s], {
+      cwd: ws,
+      input: "count the bells\n/jobs\n",
+    });
+    expect(r.stdout).toMatch(/⏵ background job job_[0-9a-f]{8} running: bash: sleep 30/);
+    expect(r.stdout).toMatch(/\/jobs\njob_[0-9a-f]{8} \[running\] bash: sleep 30 \(started/);
+    expect(r.stdout).toContain("(1 background job still running end as interrupted now");
+    withStore((store) => {
+      const [job] = store.jobs.list();
+      expect(job).toMatchObject({ status: "interrupted", delivery: "queued" });
+      expect(store.queued("1")[0].text).toContain("was interrupted");
+    });
+  });
+});
