@@ -37,6 +37,17 @@ const SCRIPT = `turns:
     waitForAbort: true
 `;
 
+/** A World Engine script that leaves one E1 issue: an increment whose base slice is deleted. */
+const ISSUE_SCRIPT = `const t = (s) => world.time.parse(s);
+const base = world.slice.write({ time: t("14 Fog 91 AL, 08:30"), title: "An eighth bell is found", patches: [
+  { subjectId: "eighth-bell", type: "bell", name: "The eighth bell", path: "/number", op: "replace", value: 8 },
+]});
+world.slice.write({ time: t("14 Fog 91 AL, 09:30"), title: "The bells are renumbered", patches: [
+  { subjectId: "eighth-bell", path: "/number", op: "increment", value: 1 },
+]});
+world.slice.delete(base.sliceId);
+`;
+
 const missing = browserMissing();
 
 /** Poll what the page shows until it matches: vitest's poll gives up after 1 s, too soon on a busy machine. */
@@ -242,6 +253,22 @@ if (missing) {
       await shot(page, "11-world");
     });
 
+    it("shows a world issue with its explanation", async () => {
+      // A change whose base is later deleted: the increment is left without a number (E1).
+      writeFileSync(join(dir, "issue.js"), ISSUE_SCRIPT);
+      const exec = runNbook(["world", "exec", join(dir, "issue.js")], { cwd: join(ws, "tide") });
+      expect(exec.status, exec.stderr).toBe(0);
+      await page.getByTestId("nav-world").click();
+      await page.locator('a[data-subject="eighth-bell"]').click();
+      const issue = page.getByTestId("issue");
+      await until(() => issue.locator("summary").textContent()).toContain("E1");
+      await issue.locator("summary").click();
+      await until(() => issue.locator("dd").first().textContent()).toBe(
+        "An increment found no finite number at its path, or an append found no array.",
+      );
+      await shot(page, "12-world-issue");
+    });
+
     it("shows a chapter's writer brief in the plot view", async () => {
       await page.getByTestId("nav-plot").click();
       await page.getByTestId("plot-tree").getByText("The Drowned Bell").click();
@@ -250,16 +277,16 @@ if (missing) {
       expect(await brief.locator("h2").allTextContents()).toEqual(
         expect.arrayContaining(["Goal and landing", "Information control (required)"]),
       );
-      await shot(page, "12-plot-brief");
+      await shot(page, "13-plot-brief");
       await page.getByTestId("tab-promises").click();
       await until(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
-      await shot(page, "13-plot-promises");
+      await shot(page, "14-plot-promises");
     });
 
     it("switches the interface to Chinese", async () => {
       await page.getByTestId("lang").selectOption("zh");
       await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
-      await shot(page, "14-plot-zh");
+      await shot(page, "15-plot-zh");
     });
 
     it("made no request outside the server and raised no page error", () => {

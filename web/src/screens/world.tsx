@@ -34,7 +34,7 @@ function StateTable({ s, other, testId }: { s: SubjectState; other?: SubjectStat
 function IssueCard({ issue }: { issue: Issue }) {
   const { t } = useI18n();
   return (
-    <details class={`issue card ${issue.severity}`}>
+    <details class={`issue card sev-${issue.severity}`} data-testid="issue">
       <summary>
         <span class="badge">{issue.label}</span> {issue.title}{" "}
         <code class="small">
@@ -153,9 +153,10 @@ function SubjectView({ project, id, example }: { project: string; id: string; ex
 /** The World Engine: subjects, a subject's state at calendar times, its history, issues. */
 export function WorldScreen({ project, subjectId }: { project: string; subjectId: string }) {
   const { t } = useI18n();
-  const subjects = useAsync(() => api.subjects(project), [project]);
+  // Agents change the world at any time: each navigation reads the lists again.
+  const subjects = useAsync(() => api.subjects(project), [project, subjectId]);
   const schema = useAsync(() => api.worldSchema(project), [project]);
-  const issues = useAsync(() => api.worldIssues(project), [project]);
+  const issues = useAsync(() => api.worldIssues(project), [project, subjectId]);
   const cal = schema.data?.calendar;
   const example = cal?.examples?.[0] ?? cal?.zero ?? "";
   const types = [...new Set((subjects.data?.subjects ?? []).map((s) => s.type))].sort();
