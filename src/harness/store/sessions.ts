@@ -40,10 +40,19 @@ const OptionsSchema = z
   })
   .strict();
 
+const UpdateSchema = z
+  .object({
+    title: z.string().max(200).optional(),
+    status: SessionStatusSchema.optional(),
+    model: OptionsSchema.shape.model,
+  })
+  .strict();
+
 /** Session headers: create, read, list, update. */
 export class SessionTable {
   private readonly insert: Database.Statement;
   private readonly byId: Database.Statement;
+  private readonly updates = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {
     this.insert = db.prepare(
@@ -130,17 +139,7 @@ export class SessionTable {
 
   /** Change the title, status or pinned model. */
   update(id: string, patch: { title?: string; status?: SessionStatus; model?: string | null }): Session {
-    const p = parseOrThrow(
-      z
-        .object({
-          title: z.string().max(200).optional(),
-          status: SessionStatusSchema.optional(),
-          model: OptionsSchema.shape.model,
-        })
-        .strict(),
-      patch,
-      "session update",
-    );
+    const p = parseOrThrow(UpdateSchema, patch, "session update");
     const key = this.getRow(id).id;
     const sets: string[] = [];
     const args: unknown[] = [];
@@ -153,10 +152,18 @@ export class SessionTable {
       sets.push(`${col} = ?`);
       args.push(v);
     }
-    if (sets.length)
-      this.db
-        .prepare(`UPDATE sessions SET ${sets.join(", ")}, updated_at = ? WHERE id = ?`)
-        .run(...args, now(), key);
+    if (sets.length) this.updateStatement(sets).run(...args, now(), key);
     return this.get(id);
+  }
+
+  // Status changes happen twice per run: the statement for each column set is prepared once.
+  private updateStatement(sets: string[]): Database.Statement {
+    const sql = `UPDATE sessions SET ${sets.join(", ")}, updated_at = ? WHERE id = ?`;
+    let stmt = this.updates.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.updates.set(sql, stmt);
+    }
+    return stmt;
   }
 }
