@@ -30,17 +30,15 @@ export function fuseRanks(lists: readonly (readonly number[])[], limit: number):
 
 /**
  * Embed the chunks of a source that have no vector yet (only those: vectors are keyed by content
- * hash) and store them; returns how many were embedded. `fileHash` is the file the source was
- * just synced to.
+ * hash) and store them; returns how many were embedded.
  */
 export async function embedMissing(
   index: SubjectIndex,
   subject: string,
   source: Source,
   provider: EmbeddingProvider,
-  fileHash: string,
 ): Promise<number> {
-  const missing = index.missingVectors(subject, source, provider.id);
+  const { missing, upTo } = index.missingVectors(subject, source, provider.id);
   const vectors = await provider.embed(
     missing.map((m) => m.text),
     "document",
@@ -49,7 +47,7 @@ export async function embedMissing(
     subject,
     source,
     provider.id,
-    fileHash,
+    upTo,
     missing.map((m, i) => ({ hash: m.hash, vector: vectors[i]! })),
   );
   return missing.length;

@@ -7,9 +7,14 @@ import { keywordQuery } from "./keyword-query.js";
 import { cachedMatrix, type VectorMatrix } from "./vector-cache.js";
 import { blobVector, TopK, vectorBlob } from "./vectors.js";
 
+// Version 4: chunk ids only ever grow (AUTOINCREMENT), so "every chunk up to id N has a vector" and a
+// cached vector matrix grown by higher ids stay true; older chunk tables are rebuilt (a cache).
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS chunks (
-  id INTEGER PRIMARY KEY,
+DROP TABLE IF EXISTS chunk_fts;
+DROP TABLE IF EXISTS chunks;
+DROP TABLE IF EXISTS sources;
+CREATE TABLE chunks (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   subject TEXT NOT NULL,
   source TEXT NOT NULL CHECK (source IN ('events', 'memory')),
   hash TEXT NOT NULL,
@@ -20,9 +25,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   time TEXT,
   UNIQUE (subject, source, hash)
 );
-CREATE INDEX IF NOT EXISTS chunks_hash ON chunks (hash);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, tokenize = 'trigram');
-DROP TABLE IF EXISTS sources;
+CREATE INDEX chunks_hash ON chunks (hash);
+CREATE VIRTUAL TABLE chunk_fts USING fts5(text, tokenize = 'trigram');
 CREATE TABLE sources (
   subject TEXT NOT NULL,
   source TEXT NOT NULL,
@@ -31,6 +35,7 @@ CREATE TABLE sources (
   lines INTEGER NOT NULL,
   entries INTEGER NOT NULL,
   embedded TEXT,
+  covered INTEGER NOT NULL DEFAULT 0,
   version TEXT NOT NULL,
   PRIMARY KEY (subject, source)
 );
@@ -59,9 +64,10 @@ export interface FileState {
   entries: number;
 }
 
-/** A source's indexed state: its file, and the embedding model whose vectors cover all its chunks. */
+/** A source's indexed state: its file, and the model whose vectors all its chunks up to id `covered` have. */
 export interface SourceState extends FileState {
   embedded: string | null;
+  covered: number;
 }
 
 interface Row {
@@ -99,7 +105,7 @@ export class SubjectIndex {
   /** Open (creating) the index file. */
   static open(file: string): SubjectIndex {
     return new SubjectIndex(
-      openVersionedDb({ what: "the subject memory index", file, version: 3, sql: SCHEMA }),
+      openVersionedDb({ what: "the subject memory index", file, version: 4, sql: SCHEMA }),
       file,
     );
   }
@@ -112,7 +118,7 @@ export class SubjectIndex {
   sourceState(subject: string, source: Source): SourceState | null {
     const r = this.db
       .prepare(
-        "SELECT file_hash AS hash, file_length AS length, lines, entries, embedded FROM sources WHERE subject = ? AND source = ?",
+        "SELECT file_hash AS hash, file_length AS length, lines, entries, embedded, covered FROM sources WHERE subject = ? AND source = ?",
       )
       .get(subject, source) as SourceState | undefined;
     return r ?? null;
@@ -141,7 +147,7 @@ export class SubjectIndex {
           wanted.values(),
           new Map(existing.map((r) => [r.hash, r])),
         );
-        this.recordSync(subject, source, file, added, removed);
+        this.recordSync(subject, source, file, removed);
         return { added, removed };
       })
       .immediate();
@@ -160,7 +166,7 @@ export class SubjectIndex {
           if (r) have.set(c.hash, r);
         }
         const added = this.addChunks(subject, source, new Map(chunks.map((c) => [c.hash, c])).values(), have);
-        this.recordSync(subject, source, file, added, 0);
+        this.recordSync(subject, source, file, 0);
         return { added, removed: 0 };
       })
       .immediate();
@@ -211,31 +217,23 @@ export class SubjectIndex {
   }
 
   /**
-   * Record the file a source was synced to. New chunks mean its vectors are no longer complete;
-   * removed chunks give it a new version (which drops its cached vector matrix; added chunks only
-   * grow it, see `cachedMatrix`).
+   * Record the file a source was synced to. Removed chunks give it a new version, which drops its
+   * cached vector matrix (added chunks have higher ids and only grow it, see `cachedMatrix`).
    */
-  private recordSync(
-    subject: string,
-    source: Source,
-    file: FileState | undefined,
-    added: number,
-    removed: number,
-  ): void {
+  private recordSync(subject: string, source: Source, file: FileState | undefined, removed: number): void {
     if (!file) {
       this.db.prepare("DELETE FROM sources WHERE subject = ? AND source = ?").run(subject, source);
       return;
     }
     this.db
       .prepare(
-        `INSERT INTO sources (subject, source, file_hash, file_length, lines, entries, embedded, version)
-         VALUES (?, ?, ?, ?, ?, ?, NULL, ?)
+        `INSERT INTO sources (subject, source, file_hash, file_length, lines, entries, version)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (subject, source) DO UPDATE SET file_hash = excluded.file_hash,
            file_length = excluded.file_length, lines = excluded.lines, entries = excluded.entries,
-           embedded = CASE WHEN ? > 0 THEN NULL ELSE sources.embedded END,
            version = CASE WHEN ? > 0 THEN excluded.version ELSE sources.version END`,
       )
-      .run(subject, source, file.hash, file.length, file.lines, file.entries, randomUUID(), added, removed);
+      .run(subject, source, file.hash, file.length, file.lines, file.entries, randomUUID(), removed);
   }
 
   /**
@@ -300,18 +298,32 @@ export class SubjectIndex {
   }
 
   /**
-   * The chunks of a source that have no vector of `model` yet (hash and text). Vectors of another
-   * model are dropped first: they live in another space and cannot be compared with this one's.
+   * The chunks of a source that have no vector of `model` yet (hash and text), and the highest
+   * chunk id looked at. Vectors of another model are dropped first: they live in another space and
+   * cannot be compared with this one's. Once a source is covered up to an id, only higher ids are
+   * looked at, so after an append this reads the appended chunks only.
    */
-  missingVectors(subject: string, source: Source, model: string): { hash: string; text: string }[] {
+  missingVectors(
+    subject: string,
+    source: Source,
+    model: string,
+  ): { missing: { hash: string; text: string }[]; upTo: number } {
     this.useModel(model);
-    if (this.sourceState(subject, source)?.embedded === model) return [];
-    return this.db
+    const state = this.sourceState(subject, source);
+    const after = state?.embedded === model ? state.covered : 0;
+    // From a known id, walk the ids from there (`+` keeps SQLite off the subject index, which would
+    // visit every chunk of the subject); from the start, the subject index is the way.
+    const where = after > 0 ? "+c.subject = ? AND +c.source = ?" : "c.subject = ? AND c.source = ?";
+    const rows = this.db
       .prepare(
-        `SELECT hash, text FROM chunks c WHERE subject = ? AND source = ?
-         AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash) ORDER BY ord`,
+        `SELECT c.id, c.hash, c.text, EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash) AS has
+         FROM chunks c WHERE c.id > ? AND ${where} ORDER BY c.id`,
       )
-      .all(subject, source) as { hash: string; text: string }[];
+      .all(after, subject, source) as { id: number; hash: string; text: string; has: number }[];
+    return {
+      missing: rows.filter((r) => !r.has).map((r) => ({ hash: r.hash, text: r.text })),
+      upTo: rows.length ? rows[rows.length - 1]!.id : after,
+    };
   }
 
   private useModel(model: string): void {
@@ -322,7 +334,7 @@ export class SubjectIndex {
     this.db
       .transaction(() => {
         this.db.exec(
-          "DELETE FROM vectors; UPDATE sources SET embedded = NULL, version = lower(hex(randomblob(16)));",
+          "DELETE FROM vectors; UPDATE sources SET embedded = NULL, covered = 0, version = lower(hex(randomblob(16)));",
         );
         this.db
           .prepare(
@@ -334,14 +346,14 @@ export class SubjectIndex {
   }
 
   /**
-   * Store vectors of `model` by chunk hash, and mark the source complete when its file is still
-   * the one `fileHash` names (a sync meanwhile may have added chunks without vectors).
+   * Store vectors of `model` by chunk hash, and record that every chunk of the source up to id
+   * `upTo` (what `missingVectors` looked at) now has one, unless the model changed meanwhile.
    */
   storeVectors(
     subject: string,
     source: Source,
     model: string,
-    fileHash: string,
+    upTo: number,
     vectors: readonly { hash: string; vector: Float32Array }[],
   ): void {
     this.db
@@ -350,10 +362,10 @@ export class SubjectIndex {
         for (const v of vectors) put.run(v.hash, vectorBlob(v.vector));
         this.db
           .prepare(
-            `UPDATE sources SET embedded = ? WHERE subject = ? AND source = ? AND file_hash = ?
+            `UPDATE sources SET embedded = ?, covered = ? WHERE subject = ? AND source = ?
              AND (SELECT value FROM meta WHERE key = 'embedding') = ?`,
           )
-          .run(model, subject, source, fileHash, model);
+          .run(model, upTo, subject, source, model);
       })
       .immediate();
   }
@@ -373,14 +385,18 @@ export class SubjectIndex {
   ): { id: number; similarity: number }[] {
     const m = this.db.transaction(() => {
       const state = this.db
-        .prepare("SELECT version, embedded FROM sources WHERE subject = ? AND source = ?")
-        .get(subject, source) as { version: string; embedded: string | null } | undefined;
-      const load = (after = 0) => this.loadMatrix(subject, source, query.length, after);
-      // Only a source whose every chunk has a vector may be kept and grown: a chunk still without
-      // one would otherwise be skipped for good.
-      return state?.embedded
-        ? cachedMatrix(`${this.file}\0${subject}\0${source}`, state.version, load, load)
-        : load();
+        .prepare("SELECT version, embedded, covered FROM sources WHERE subject = ? AND source = ?")
+        .get(subject, source) as { version: string; embedded: string | null; covered: number } | undefined;
+      // The matrix kept holds exactly the chunks up to `covered`, which all have a vector; a chunk
+      // above it may still lack one and would otherwise be skipped for good when the matrix grows.
+      if (!state?.embedded) return this.loadMatrix(subject, source, query.length, 0, Number.MAX_SAFE_INTEGER);
+      const upTo = state.covered;
+      return cachedMatrix(
+        `${this.file}\0${subject}\0${source}`,
+        state.version,
+        () => this.loadMatrix(subject, source, query.length, 0, upTo),
+        (after) => this.loadMatrix(subject, source, query.length, after, upTo),
+      );
     })();
     const top = new TopK(k);
     const d = query.length;
@@ -393,18 +409,22 @@ export class SubjectIndex {
     return top.ids.map((id, i) => ({ id, similarity: top.scores[i]! }));
   }
 
-  /** The vectors of a source's chunks with an id above `after`, by ascending id. */
-  private loadMatrix(subject: string, source: Source, dims: number, after: number): VectorMatrix {
-    // After a known id, walk the ids from there (`+` keeps SQLite off the subject index, which
-    // would visit every chunk of the subject); from the start, the subject index is the way.
+  /** The vectors of a source's chunks with an id in (after, upTo], by ascending id. */
+  private loadMatrix(
+    subject: string,
+    source: Source,
+    dims: number,
+    after: number,
+    upTo: number,
+  ): VectorMatrix {
     const where = after > 0 ? "+c.subject = ? AND +c.source = ?" : "c.subject = ? AND c.source = ?";
     const rows = this.db
       .prepare(
         `SELECT c.id, v.vector FROM chunks c JOIN vectors v ON v.hash = c.hash
-         WHERE c.id > ? AND ${where} ORDER BY c.id`,
+         WHERE c.id > ? AND c.id <= ? AND ${where} ORDER BY c.id`,
       )
       .raw()
-      .all(after, subject, source) as [number, Uint8Array][];
+      .all(after, upTo, subject, source) as [number, Uint8Array][];
     const ids = new Int32Array(rows.length);
     const data = new Float32Array(rows.length * dims);
     rows.forEach(([id, blob], r) => {

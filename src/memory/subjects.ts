@@ -81,7 +81,7 @@ function appendedTail(state: FileState | null, text: string): { tail: string; ha
 }
 
 /**
- * Bring the index of one subject's source up to the file's text, and return the file's hash.
+ * Bring the index of one subject's source up to the file's text.
  * Unchanged text (same hash) costs no parsing; events appended at the end of events.jsonl are
  * parsed and indexed alone; any other change re-parses the file and re-indexes only the chunks
  * whose content hash changed. Parse errors name `file:line`.
@@ -91,7 +91,7 @@ export function syncText(
   subject: { id: string; path: string },
   source: Source,
   text: string,
-): { sync: SyncResult; hash: string } {
+): SyncResult {
   const file = sourceFile(subject.path, source);
   const state = index.sourceState(subject.id, source);
   const tail = source === "events" ? appendedTail(state, text) : null;
@@ -104,19 +104,16 @@ export function syncText(
       lines: state.lines + newlines(tail.tail),
       entries: state.entries + events.length,
     };
-    return {
-      sync: index.append(subject.id, source, eventChunks(events, state.entries), next),
-      hash: tail.hash,
-    };
+    return index.append(subject.id, source, eventChunks(events, state.entries), next);
   }
   const hash = textHash(text);
-  if (state?.hash === hash) return { sync: { added: 0, removed: 0 }, hash };
+  if (state?.hash === hash) return { added: 0, removed: 0 };
   const chunks =
     source === "events"
       ? eventChunks(parseEvents(file, text).map((l) => l.value))
       : memoryChunks(parseMemories(file, text).map((l) => l.value));
   const next = { hash, length: text.length, lines: newlines(text), entries: chunks.length };
-  return { sync: index.sync(subject.id, source, chunks, next), hash };
+  return index.sync(subject.id, source, chunks, next);
 }
 
 async function requireSubject(
@@ -163,12 +160,12 @@ export async function searchSubject(
     const results: SourceResult[] = [];
     for (const [i, source] of sources.entries()) {
       const limit = opts.limit ?? DEFAULT_LIMIT[source];
-      const { sync, hash } = syncText(index, s, source, texts[i]!);
+      const sync = syncText(index, s, source, texts[i]!);
       if (!provider) {
         results.push({ source, hits: index.search(s.id, source, query, limit), sync, embedded: 0 });
         continue;
       }
-      const embedded = await embedMissing(index, s.id, source, provider, hash);
+      const embedded = await embedMissing(index, s.id, source, provider);
       const ids = await hybridIds(index, s.id, source, query, limit, provider);
       results.push({ source, hits: index.rowsByIds(ids), sync, embedded });
     }
@@ -195,19 +192,21 @@ export async function rebuildIndex(
     for (const id of subjectIds) {
       const row: RebuildRow = { id, events: 0, memory: 0, embedded: 0 };
       for (const source of SOURCES) {
-        let hash: string;
         try {
           const s = await requireSubject(files, subjectPathOf(id));
-          const synced = syncText(index, s, source, (await files.read(sourceFile(s.path, source))) ?? "");
-          row[source] = synced.sync.added;
-          hash = synced.hash;
+          row[source] = syncText(
+            index,
+            s,
+            source,
+            (await files.read(sourceFile(s.path, source))) ?? "",
+          ).added;
         } catch (e) {
           if (!(e instanceof NbError)) throw e;
           row.error = e.message;
           continue;
         }
         // An embedding failure stops the rebuild: it is not a problem of this subject's files.
-        if (embedding) row.embedded += await embedMissing(index, id, source, embedding, hash);
+        if (embedding) row.embedded += await embedMissing(index, id, source, embedding);
       }
       subjects.push(row);
     }

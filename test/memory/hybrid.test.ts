@@ -127,6 +127,18 @@ describe("hybrid subject memory search", () => {
     expect(b.text).not.toContain("Mira");
   });
 
+  it("a chunk whose text another subject already embedded is found without embedding it again", async () => {
+    await append(A, "The lantern hums.");
+    await append(B, "Lin waited.");
+    await ok(search(A, "x"));
+    await ok(search(B, "x"));
+    await append(B, "The lantern hums.");
+    stub.requests.length = 0;
+    const r = await ok(search(B, "lamp"));
+    expect(r.text).toBe("1 events candidate:\n\n1. events\nThe lantern hums.");
+    expect(stub.inputs()).toEqual(["lamp"]);
+  });
+
   it("an embedding service that fails is a loud error naming model, host and status, with the key masked; no keyword fall back", async () => {
     await append(A, "The lantern went out.");
     stub.failWith = 500;

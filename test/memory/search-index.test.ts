@@ -57,10 +57,10 @@ describe("syncing a source from its file text", () => {
 
   it("indexes only the lines appended at the end, numbering errors by their line in the file", () => {
     const before = lines("one bell", "two bells", "three bells");
-    expect(syncText(index, mira, "events", before).sync).toEqual({ added: 3, removed: 0 });
-    expect(syncText(index, mira, "events", before).sync).toEqual({ added: 0, removed: 0 });
+    expect(syncText(index, mira, "events", before)).toEqual({ added: 3, removed: 0 });
+    expect(syncText(index, mira, "events", before)).toEqual({ added: 0, removed: 0 });
     const after = before + lines("four bells", "one bell");
-    expect(syncText(index, mira, "events", after).sync).toEqual({ added: 1, removed: 0 });
+    expect(syncText(index, mira, "events", after)).toEqual({ added: 1, removed: 0 });
     const hits = index.search("mira", "events", "bell", 10).sort((x, y) => x.ord - y.ord);
     expect(hits.map((h) => [h.ord, h.text])).toEqual([
       [1, "two bells"],
@@ -76,12 +76,12 @@ describe("syncing a source from its file text", () => {
   it("re-reads the whole file when the old text is no longer its start", () => {
     syncText(index, mira, "events", lines("a lantern", "a bell"));
     const edited = lines("a lantern", "a raven", "a gate");
-    expect(syncText(index, mira, "events", edited).sync).toEqual({ added: 2, removed: 1 });
+    expect(syncText(index, mira, "events", edited)).toEqual({ added: 2, removed: 1 });
     expect(index.search("mira", "events", "bell", 10)).toEqual([]);
     // The last line had no newline: an append after it is not a pure append.
     const noNewline = '{"text":"a lantern"}';
     syncText(index, mira, "events", noNewline);
-    expect(syncText(index, mira, "events", `${noNewline}\n{"text":"a bell"}\n`).sync).toEqual({
+    expect(syncText(index, mira, "events", `${noNewline}\n{"text":"a bell"}\n`)).toEqual({
       added: 1,
       removed: 0,
     });
