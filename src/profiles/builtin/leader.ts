@@ -7,7 +7,7 @@ export const leaderDefault = defineProfile({
   key: "leader.default",
   name: "Leader",
   description:
-    "Main entry and coordinator for a novel project: files, plot, World Engine, and dispatching writer, retrieval and researcher agents.",
+    "Main entry and coordinator for a novel project: files, plot, World Engine, and delegating to the writer (prose), world.engine (world facts), director (plot), retrieval and researcher agents.",
   output: z.object({ result: z.string().optional() }).strict(),
   tools: [
     "read",
