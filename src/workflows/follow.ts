@@ -4,8 +4,8 @@ import type { RunRecord } from "./store/index.js";
 
 /** How a run that is followed to its end reports where it stands. */
 export interface FollowHooks {
-  /** The run waits on the user's answers (text names the questions). */
-  waiting?(text: string): void;
+  /** The run waits on the user's answers (text names the questions); "stop" ends the following there. */
+  waiting?(text: string): undefined | "stop";
   /** The run runs again after it was answered. */
   running?(): void;
 }
@@ -49,7 +49,7 @@ export async function followRun(
       }
     } else if (!reportedWaiting) {
       reportedWaiting = true;
-      hooks.waiting?.(waitingText(runs, runId));
+      if (hooks.waiting?.(waitingText(runs, runId)) === "stop") return run;
     }
     await new Promise<void>((r) => {
       const t = setTimeout(r, POLL_MS);

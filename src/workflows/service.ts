@@ -197,18 +197,23 @@ export class WorkflowRuns {
 
   /** The run with its pending asks, participants and activity timeline. */
   view(runId: string): RunView {
-    const { source: _source, ...run } = this.store.run(runId);
-    return {
-      run,
-      pendingAsks: this.store.asks(runId),
-      participants: this.store.participants(runId),
-      timeline: this.store.timeline(runId).map((e) => ({
-        seq: e.seq,
-        kind: e.kind,
-        ok: e.ok,
-        ms: e.endedAt - e.startedAt,
-        startedAt: e.startedAt,
-      })),
-    };
+    return runView(this.store, runId);
   }
+}
+
+/** A run with its pending asks, participants and activity timeline (what `show` and a UI display). */
+export function runView(store: WorkflowStore, runId: string): RunView {
+  const { source: _source, ...run } = store.run(runId);
+  return {
+    run,
+    pendingAsks: store.asks(runId),
+    participants: store.participants(runId),
+    timeline: store.timeline(runId).map((e) => ({
+      seq: e.seq,
+      kind: e.kind,
+      ok: e.ok,
+      ms: e.endedAt - e.startedAt,
+      startedAt: e.startedAt,
+    })),
+  };
 }

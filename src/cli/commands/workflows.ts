@@ -4,6 +4,15 @@ import { listWorkflows, usable, type WorkflowEntry } from "../../workflows/catal
 import { closeWorkflowSandbox } from "../../workflows/sandbox/index.js";
 import { locateProject } from "../locate.js";
 import { printJson, reportCliError } from "../output.js";
+import {
+  answerCommand,
+  cancelCommand,
+  listRunsCommand,
+  type RunOpts,
+  resumeCommand,
+  runCommand,
+  showRunCommand,
+} from "./workflow-runs.js";
 
 interface Opts {
   workspace?: string;
@@ -80,11 +89,15 @@ function action<A extends unknown[]>(fn: (...a: A) => Promise<void>, json: (...a
   };
 }
 
-/** `nbook workflows list|show`. */
+const RUN_ID = /^run_[0-9a-f]{12}$/;
+
+/** `nbook workflows list|show|run|runs|resume|answer|cancel`. */
 export function registerWorkflows(program: Command): void {
   const wf = program
     .command("workflows")
-    .description("Workflows: list and show definitions (built-in, workspace and project layers)");
+    .description(
+      "Workflows: list and show definitions (built-in, workspace and project layers); run, resume, answer, cancel and show runs",
+    );
   wf.command("list")
     .description("List the workflows with their status (ok, or broken with file:line and reason) and layer")
     .option("--workspace <dir>", "workspace root")
@@ -92,10 +105,62 @@ export function registerWorkflows(program: Command): void {
     .option("--json", "print JSON")
     .action(action(listCommand, (o: Opts) => o.json));
   wf.command("show")
-    .description("Show a workflow definition: title, description, phases, args schema")
-    .argument("<key>", "workflow key")
+    .description(
+      "Show a workflow definition (title, description, phases, args schema), or a run (run_…): status, phase progress, participants, usage, activity timeline, pending asks",
+    )
+    .argument("<keyOrRunId>", "workflow key, or run id")
     .option("--workspace <dir>", "workspace root")
     .option("--project <name>", "project")
-    .option("--json", "print JSON (with the source)")
-    .action(action(showDefinition, (_k: string, o: Opts) => o.json));
+    .option("--json", "print JSON (a definition with its source)")
+    .action(
+      action(
+        async (k: string, o: Opts) => (RUN_ID.test(k) ? showRunCommand(k, o) : showDefinition(k, o)),
+        (_k: string, o: Opts) => o.json,
+      ),
+    );
+  const common = (c: Command) =>
+    c
+      .option("--workspace <dir>", "workspace root")
+      .option("--project <name>", "project")
+      .option("--script <file>", "a scripted model for every agent (offline; see docs/scripted-model.md)")
+      .option("--json", "print JSON at the end");
+  common(
+    wf
+      .command("run")
+      .description("Run a workflow in the foreground with a live progress line (Ctrl-C cancels it)")
+      .argument("[key]", "workflow key")
+      .option("--args <json>", "the workflow's args as JSON (or @file)")
+      .option("--file <script.js>", "run this workflow module instead of a key")
+      .option("--model <provider/model>", "default model of the run's agents (must be visible to agents)")
+      .option("--mode <mode>", "mode of the run's agents: normal, discuss or plan (default normal)"),
+  ).action(action(runCommand, (_k: string | undefined, o: RunOpts) => o.json));
+  common(
+    wf
+      .command("resume")
+      .description("Continue a run whose process died, from its journal")
+      .argument("<runId>", "run id"),
+  ).action(action(resumeCommand, (_r: string, o: RunOpts) => o.json));
+  common(
+    wf
+      .command("answer")
+      .description("Answer every pending question of a waiting run at once, then continue it")
+      .argument("<runId>", "run id")
+      .option("--answers <json>", "answers by ask key, e.g. '{\"keep\": true}' (or @file)"),
+  ).action(action(answerCommand, (_r: string, o: RunOpts) => o.json));
+  common(
+    wf
+      .command("cancel")
+      .description("Cancel a run (waiting, or running here or in another process)")
+      .argument("<runId>", "run id"),
+  ).action(action(cancelCommand, (_r: string, o: RunOpts) => o.json));
+  wf.command("runs")
+    .description("List the latest workflow runs")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print JSON")
+    .action(
+      action(
+        async (o: Opts) => listRunsCommand(o),
+        (o: Opts) => o.json,
+      ),
+    );
 }

@@ -172,7 +172,10 @@ export const runWorkflow = defineTool({
         run: async (jctx) => {
           try {
             const out = await followRun(runs, run.id, jctx.signal, {
-              waiting: (text) => jctx.waiting(text),
+              waiting: (text) => {
+                jctx.waiting(text);
+                return undefined;
+              },
               running: () => jctx.running(),
             });
             if (out.status === "failed")
