@@ -131,7 +131,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "workflows",
     term: "workflows",
-    description: "Workflows: list and show definitions (built-in, workspace and project layers)",
+    description:
+      "Workflows: list and show definitions (built-in, workspace and project layers); run, resume, answer, cancel and show runs",
     load: async () => (await import("./commands/workflows.js")).registerWorkflows,
   },
   {
