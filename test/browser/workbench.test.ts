@@ -91,6 +91,9 @@ if (missing) {
     it("signs in with the token nbook serve printed", async () => {
       await page.goto(`${server.origin}/`);
       await page.getByTestId("login-token").waitFor();
+      await page.getByTestId("login-token").fill("not-the-token");
+      await page.getByTestId("login-submit").click();
+      await until(() => page.getByRole("alert").textContent()).toContain("wrong or already used");
       await shot(page, "01-login");
       await page.getByTestId("login-token").fill(server.token);
       await page.getByTestId("login-submit").click();

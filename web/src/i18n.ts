@@ -8,10 +8,10 @@ export type Lang = "en" | "zh";
 const en = {
   appName: "NeuroBook",
   "login.title": "Sign in",
-  "login.hint":
-    "Paste the login token that `nbook serve` printed in the terminal (or open the link it printed).",
-  "login.token": "Login token",
+  "login.hint": "Paste the link or the token that nbook serve printed in the terminal.",
+  "login.token": "Login link or token",
   "login.submit": "Sign in",
+  "login.badToken": "That token is wrong or already used. Restart nbook serve for a new link.",
   "login.password": "Password",
   "nav.bookshelf": "Bookshelf",
   "nav.files": "Files",
@@ -110,9 +110,10 @@ export type MessageKey = keyof typeof en;
 const zh: Record<MessageKey, string> = {
   appName: "NeuroBook",
   "login.title": "登录",
-  "login.hint": "粘贴 `nbook serve` 在终端里打印的登录令牌（或直接打开它打印的链接）。",
-  "login.token": "登录令牌",
+  "login.hint": "粘贴 nbook serve 在终端里打印的链接或登录令牌。",
+  "login.token": "登录链接或令牌",
   "login.submit": "登录",
+  "login.badToken": "令牌不对或已用过。重启 nbook serve 可得到新的链接。",
   "login.password": "密码",
   "nav.bookshelf": "书架",
   "nav.files": "文件",

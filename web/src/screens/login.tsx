@@ -11,9 +11,20 @@ export function Login({ onDone }: { onDone: () => void }) {
   const [token, setToken] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const withToken = (e: Event) => {
+  // The same exchange as opening the printed link, without leaving the page: a good token answers
+  // with the cookie and a redirect, a wrong or spent one with an error shown here.
+  const withToken = async (e: Event) => {
     e.preventDefault();
-    location.assign(`/login?token=${encodeURIComponent(token.trim())}`);
+    setError(null);
+    const pasted = token.trim();
+    const fromLink = /[?&]token=([^&#\s]+)/.exec(pasted);
+    const value = fromLink ? decodeURIComponent(fromLink[1]!) : pasted;
+    const res = await fetch(`/login?token=${encodeURIComponent(value)}`, {
+      redirect: "manual",
+      credentials: "same-origin",
+    });
+    if (res.type === "opaqueredirect" || res.ok) return onDone();
+    setError(res.status === 401 ? t("login.badToken") : `${res.status} ${res.statusText}`);
   };
   const withPassword = async (e: Event) => {
     e.preventDefault();
