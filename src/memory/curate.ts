@@ -1,4 +1,4 @@
-import jsonpatch, { type Operation } from "fast-json-patch";
+import jsonpatch, { type Operation } from "fast-json-patch/commonjs/core.js";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { type MemoryPatch, MemoryPatchSchema } from "./curate-schema.js";
