@@ -178,3 +178,18 @@ describe("every route validates its inputs with its zod schemas", () => {
     }
   });
 });
+
+describe("docs/serve.md", () => {
+  it("lists every route the app registers, and no other", async () => {
+    const { readFileSync } = await import("node:fs");
+    const doc = readFileSync(new URL("../../docs/serve.md", import.meta.url), "utf8");
+    const documented = new Set(
+      [...doc.matchAll(/^\| `(GET|POST|PUT|DELETE) (\/api\/[^`?]*)/gm)].map((m) => `${m[1]} ${m[2]}`),
+    );
+    const registered = new Set([
+      ...fx.routes.specs.map((s) => `${s.method.toUpperCase()} ${s.path}`),
+      "GET /api/openapi.json",
+    ]);
+    expect([...documented].sort()).toEqual([...registered].sort());
+  });
+});
