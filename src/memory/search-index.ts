@@ -400,8 +400,8 @@ export class SubjectIndex {
     })();
     const top = new TopK(k);
     const d = query.length;
-    const { ids, data } = m;
-    for (let r = 0, off = 0; r < ids.length; r++, off += d) {
+    const { rows, ids, data } = m;
+    for (let r = 0, off = 0; r < rows; r++, off += d) {
       let s = 0;
       for (let i = 0; i < d; i++) s += data[off + i]! * query[i]!;
       if (s >= minSimilarity) top.offer(ids[r]!, s);
@@ -431,7 +431,7 @@ export class SubjectIndex {
       ids[r] = id;
       data.set(blobVector(blob), r * dims);
     });
-    return { ids, data };
+    return { rows: rows.length, ids, data };
   }
 
   /** Drop every chunk and source state (before a full rebuild); vectors stay, to be reused by hash. */

@@ -1,6 +1,8 @@
-/** One source's vectors as a single matrix: row r is chunk `ids[r]`; ids ascend. */
+/** One source's vectors as a single matrix: row r (r < rows) is chunk `ids[r]`; ids ascend. */
 export interface VectorMatrix {
+  rows: number;
   ids: Int32Array;
+  /** `rows` vectors one after the other; the arrays may be longer (room to grow). */
   data: Float32Array;
 }
 
@@ -21,6 +23,23 @@ function put(key: string, version: string, matrix: VectorMatrix): void {
   floats += matrix.data.length;
 }
 
+/** `m` with the rows of `more` (exactly sized, not empty) after its own: in place when there is room, else in arrays half as big again. */
+function grow(m: VectorMatrix, more: VectorMatrix): VectorMatrix {
+  const rows = m.rows + more.rows;
+  const width = more.data.length / more.ids.length;
+  let { ids, data } = m;
+  if (rows > ids.length) {
+    const capacity = Math.ceil(rows * 1.5);
+    ids = new Int32Array(capacity);
+    ids.set(m.ids.subarray(0, m.rows));
+    data = new Float32Array(capacity * width);
+    data.set(m.data.subarray(0, m.rows * width));
+  }
+  ids.set(more.ids.subarray(0, more.rows), m.rows);
+  data.set(more.data.subarray(0, more.rows * width), m.rows * width);
+  return { rows, ids, data };
+}
+
 /**
  * The matrix of `key` at `version`, kept across searches: reading 10,000 vectors out of SQLite
  * costs far more than comparing them, so a search with stored vectors scans memory. A version
@@ -35,24 +54,15 @@ export function cachedMatrix(
   loadAfter: (lastId: number) => VectorMatrix,
 ): VectorMatrix {
   const hit = cache.get(key);
-  let matrix: VectorMatrix;
   if (hit) {
     cache.delete(key);
     floats -= hit.matrix.data.length;
   }
+  let matrix: VectorMatrix;
   if (hit?.version === version) {
     const old = hit.matrix;
-    const more = loadAfter(old.ids.length ? old.ids[old.ids.length - 1]! : 0);
-    if (more.ids.length === 0) matrix = old;
-    else {
-      const ids = new Int32Array(old.ids.length + more.ids.length);
-      ids.set(old.ids);
-      ids.set(more.ids, old.ids.length);
-      const data = new Float32Array(old.data.length + more.data.length);
-      data.set(old.data);
-      data.set(more.data, old.data.length);
-      matrix = { ids, data };
-    }
+    const more = loadAfter(old.rows ? old.ids[old.rows - 1]! : 0);
+    matrix = more.rows ? grow(old, more) : old;
   } else matrix = load();
   put(key, version, matrix);
   return matrix;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkedVectors } from "../../src/memory/embeddings/provider.js";
 import { fetchLimit, fuseRanks, RRF_K } from "../../src/memory/hybrid.js";
+import { cachedMatrix } from "../../src/memory/vector-cache.js";
 import { MIN_SIMILARITY, TopK } from "../../src/memory/vectors.js";
 
 describe("hybrid ranking", () => {
@@ -67,5 +68,48 @@ describe("checking a model's vectors", () => {
     );
     expect(() => checkedVectors([[1, Number.NaN]], 1, 2, '"m"')).toThrow("not a finite number");
     expect(() => checkedVectors([[0, 0]], 1, 2, '"m"')).toThrow("all-zero vector");
+  });
+});
+
+describe("the cached vector matrix", () => {
+  const rowsOf = (ids: number[]) => ({
+    rows: ids.length,
+    ids: Int32Array.from(ids),
+    data: Float32Array.from(ids.flatMap((id) => [id, -id])),
+  });
+  const view = (m: { rows: number; ids: Int32Array; data: Float32Array }) => ({
+    ids: [...m.ids.subarray(0, m.rows)],
+    data: [...m.data.subarray(0, m.rows * 2)],
+  });
+
+  it("is read once per version, grows by the rows after its last id, and is read again for a new version", () => {
+    const calls: string[] = [];
+    let next: number[] = [];
+    const get = (version: string) =>
+      cachedMatrix(
+        "test-key",
+        version,
+        () => {
+          calls.push("load");
+          return rowsOf([1, 2]);
+        },
+        (after) => {
+          calls.push(`after ${after}`);
+          return rowsOf(next.filter((id) => id > after));
+        },
+      );
+    expect(view(get("v1"))).toEqual({ ids: [1, 2], data: [1, -1, 2, -2] });
+    next = [5];
+    const grown = get("v1");
+    expect(view(grown)).toEqual({ ids: [1, 2, 5], data: [1, -1, 2, -2, 5, -5] });
+    next = [5, 6, 7];
+    expect(get("v1").data).toBe(grown.data); // room left (half as big again): grown in place
+    next = [5, 6, 7, 9];
+    expect(view(get("v1"))).toEqual({
+      ids: [1, 2, 5, 6, 7, 9],
+      data: [1, -1, 2, -2, 5, -5, 6, -6, 7, -7, 9, -9],
+    });
+    expect(view(get("v2"))).toEqual({ ids: [1, 2], data: [1, -1, 2, -2] });
+    expect(calls).toEqual(["load", "after 2", "after 5", "after 7", "load"]);
   });
 });
