@@ -32,11 +32,13 @@ export interface StubRequest {
 
 /**
  * An OpenAI-compatible `/v1/embeddings` endpoint on 127.0.0.1 (port 0) that records every request;
- * `failWith` makes it answer with that HTTP status instead.
+ * `failWith` makes it answer with that HTTP status instead, `delayMs` makes it slow.
  */
 export class EmbeddingStub {
   readonly requests: StubRequest[] = [];
   failWith: number | null = null;
+  /** Milliseconds to wait before answering. */
+  delayMs = 0;
   private constructor(
     private readonly server: Server,
     readonly url: string,
@@ -49,7 +51,9 @@ export class EmbeddingStub {
       req.on("data", (c: Buffer) => {
         body += c.toString("utf8");
       });
-      req.on("end", () => {
+      req.on("end", async () => {
+        if (stub!.delayMs) await new Promise((r) => setTimeout(r, stub!.delayMs));
+        if (res.destroyed) return;
         const json = JSON.parse(body) as { model: string; input: string[]; dimensions?: number };
         stub!.requests.push({
           model: json.model,

@@ -25,6 +25,7 @@ beforeEach(() => {
   bed = makeTestBed("novel");
   stub.requests.length = 0;
   stub.failWith = null;
+  stub.delayMs = 0;
   configure({});
 });
 afterEach(() => bed.cleanup());
@@ -152,6 +153,17 @@ describe("hybrid subject memory search", () => {
     expect(e.message).toContain("does not fall back to keywords");
     expect(e.message).not.toContain(KEY);
     expect(stub.requests).toHaveLength(1);
+  });
+
+  it("a service that does not answer in time is a timeout naming the model and the limit", async () => {
+    await append(A, "The lantern went out.");
+    configure({ timeoutMs: 200 });
+    stub.delayMs = 1_000;
+    const e = await failure(search(A, "lantern"));
+    expect(e.code).toBe("timeout");
+    expect(e.message).toMatch(
+      /^Embedding model "stub-embed" at openai-compatible \(127\.0\.0\.1:\d+\): no answer within 200 ms/,
+    );
   });
 
   it("a missing key variable or an unknown provider is a config error, not keyword search", async () => {
