@@ -11,14 +11,6 @@ export function jobEndedLine(job: Job): string {
   return `  ⏺ background job ${job.id} ${job.status}: ${job.title}${how}`;
 }
 
-/** Print a line when a job of this harness starts or ends; returns the unsubscribe function. */
-export function attachJobLines(harness: Harness, write: (line: string) => void): () => void {
-  return harness.jobs.on((e) => {
-    if (e.type === "job_ended") write(`\n${jobEndedLine(e.job)}\n`);
-    else write(`  ⏵ background job ${e.job.id} ${e.job.status}: ${e.job.title}\n`);
-  });
-}
-
 /** `/jobs`: the session's jobs, newest first (running ones with their latest output line). */
 export function jobsText(harness: Harness, sessionId: string): string {
   const jobs = harness.jobs.list({ sessionId }, { limit: 20 });

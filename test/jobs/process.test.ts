@@ -2,11 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { JobRunner, recoverInterruptedJobs } from "../../src/jobs/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { NBOOK_BIN, runNbook } from "../helpers.js";
+
+// Each test starts nbook processes, which a busy two-core machine may take seconds to boot.
+vi.setConfig({ testTimeout: 60_000 });
 
 let dir: string;
 let ws: string;
@@ -172,7 +175,14 @@ describe("a process that dies with a job running", () => {
 describe("two processes on one workspace", () => {
   it("deliver a job's flow-back exactly once", async () => {
     const s = script("two.json", [
-      { toolCalls: [{ name: "bash", input: { command: "sleep 4; echo second-bell", background: true } }] },
+      {
+        toolCalls: [
+          {
+            name: "bash",
+            input: { command: "until [ -e go ]; do sleep 0.05; done; echo second-bell", background: true },
+          },
+        ],
+      },
       { text: "Started." },
       { expect: { lastUser: "second-bell" }, text: "The second bell rang." },
     ]);
@@ -186,6 +196,9 @@ describe("two processes on one workspace", () => {
       expect(other.jobs.get(jobId).status).toBe("running");
       const listing = start(["jobs", "list"]);
       expect((await listing.done).stdout).toContain(`${jobId} [running]`);
+      // The job waits for this file (written into the project, which its sandbox sees), so it is
+      // certainly running while the other process looks.
+      writeFileSync(join(ws, "novel", "go"), "");
       const r = await a.done;
       expect(JSON.parse(r.stdout.trim()).finalMessage).toBe("The second bell rang.");
       const job = other.jobs.get(jobId);
@@ -239,7 +252,7 @@ describe("nbook jobs", () => {
 });
 
 describe("nbook chat with background jobs", () => {
-  it("prints a line when a job starts, lists it with /jobs, and on leaving ends it as interrupted and says so", () => {
+  it("shows the started job, lists it with /jobs, and on leaving ends it as interrupted and says so", () => {
     const s = script("chat.json", [
       { toolCalls: [{ name: "bash", input: { command: "sleep 30", background: true } }] },
       { text: "Started it." },
@@ -248,7 +261,7 @@ describe("nbook chat with background jobs", () => {
       cwd: ws,
       input: "count the bells\n/jobs\n",
     });
-    expect(r.stdout).toMatch(/⏵ background job job_[0-9a-f]{8} running: bash: sleep 30/);
+    expect(r.stdout).toMatch(/✓ bash "sleep 30" {2}→ Started background job job_[0-9a-f]{8}/);
     expect(r.stdout).toMatch(/\/jobs\njob_[0-9a-f]{8} \[running\] bash: sleep 30 \(started/);
     expect(r.stdout).toContain("(1 background job still running end as interrupted now");
     withStore((store) => {

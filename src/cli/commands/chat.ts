@@ -7,7 +7,7 @@ import type { Harness } from "../../harness/loop.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { MODES, type Mode } from "../../tools/types.js";
-import { attachJobLines, exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
+import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
 import { reportCliError } from "../output.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
@@ -137,7 +137,6 @@ export function registerChat(program: Command): void {
         };
         header();
         attachPrinter(h, (s) => process.stdout.write(s));
-        attachJobLines(h, (s) => process.stdout.write(s));
         reader = new LineReader();
         const r = reader;
 

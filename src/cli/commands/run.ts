@@ -7,7 +7,7 @@ import { type Job, SessionStore } from "../../harness/store/index.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { RunResult } from "../../harness/types.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { attachJobLines } from "../chat-jobs.js";
+import { jobEndedLine } from "../chat-jobs.js";
 import { parseMode, readJsonArgument } from "../input.js";
 import { EXIT, printJson, reportCliError } from "../output.js";
 
@@ -75,7 +75,10 @@ function approvalTitle(p: PendingView): string {
   return p.kind === p.tool ? p.tool : `${p.tool} (${p.kind})`;
 }
 
-/** Print the loop's events as a readable transcript: streamed text, one line per tool call, approvals, tasks. */
+/**
+ * Print the loop's events as a readable transcript: streamed text, one line per tool call, approvals,
+ * tasks, and a line when a background job ends.
+ */
 export function attachPrinter(harness: Harness, write: (s: string) => void): () => void {
   let midLine = false;
   const line = (s: string) => {
@@ -84,7 +87,10 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
     write(`${s}\n`);
   };
   const starts = new Map<string, string>();
-  return harness.bus.on((e: HarnessEvent) => {
+  const offJobs = harness.jobs.on((e) => {
+    if (e.type === "job_ended") line(jobEndedLine(e.job));
+  });
+  const offBus = harness.bus.on((e: HarnessEvent) => {
     switch (e.type) {
       case "text_delta":
         write(e.text);
@@ -126,6 +132,10 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
         break;
     }
   });
+  return () => {
+    offJobs();
+    offBus();
+  };
 }
 
 /**
@@ -186,10 +196,7 @@ export async function runAndReport(
   before?: string,
 ): Promise<void> {
   const write = (s: string) => process.stdout.write(s);
-  if (!json) {
-    attachPrinter(harness, write);
-    attachJobLines(harness, write);
-  }
+  if (!json) attachPrinter(harness, write);
   const started: string[] = [];
   const offJobs = harness.jobs.on((e) => {
     if (e.type === "job_started" && e.job.ownerSessionId === sessionId) started.push(e.job.id);
