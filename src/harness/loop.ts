@@ -143,11 +143,15 @@ export class Harness {
   }
 
   /**
-   * Run the session's queued input (a job's flow-back) now if it is idle in this process and waits
-   * on nobody; returns that run, or null. A running session takes it after its run.
+   * Run the session's queued input (a job's flow-back) now if it is idle (here and, as far as the
+   * store knows, in every other process) and waits on nobody; returns that run, or null. A running
+   * session takes it after its run.
    */
   runQueued(sessionId: string): Promise<RunResult> | null {
-    if (this.active.has(sessionId) || this.deps.store.session(sessionId).status === "archived") return null;
+    // A session another process is running (its stored status says so) takes the input after that
+    // run: starting a second run here would interleave two runs in one history.
+    const status = this.deps.store.session(sessionId).status;
+    if (this.active.has(sessionId) || status === "archived" || status === "running") return null;
     if (this.pending(sessionId)) return null;
     const next = this.deps.store.queued(sessionId)[0];
     if (!next) return null;

@@ -180,3 +180,30 @@ describe("invoke_agent in the background", () => {
     expect(last?.data.text).toBe("The writer is done.");
   });
 });
+
+describe("a flow-back to a caller another process is running", () => {
+  it("is queued for that run instead of starting a second run here", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", { sessionId: 2, message: "x", input: { path: "a.md" } }),
+        { text: "waiting" },
+      ],
+      writer: [
+        { toolCalls: [{ name: "write", input: { path: "a.md", content: "a" } }] },
+        { text: "written" },
+      ],
+    });
+    const leader = fx.root("leader.default", { mode: "discuss" });
+    await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
+    const waiting = results(fx, leader.id)[1].details as AgentInvocationResult;
+    // As another process records while it runs the leader.
+    fx.store.setStatus(leader.id, "running");
+    await fx.harness.settle("2", waiting.approvalId as string, { approved: true });
+    expect(fx.harness.flowBackRun(leader.id)).toBeUndefined();
+    expect(fx.harness.isRunning(leader.id)).toBe(false);
+    const queued = fx.store.queued(leader.id);
+    expect(queued).toHaveLength(1);
+    expect(queued[0].text).toContain("Agent 2 (writer)");
+  });
+});
