@@ -213,6 +213,9 @@ if (missing) {
     it("answers the agent's question inline, and aborts a run", async () => {
       await page.getByTestId("nav-agent").click();
       await page.getByTestId("sessions").locator("a").first().click();
+      await until(() => page.getByTestId("assistant").allTextContents()).toEqual(
+        expect.arrayContaining(["Done: the opening now says the fog lifted."]),
+      );
       const composer = page.getByTestId("composer");
       await composer.fill("Name the ferryman.");
       await composer.press("Enter");

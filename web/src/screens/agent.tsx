@@ -220,19 +220,25 @@ function Chat({ sessionId, project }: { sessionId: string; project: string }) {
 
   useEffect(() => {
     setItems([]);
-    reload().catch((e: Error) => setError(e.message));
     // The transcript is the truth; live events only draw what happens until the next reload,
-    // which a run's end and every settled approval trigger.
-    return subscribe(`/api/sessions/${encodeURIComponent(sessionId)}/events`, (e) => {
-      if (e.type === "run_start") setRunning(true);
-      if (e.type === "task_list_changed") setTasks(e.tasks as TaskItem[]);
-      if (e.type === "mode_changed") setModeState(e.to as Mode);
-      if (e.type === "run_end" || e.type === "reset") {
-        if (e.type === "run_end") setRunning(false);
-        reload().catch(() => {});
-      }
-      setItems((items) => applyEvent(items, e));
-    });
+    // which a run's end and every settled approval trigger. It is read once the stream is open,
+    // so nothing that happens in between is missed (the stream starts live, not from the past).
+    return subscribe(
+      `/api/sessions/${encodeURIComponent(sessionId)}/events`,
+      (e) => {
+        if (e.type === "run_start") setRunning(true);
+        if (e.type === "task_list_changed") setTasks(e.tasks as TaskItem[]);
+        if (e.type === "mode_changed") setModeState(e.to as Mode);
+        if (e.type === "run_end" || e.type === "reset") {
+          if (e.type === "run_end") setRunning(false);
+          reload().catch(() => {});
+        }
+        setItems((items) => applyEvent(items, e));
+      },
+      (connected) => {
+        if (connected) reload().catch((e: Error) => setError(e.message));
+      },
+    );
   }, [sessionId]);
 
   useEffect(() => end.current?.scrollIntoView({ block: "end" }), [items]);

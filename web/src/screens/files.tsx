@@ -97,31 +97,45 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     load(path).catch((e: Error) => setError(e.message));
   }, [project, path]);
 
-  // Files changed by agents or saved in another tab: refresh the tree (and its word counts); reload
-  // the open file if it has no unsaved typing, else say so and keep the typing. This tab's own
-  // saves come back here too, and are recognised by their version.
+  // The open file as it is on disk now: shown if this tab has no unsaved typing (else the typing
+  // is kept and the user told). This tab's own saves are recognised by their version.
+  const recheckOpen = async () => {
+    const open = state.current.path;
+    if (!open || state.current.version === null) return;
+    const f = await api.readFile(project, open);
+    if (f.version === state.current.version || open !== state.current.path) return;
+    if (state.current.dirty) setStatus(t("files.changedOutsideDirty"));
+    else {
+      show(f);
+      setStatus(t("files.changedOutside"));
+    }
+  };
+
+  // Files changed by agents or saved in another tab: refresh the tree (and its word counts) and
+  // the open file. When the stream (re)connects, whatever changed while it was down is checked too.
   useEffect(
     () =>
-      subscribe("/api/events", async (e) => {
-        if (e.type === "reset") return tree.reload();
-        if (e.type !== "files_changed" || e.project !== project) return;
-        const paths = (e.paths as string[]) ?? [];
-        setWords((w) => {
-          const next = new Map(w);
-          for (const p of paths) next.delete(p);
-          return next;
-        });
-        tree.reload();
-        const open = state.current.path;
-        if (!paths.includes(open)) return;
-        const f = await api.readFile(project, open);
-        if (f.version === state.current.version || open !== state.current.path) return;
-        if (state.current.dirty) setStatus(t("files.changedOutsideDirty"));
-        else {
-          show(f);
-          setStatus(t("files.changedOutside"));
-        }
-      }),
+      subscribe(
+        "/api/events",
+        async (e) => {
+          if (e.type === "reset") {
+            tree.reload();
+            return recheckOpen();
+          }
+          if (e.type !== "files_changed" || e.project !== project) return;
+          const paths = (e.paths as string[]) ?? [];
+          setWords((w) => {
+            const next = new Map(w);
+            for (const p of paths) next.delete(p);
+            return next;
+          });
+          tree.reload();
+          if (paths.includes(state.current.path)) await recheckOpen();
+        },
+        (connected) => {
+          if (connected) recheckOpen().catch(() => {});
+        },
+      ),
     [project],
   );
 
