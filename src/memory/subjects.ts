@@ -57,7 +57,7 @@ export async function planAppend(
   return { path, file, before, after: appendEventsText(before, events) };
 }
 
-/** sha256 of a file's text: the incremental hash lets the append fast path check the old text as a prefix. */
+/** sha256 of a file's text, as the index records the text it was synced to. */
 function textHash(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
