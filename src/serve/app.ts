@@ -13,6 +13,7 @@ import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
+import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
 import { registerStatic } from "./static.js";
 
@@ -82,6 +83,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerPlotRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
   registerJobRoutes(routes, hub);
+  registerWorkflowRoutes(routes, hub);
   // Built on first request: every route is registered by then.
   let doc: unknown = null;
   app.get("/api/openapi.json", (c) => {

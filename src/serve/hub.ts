@@ -2,6 +2,7 @@ import type { HarnessEvent } from "../harness/events.js";
 import type { Harness } from "../harness/loop.js";
 import { openHarness } from "../harness/open.js";
 import { type Entry, type Session, SessionStore } from "../harness/store/index.js";
+import { WorkflowStore } from "../workflows/store/index.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { EventLog, type StreamLimits } from "./sse.js";
@@ -40,6 +41,7 @@ export class ServeHub {
   /** Per session: the last entry whose file changes were reported. */
   private readonly scanned = new Map<string, number>();
   private readonly runs = new Set<Promise<unknown>>();
+  private workflows: WorkflowStore | null = null;
 
   constructor(private readonly opts: HubOptions) {
     this.workspace = opts.workspace;
@@ -71,6 +73,12 @@ export class ServeHub {
   sessionHarness(id: string): { session: Session; harness: Harness } {
     const session = this.store.session(id);
     return { session, harness: this.harness(session.project) };
+  }
+
+  /** The workspace's workflow store (runs, asks, participants), opened on first use. */
+  workflowStore(): WorkflowStore {
+    this.workflows ??= WorkflowStore.forWorkspace(this.workspace);
+    return this.workflows;
   }
 
   /** The event stream of a session (created empty when it has none yet). */
@@ -119,6 +127,7 @@ export class ServeHub {
     for (const l of this.logs.values()) l.closeAll();
     for (const h of this.harnesses.values()) h.close();
     this.harnesses.clear();
+    this.workflows?.close();
     this.store.close();
   }
 

@@ -20,6 +20,7 @@ const GOOD_PARAM: Record<string, string> = {
   key: "writer",
   name: "keep-canon",
   jobId: "job_00000000",
+  runId: "run_000000000000",
 };
 
 function pathWith(spec: RouteSpec, params: Record<string, string>): string {
