@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderTranscript } from "../../src/harness/store/index.js";
 import type { RunResult } from "../../src/harness/types.js";
@@ -160,6 +161,41 @@ describe("bash {background: true}", () => {
     const reminders = userTexts(fx, s.id).filter((t) => t.includes("<system-reminder>"));
     expect(reminders).toHaveLength(1);
     expect(reminders[0]).toContain("was cancelled");
+  });
+});
+
+describe("a read-only bash binding in the background", () => {
+  it("stays read-only: the job's command cannot write into the project", async () => {
+    fx = harnessFixture(
+      [
+        {
+          toolCalls: [
+            {
+              name: "bash",
+              input: {
+                command: "touch made-by-job 2>&1; echo exit=$?; cat AGENTS.md >/dev/null && echo can-read",
+                background: true,
+              },
+            },
+          ],
+        },
+        { text: "Started." },
+        { expect: { lastUser: "can-read" }, text: "It could read but not write." },
+      ],
+      {
+        profiles: {
+          "reader.yaml":
+            "key: reader\nname: Reader\ntools: [{ key: bash, access: readonly }]\nprompt: Read.\n",
+        },
+      },
+    );
+    const s = fx.harness.createSession({ profileKey: "reader", project: "novel" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "try" });
+    expect((await flowBack(fx, s.id)).finalMessage).toBe("It could read but not write.");
+    const job = fx.store.jobs.getFull(fx.store.jobs.list()[0].id);
+    expect(job.result?.text).toMatch(/Read-only file system/);
+    expect(job.result?.text).toContain("exit=1");
+    expect(existsSync(join(fx.project.root, "made-by-job"))).toBe(false);
   });
 });
 
