@@ -129,6 +129,27 @@ describe("bash {background: true}", () => {
     expect(fx.store.jobs.getFull(jobs[0].id).result?.text).toContain("approved-run");
   });
 
+  it("needs the user's approval in normal mode too where bash cannot be confined", async () => {
+    process.env.NBOOK_BASH_SANDBOX = "off";
+    try {
+      fx = harnessFixture([
+        { toolCalls: [{ name: "bash", input: { command: "echo unconfined-ok", background: true } }] },
+        { text: "Started." },
+        { text: "Done." },
+      ]);
+      const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+      const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "go" });
+      expect(r.status).toBe("waiting");
+      expect(r.pending?.preview).toMatch(/NOT confined/);
+      expect(fx.store.jobs.list()).toEqual([]);
+      await fx.harness.settle(s.id, r.pending!.approvalId, { approved: true });
+      await flowBack(fx, s.id);
+      expect(fx.store.jobs.getFull(fx.store.jobs.list()[0].id).result?.text).toContain("unconfined-ok");
+    } finally {
+      delete process.env.NBOOK_BASH_SANDBOX;
+    }
+  });
+
   it("cancel_job kills the command with its whole sandbox, and the owner is told once", async () => {
     const marker = `nbook-cancel-probe-${process.pid}`;
     fx = harnessFixture([
