@@ -269,5 +269,14 @@ describe("nbook chat with background jobs", () => {
       expect(job).toMatchObject({ status: "interrupted", delivery: "queued" });
       expect(store.queued("1")[0].text).toContain("was interrupted");
     });
+    // Back in the session later, the chat gives it its turn for the result before asking the user.
+    const again = script("again.json", [
+      { text: "(already made)" },
+      { text: "(already made)" },
+      { expect: { lastUser: "was interrupted" }, text: "The count was interrupted; shall I start it again?" },
+    ]);
+    const back = runNbook(["chat", "--session", "1", "--script", again], { cwd: ws, input: "" });
+    expect(back.stdout).toContain("The count was interrupted; shall I start it again?");
+    withStore((store) => expect(store.jobs.undelivered("1")).toEqual([]));
   });
 });

@@ -200,6 +200,9 @@ export function registerChat(program: Command): void {
           }
         } else if (waitingAgents(h, sessionId).length) {
           await drive(async () => null);
+        } else if (h.store.jobs.undelivered(sessionId).length) {
+          // Results of jobs that ended while no process ran this session: its turn for them, now.
+          await drive(async () => h.runQueued(sessionId));
         }
 
         for (;;) {
