@@ -289,10 +289,29 @@ if (missing) {
       await shot(page, "14-plot-promises");
     });
 
-    it("switches the interface to Chinese", async () => {
+    it("follows a Chinese project's language, and switches the interface by hand", async () => {
+      // Created from the bookshelf with the keyboard alone: Tab to the fields, Space, Enter.
+      await page.getByTestId("nav-bookshelf").click();
+      await page.getByTestId("new-name").focus();
+      await page.keyboard.type("chao");
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("ArrowDown"); // Language: English → 中文
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Space"); // from the sample
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/#\/p\/chao\/files$/);
+      await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
+      await until(() =>
+        page.locator('a[data-path="manuscript/01-the-drowned-bell/index.md"] .count').textContent(),
+      ).toMatch(/\d/);
+      await shot(page, "15-files-zh-project");
+      await page.goto(`${server.origin}/#/p/tide/plot/1`);
+      await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("Bookshelf");
       await page.getByTestId("lang").selectOption("zh");
       await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
-      await shot(page, "15-plot-zh");
+      await shot(page, "16-plot-zh");
     });
 
     it("made no request outside the server and raised no page error", () => {
