@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closeWorkflowSandbox } from "../../src/workflows/sandbox/index.js";
 import { reportTurn, type WorkflowBed, workflowBed } from "./fixtures.js";
@@ -19,7 +21,7 @@ const ideas = (angle: string) => ({
 describe("built-in workflows end to end through the harness", () => {
   it("brainstorm: one adhoc agent per angle (children of the caller), merged in input order, ranked by a judge; ephemerals archived", async () => {
     // Session 1 is the caller; the angle agents are created in input order (2, 3, 4), the judge is 5.
-    bed = workflowBed({
+    bed = await workflowBed({
       sessions: {
         "2": [reportTurn(ideas("voice"))],
         "3": [reportTurn(ideas("stakes"))],
@@ -71,9 +73,162 @@ describe("built-in workflows end to end through the harness", () => {
   });
 
   it("brainstorm: an agent whose data does not match its output schema fails the run with pointers", async () => {
-    bed = workflowBed({ sessions: { "2": [reportTurn({ ideas: [{ idea: "x" }] })] } });
+    bed = await workflowBed({ sessions: { "2": [reportTurn({ ideas: [{ idea: "x" }] })] } });
     const run = await bed.run("brainstorm", { topic: "t", angles: ["voice"] });
     expect(run.status).toBe("failed");
     expect(run.error?.message).toContain("/data/ideas/0/value");
+  });
+
+  it("chapter-write-review-revise: the writer drafts, reviewers return issues, the writer revises once and the loop stops when no major issue remains", async () => {
+    const path = "manuscript/03-the-bell-road/index.md";
+    const write = (content: string) => ({ toolCalls: [{ name: "write", input: { path, content } }] });
+    const report = (summary: string) => ({
+      toolCalls: [{ name: "report_result", input: { result: summary, data: { summary } } }],
+    });
+    const review = (issues: Array<{ severity: string; problem: string }>) =>
+      reportTurn({ overall: "ok", issues: issues.map((i) => ({ ...i, revision: `fix: ${i.problem}` })) });
+    bed = await workflowBed({
+      sessions: {
+        // The writer (session 2) drafts, then revises after round 1.
+        "2": [
+          write("# Chapter 3 — The Bell Road\n\nMira walked. Tomas flew.\n"),
+          report("First draft."),
+          {
+            ...write("# Chapter 3 — The Bell Road\n\nMira walked. Tomas limped behind.\n"),
+            expect: { lastUser: "1. [consistency] Tomas cannot fly" },
+          },
+          report("Revised: Tomas walks."),
+        ],
+        "3": [review([{ severity: "major", problem: "Tomas cannot fly" }])],
+        "4": [review([{ severity: "minor", problem: "slow opening" }])],
+        "5": [review([])],
+        "6": [review([{ severity: "minor", problem: "one long sentence" }])],
+      },
+    });
+    const run = await bed.run("chapter-write-review-revise", {
+      chapterPath: path,
+      brief: "Mira and Tomas take the bell road.",
+      reviewers: ["consistency", "pacing"],
+      maxRounds: 3,
+    });
+    expect(run.error).toBeNull();
+    const result = run.result as {
+      rounds: Array<{ majorIssues: number; minorIssues: number }>;
+      converged: boolean;
+      finalSummary: string;
+      writerSessionId: string;
+    };
+    expect(result.converged).toBe(true);
+    expect(result.rounds.map((r) => [r.majorIssues, r.minorIssues])).toEqual([
+      [1, 1],
+      [0, 1],
+    ]);
+    expect(result.finalSummary).toBe("Revised: Tomas walks.");
+    expect(readFileSync(join(bed.project.root, path), "utf8")).toContain("Tomas limped behind.");
+    // The writer is a real writer session, a child of the caller, kept (not ephemeral).
+    const writer = bed.harness.store.session(result.writerSessionId);
+    expect(writer).toMatchObject({ profileKey: "writer", parentSessionId: bed.callerId, status: "idle" });
+    expect(bed.model.remaining).toBe(0);
+  });
+
+  it("book-digest: chapters summarised in parallel and merged in order into a digest the writer writes under lorebook/", async () => {
+    const summary = (title: string) =>
+      reportTurn({ summary: `${title} summary`, events: [`${title} event`], characters: ["Mira"] });
+    bed = await workflowBed({
+      sessions: {
+        "2": [summary("Drowned Bell")],
+        "3": [summary("Low Water")],
+        "4": [
+          {
+            toolCalls: [
+              {
+                name: "write",
+                input: { path: "lorebook/digest.md", content: "# Digest\n\nDrowned Bell summary\n" },
+              },
+            ],
+            expect: { lastUser: "## 2. Chapter 2 — Low Water" },
+          },
+          {
+            toolCalls: [
+              { name: "report_result", input: { result: "Wrote it.", data: { summary: "digest" } } },
+            ],
+          },
+        ],
+      },
+    });
+    const run = await bed.run("book-digest", {});
+    expect(run.error).toBeNull();
+    const result = run.result as {
+      chapterCount: number;
+      summaries: Array<{ title: string; summary: string }>;
+    };
+    expect(result.chapterCount).toBe(2);
+    expect(result.summaries.map((s) => s.summary)).toEqual(["Drowned Bell summary", "Low Water summary"]);
+    expect(readFileSync(join(bed.project.root, "lorebook", "digest.md"), "utf8")).toContain(
+      "Drowned Bell summary",
+    );
+    const writerPrompt = bed.harness.store.activePath("4").find((e) => e.kind === "user");
+    expect(JSON.stringify(writerPrompt?.data)).toContain("## 1. Chapter 1 — The Drowned Bell");
+  });
+
+  it("book-digest: an empty book fails before any agent is created", async () => {
+    bed = await workflowBed({ turns: [{ text: "never called" }] });
+    writeFileSync(join(bed.project.root, "empty-book.md"), "Just a note, no chapters.\n");
+    const run = await bed.run("book-digest", { source: "empty-book.md" });
+    expect(run.status).toBe("failed");
+    expect(run.error?.message).toContain("has no chapters");
+    expect(bed.store.participants(run.id)).toEqual([]);
+    expect(bed.harness.store.listSessions().map((s) => s.id)).toEqual([bed.callerId]);
+  });
+
+  it("continuity-check: each chapter against its brief or the world state, contradictions kept only with real quotes, nothing written", async () => {
+    bed = await workflowBed({
+      sessions: {
+        "2": [
+          {
+            ...reportTurn({
+              contradictions: [
+                {
+                  quote: "the third bell rang",
+                  contradicts: "world",
+                  fact: "the bell is silent",
+                  explanation: "x",
+                  severity: "major",
+                },
+                {
+                  quote: "a quote the chapter never had",
+                  contradicts: "plot",
+                  fact: "y",
+                  explanation: "z",
+                  severity: "minor",
+                },
+              ],
+            }),
+            expect: { lastUser: "Chapter 1" },
+          },
+        ],
+        "3": [{ ...reportTurn({ contradictions: [] }), expect: { lastUser: "World state (latest)" } }],
+      },
+    });
+    const before = bed.harness.store.listSessions().length;
+    const run = await bed.run("continuity-check", {
+      chapters: [
+        { path: "manuscript/01-the-drowned-bell/index.md", chapterId: 1 },
+        { path: "manuscript/02-low-water/index.md" },
+      ],
+    });
+    expect(run.error).toBeNull();
+    const result = run.result as {
+      chapters: Array<{ contradictions: Array<{ quote: string }>; dropped: number }>;
+      total: number;
+      verdict: string;
+    };
+    expect(result.chapters[0].contradictions.map((c) => c.quote)).toEqual(["the third bell rang"]);
+    expect(result.chapters[0].dropped).toBe(1);
+    expect(result).toMatchObject({ total: 1, verdict: "has-major" });
+    expect(bed.harness.store.listSessions().length).toBe(before + 2);
+    const kinds = bed.store.journal(run.id).map((e) => e.kind);
+    expect(kinds).toContain("plot.brief");
+    expect(kinds).toContain("world.query");
   });
 });

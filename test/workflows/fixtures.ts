@@ -15,6 +15,7 @@ import { collaborationPort } from "../../src/workflows/host/agent-port.js";
 import { WorkflowRuns } from "../../src/workflows/service.js";
 import { type RunRecord, WorkflowStore } from "../../src/workflows/store/index.js";
 import type { Project } from "../../src/workspace/project.js";
+import { createSampleProject } from "../../src/workspace/sample.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
 /** A minimal valid workflow module with the given title (and optional extra source). */
@@ -46,13 +47,14 @@ export interface WorkflowBed {
 }
 
 /** Build a WorkflowBed whose agents answer from `script` (turns keyed by session id / profile). */
-export function workflowBed(
+export async function workflowBed(
   script: ScriptFile,
   opts: { settings?: Partial<WorkflowSettings> } = {},
-): WorkflowBed {
+): Promise<WorkflowBed> {
   const dir = mkdtempSync(join(tmpdir(), "nbook-wf-"));
   const workspace = Workspace.init(dir);
-  const project = workspace.createProject("novel", { sample: true });
+  // The sample with its world and plot seeded (continuity-check reads both).
+  const project = await createSampleProject(workspace, "novel");
   const sessions = SessionStore.forWorkspace(workspace);
   const registry = createToolRegistry();
   const catalog = new ProfileCatalog(registry, workspace, project);

@@ -17,7 +17,7 @@ const ranking = {
 
 describe("run_workflow and list_workflows through the harness", () => {
   it("needs approval in normal mode with a preview of workflow, args and budget, then runs as a job whose result flows back", async () => {
-    bed = workflowBed({
+    bed = await workflowBed({
       sessions: {
         "1": [
           {
@@ -74,7 +74,7 @@ describe("run_workflow and list_workflows through the harness", () => {
   it("wait:true runs in the foreground; one that asks the user is cancelled and the agent is told to use background", async () => {
     const asking = `export default async function run(wf) { return wf.ask({ kind: "approve", title: "Go on?" }); }`;
     const quick = `export default async function run(wf, args) { return { doubled: args.n * 2, at: wf.now() > 0 }; }`;
-    bed = workflowBed({
+    bed = await workflowBed({
       sessions: {
         "1": [
           { toolCalls: [{ name: "run_workflow", input: { script: quick, args: { n: 21 }, wait: true } }] },

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { toPointer } from "../../core/json-pointer.js";
@@ -52,6 +52,7 @@ const TranscriptParams = z
   .strict();
 const AppendParams = z.object({ sessionId: z.string().min(1), text: z.string().min(1) }).strict();
 const ReadParams = z.object({ path: z.string().min(1) }).strict();
+const BriefParams = z.object({ chapterId: z.number().int().min(1) }).strict();
 const QueryParams = z.object({ code: z.string().min(1) }).strict();
 
 function params<S extends z.ZodType>(schema: S, value: unknown, kind: string): z.infer<S> {
@@ -163,6 +164,15 @@ export class WorkflowHost implements ActivityHost {
       }
       case "workspace.read":
         return { value: { text: this.read(params(ReadParams, raw, kind).path) } };
+      case "workspace.list":
+        return { value: this.list(params(ReadParams, raw, kind).path) };
+      case "plot.brief": {
+        const p = params(BriefParams, raw, kind);
+        const { openPlotContext, getChapterWriterBrief } = await import("../../plot/index.js");
+        const pc = await openPlotContext(this.requireProject("wf.plot.brief"), "workflow");
+        const b = getChapterWriterBrief(pc, p.chapterId);
+        return { value: { chapterId: p.chapterId, status: b.status, markdown: b.markdown } };
+      }
       case "world.query": {
         const p = params(QueryParams, raw, kind);
         const project = this.requireProject("wf.world.query");
@@ -295,6 +305,23 @@ export class WorkflowHost implements ActivityHost {
   private requireProject(what: string): Project {
     if (!this.deps.project) throw new NbError("invalid_input", `${what} needs a project (the run has none)`);
     return this.deps.project;
+  }
+
+  /** The entries of a project folder, sorted by name: `{name, path, kind}`. */
+  private list(path: string): Array<{ name: string; path: string; kind: "file" | "folder" }> {
+    const project = this.requireProject("wf.workspace.list");
+    const { abs } = resolveFileAddress(this.deps.workspace, project, path);
+    if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory())
+      throw new NbError("not_found", `No folder ${path}`);
+    const base = path.replace(/\/+$/, "");
+    return readdirSync(abs, { withFileTypes: true })
+      .filter((d) => !d.name.startsWith(".") && (d.isFile() || d.isDirectory()))
+      .map((d) => ({
+        name: d.name,
+        path: `${base}/${d.name}`,
+        kind: d.isDirectory() ? ("folder" as const) : ("file" as const),
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   private read(path: string): string {

@@ -123,7 +123,11 @@ export const WF_PRELUDE = `(function (setupJson) {
     all: function (thunks, opts) {
       return map(thunks, function (t) { if (typeof t !== "function") throw new ErrorCtor("wf.all takes functions (thunks)"); return t(); }, opts);
     },
-    workspace: freeze({ read: function (path) { return activity("workspace.read", { path: path }).then(function (r) { return r.text; }); } }),
+    workspace: freeze({
+      read: function (path) { return activity("workspace.read", { path: path }).then(function (r) { return r.text; }); },
+      list: function (path) { return activity("workspace.list", { path: path }); },
+    }),
+    plot: freeze({ brief: function (chapterId) { return activity("plot.brief", { chapterId: chapterId }); } }),
     world: freeze({ query: function (code) { return activity("world.query", { code: code }); } }),
     log: function () {
       var parts = [];
