@@ -10,6 +10,7 @@ import {
   type Session,
   SessionStore,
 } from "../../harness/store/index.js";
+import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError } from "../output.js";
 
@@ -141,7 +142,7 @@ export function registerSessions(program: Command): void {
           }
           if (jobs.length) {
             out += "\nBackground jobs:\n";
-            for (const j of jobs) out += `  ${j.id} [${j.status}] ${j.kind}: ${oneLine(j.title, 70)}\n`;
+            for (const j of jobs) out += `  ${jobLine(j)}\n`;
           }
           if (pending.length) {
             out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
