@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { openVersionedDb } from "../core/sqlite.js";
 import type { Chunk } from "./chunks.js";
@@ -42,6 +43,10 @@ CREATE TABLE sources (
 CREATE TABLE IF NOT EXISTS vectors (hash TEXT PRIMARY KEY, vector BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
+
+/** Connections kept open by `SubjectIndex.shared`, least recently used first. */
+const open = new Map<string, { index: SubjectIndex; ino: number }>();
+const MAX_OPEN = 4;
 
 /** A search hit: the chunk as stored, without any score. */
 export type Hit = Omit<Chunk, "hash">;
@@ -108,6 +113,31 @@ export class SubjectIndex {
       openVersionedDb({ what: "the subject memory index", file, version: 4, sql: SCHEMA }),
       file,
     );
+  }
+
+  /**
+   * This process's connection to an index file, kept open across searches (a fresh connection
+   * starts with a cold page cache and costs a keyword query several milliseconds more). It is
+   * opened again when the file was replaced or deleted; callers do not close it. The least recently
+   * used of a few are let go (closed when no search holds them any more).
+   */
+  static shared(file: string): SubjectIndex {
+    const ino = statSync(file, { throwIfNoEntry: false })?.ino;
+    const hit = open.get(file);
+    if (hit) {
+      open.delete(file);
+      if (hit.ino === ino) {
+        open.set(file, hit);
+        return hit.index;
+      }
+    }
+    const index = SubjectIndex.open(file);
+    open.set(file, { index, ino: statSync(file).ino });
+    for (const k of open.keys()) {
+      if (open.size <= MAX_OPEN) break;
+      open.delete(k);
+    }
+    return index;
   }
 
   close(): void {

@@ -155,24 +155,20 @@ export async function searchSubject(
     sources.map(async (src) => (await files.read(sourceFile(s.path, src))) ?? ""),
   );
   const provider = opts.embedding ?? null;
-  const index = SubjectIndex.open(files.indexFile);
-  try {
-    const results: SourceResult[] = [];
-    for (const [i, source] of sources.entries()) {
-      const limit = opts.limit ?? DEFAULT_LIMIT[source];
-      const sync = syncText(index, s, source, texts[i]!);
-      if (!provider) {
-        results.push({ source, hits: index.search(s.id, source, query, limit), sync, embedded: 0 });
-        continue;
-      }
-      const embedded = await embedMissing(index, s.id, source, provider);
-      const ids = await hybridIds(index, s.id, source, query, limit, provider);
-      results.push({ source, hits: index.rowsByIds(ids), sync, embedded });
+  const index = SubjectIndex.shared(files.indexFile);
+  const results: SourceResult[] = [];
+  for (const [i, source] of sources.entries()) {
+    const limit = opts.limit ?? DEFAULT_LIMIT[source];
+    const sync = syncText(index, s, source, texts[i]!);
+    if (!provider) {
+      results.push({ source, hits: index.search(s.id, source, query, limit), sync, embedded: 0 });
+      continue;
     }
-    return { path: s.path, retrieval: provider ? "hybrid" : "keyword", results };
-  } finally {
-    index.close();
+    const embedded = await embedMissing(index, s.id, source, provider);
+    const ids = await hybridIds(index, s.id, source, query, limit, provider);
+    results.push({ source, hits: index.rowsByIds(ids), sync, embedded });
   }
+  return { path: s.path, retrieval: provider ? "hybrid" : "keyword", results };
 }
 
 /**
