@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { relationOf } from "../collab/ownership.js";
 import { AgentCollaboration } from "../collab/service.js";
 import { isNbError, NbError } from "../core/errors.js";
 import { deliverFollowUp } from "../jobs/flow-back.js";
+import { FLOW_BACK_WHOLE_MAX } from "../jobs/reminder.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import { JOBS_SERVICE } from "../tools/jobs/service.js";
@@ -407,10 +409,18 @@ export class Harness {
    * back, so this is the only way its agent learns how the child's work ended.
    */
   private flowBack(caller: InvocationCaller, childId: string, approvalId: string, result: RunResult): void {
-    const child = this.deps.store.session(childId);
+    const { store } = this.deps;
+    // A caller that has since detached the agent (or lost its link) has given up on its result.
+    if (relationOf(store, caller.sessionId, childId) === null) return;
+    const child = store.session(childId);
+    const final = result.finalMessage || "(none)";
+    const shown =
+      final.length > FLOW_BACK_WHOLE_MAX
+        ? `${final.slice(0, FLOW_BACK_WHOLE_MAX)}\n[… ${final.length - FLOW_BACK_WHOLE_MAX} more characters: get_session {"sessionId": ${childId}, "includeRecentMessages": true} or invoke it to ask]`
+        : final;
     const data = result.data === undefined ? "" : `\nData: ${JSON.stringify(result.data)}`;
     const error = result.error ? `\nError: ${result.error.message}` : "";
-    const text = `Agent ${childId} (${child.profileKey}), which was waiting for the user when your invoke_agent call ${caller.callId} returned, has finished with status ${result.status}.${error}\nFinal message: ${result.finalMessage || "(none)"}${data}`;
+    const text = `Agent ${childId} (${child.profileKey}), which was waiting for the user when your invoke_agent call ${caller.callId} returned, has finished with status ${result.status}.${error}\nFinal message: ${shown}${data}`;
     this.deliver(caller.sessionId, `agent-result:${childId}:${approvalId}`, text);
   }
 

@@ -207,3 +207,27 @@ describe("a flow-back to a caller another process is running", () => {
     expect(queued[0].text).toContain("Agent 2 (writer)");
   });
 });
+
+describe("a waiting agent detached by its caller", () => {
+  it("finishes after the approval without flowing back to the caller that gave it up", async () => {
+    fx = collabFixture({
+      "leader.default": [
+        call("create_agent", { profileKey: "writer" }),
+        call("invoke_agent", { sessionId: 2, message: "x", input: { path: "a.md" } }),
+        call("detach_agent", { sessionId: 2 }),
+        { text: "dropped it" },
+      ],
+      writer: [
+        { toolCalls: [{ name: "write", input: { path: "a.md", content: "a" } }] },
+        call("report_result", { result: "written" }),
+      ],
+    });
+    const leader = fx.root("leader.default", { mode: "discuss" });
+    await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
+    const waiting = results(fx, leader.id)[1].details as AgentInvocationResult;
+    const done = await fx.harness.settle("2", waiting.approvalId as string, { approved: true });
+    expect(done.status).toBe("completed");
+    expect(fx.store.queued(leader.id)).toEqual([]);
+    expect(fx.harness.flowBackRun(leader.id)).toBeUndefined();
+  });
+});
