@@ -139,7 +139,26 @@ describe("sessions", () => {
     const list = (await get("/api/projects/novel/sessions")) as { sessions: Json[] };
     expect(list.sessions.map((s) => s.id)).toContain(id);
     const tree = await get(`/api/sessions/${id}/tree`);
-    expect(tree).toMatchObject({ session: { id }, children: [] });
+    expect(tree).toMatchObject({ session: { id }, detached: false, children: [] });
+    // Agents the session created (collaboration) hang under it, and theirs under them.
+    const writer = fx.hub.harness("novel").catalog.get("writer");
+    const child = fx.hub.store.createSession({ profile: writer, project: "novel", parentSessionId: id });
+    const grandchild = fx.hub.store.createSession({
+      profile: writer,
+      project: "novel",
+      parentSessionId: child.id,
+    });
+    const deep = (await get(`/api/sessions/${id}/tree`)) as {
+      children: { session: { id: string }; children: { session: { id: string } }[] }[];
+    };
+    expect(deep.children.map((c) => c.session.id)).toEqual([child.id]);
+    expect(deep.children[0].children.map((c) => c.session.id)).toEqual([grandchild.id]);
+    const forest = (await get("/api/projects/novel/sessions/tree")) as {
+      tree: { session: { id: string }; children: { session: { id: string } }[] }[];
+    };
+    const root = forest.tree.find((n) => n.session.id === id);
+    expect(root?.children.map((c) => c.session.id)).toEqual([child.id]);
+    expect(forest.tree.some((n) => n.session.id === child.id)).toBe(false);
     expect(await get(`/api/sessions/${id}/tasks`)).toEqual({ tasks: [] });
     const res = await fx.api("POST", `/api/sessions/${id}/prompt`, { message: "Hi" });
     expect(res.status).toBe(202);

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
+import { type SessionNode, sessionTree } from "../../collab/tree.js";
 import { NbError } from "../../core/errors.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
@@ -62,19 +63,20 @@ function sessionState(harness: Harness, s: Session) {
   };
 }
 
-interface SessionNode {
-  session: Session;
-  children: SessionNode[];
+/**
+ * A session and, recursively, the sessions it created (collaboration), as `nbook sessions list
+ * --tree` arranges them (a child its creator detached is marked).
+ */
+function descendantTree(hub: ServeHub, root: Session): SessionNode {
+  const all: Session[] = [root];
+  for (let i = 0; i < all.length && all.length < MAX_TREE; i++) {
+    all.push(...hub.store.listSessions({ parentSessionId: all[i].id }));
+  }
+  return sessionTree(all.slice(0, MAX_TREE), (id) => hub.store.linkOf(id))[0];
 }
 
-/** A session and, recursively, the sessions it started (collaboration), to a sane depth. */
-function sessionTree(hub: ServeHub, s: Session, depth = 0): SessionNode {
-  const children =
-    depth >= 16
-      ? []
-      : hub.store.listSessions({ parentSessionId: s.id }).map((c) => sessionTree(hub, c, depth + 1));
-  return { session: s, children };
-}
+/** Sessions one tree shows at most. */
+const MAX_TREE = 500;
 
 /** The SSE response of a stream, resumed after `Last-Event-ID` (or `?cursor=`). */
 export function streamResponse(c: Context, log: EventLog): Response {
@@ -117,6 +119,23 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
         limit: query.limit ?? 100,
       });
       return c.json({ sessions });
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/projects/:project/sessions/tree",
+      tag: "sessions",
+      summary:
+        "A project's sessions as the tree collaboration made: each with the agents it created under it",
+      params: ProjectParams,
+      query: z.object({ limit: z.number().int().min(1).max(MAX_TREE).optional() }).strict(),
+    },
+    (c, { params, query }) => {
+      hub.workspace.project(params.project);
+      const sessions = hub.store.listSessions({ project: params.project, limit: query.limit ?? 200 });
+      return c.json({ tree: sessionTree(sessions, (id) => hub.store.linkOf(id)) });
     },
   );
 
@@ -175,7 +194,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       summary: "A session and the sessions started from it",
       params: SessionParams,
     },
-    (c, { params }) => c.json(sessionTree(hub, hub.store.session(params.id))),
+    (c, { params }) => c.json(descendantTree(hub, hub.store.session(params.id))),
   );
 
   routes.add(
