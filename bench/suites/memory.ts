@@ -154,6 +154,8 @@ export const suite: BenchSuite = {
           appendEventsText(before, [{ text: `Mira appended ${n++} ${sentence(rnd, 8, 16)}.` }]),
         );
       };
+      // The append alone (what subject_event_append does: read events.jsonl, rewrite it atomically).
+      await timed("append_one_event_file_rewrite", appendOne);
       await timed(
         "append_one_event_then_keyword_search",
         async () => {
