@@ -378,7 +378,8 @@ export class JobRunner {
     }
     for (const live of [...this.live.values()]) {
       if (!active.has(live.id)) {
-        // Ended by another process (a forced cancel): stop the work, record nothing.
+        // Ended by another process (a forced cancel), which committed it and queued its flow-back:
+        // stop the work, record nothing more, and announce the end as it stands.
         live.controller.abort();
         live.ended = true;
         clearTimeout(live.flush);
@@ -386,6 +387,7 @@ export class JobRunner {
         if (live.launched) this.running--;
         else this.queue.splice(this.queue.indexOf(live), 1);
         this.pump();
+        this.emit({ type: "job_ended", job: this.table.get(live.id) });
         for (const w of [...this.idleWaiters]) w();
       } else if (active.get(live.id) && !live.controller.signal.aborted) {
         void this.cancelLive(live, "Cancelled by the user.");

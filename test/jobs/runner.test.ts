@@ -173,6 +173,43 @@ describe("the job runner", () => {
   });
 });
 
+describe("a job ended by another process", () => {
+  it("is let go here: its work is aborted, its end announced once, and its late result not recorded", async () => {
+    runner = new JobRunner({ table: store.jobs, pollMs: 20 });
+    const s = store.createSession({ profile });
+    const g = gated(s.id, "late");
+    let aborted = false;
+    const job = runner.start({
+      ...g.spec,
+      run: async (ctx) => {
+        ctx.signal.addEventListener("abort", () => {
+          aborted = true;
+        });
+        return g.spec.run(ctx);
+      },
+    });
+    await g.started;
+    const ended: string[] = [];
+    runner.on((e) => {
+      if (e.type === "job_ended") ended.push(`${e.job.id}:${e.job.status}`);
+    });
+    // What `nbook jobs cancel` does when the running process does not confirm in time.
+    const other = SessionStore.open(join(dir, "agent.sqlite"));
+    try {
+      other.jobs.end(job.id, { status: "cancelled" }, () => "<system-reminder>cancelled</system-reminder>");
+    } finally {
+      other.close();
+    }
+    await runner.whenIdle();
+    expect(aborted).toBe(true);
+    expect(ended).toEqual([`${job.id}:cancelled`]);
+    g.open();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(store.jobs.getFull(job.id)).toMatchObject({ status: "cancelled", result: null });
+    expect(store.queued(s.id)).toHaveLength(1);
+  });
+});
+
 describe("deliveries", () => {
   it("queue a follow-up once per delivery id, also from a second connection to the same file", () => {
     const s = store.createSession({ profile });
