@@ -286,7 +286,7 @@ export async function runOnce(
       const systemPrompt =
         profile.systemPrompt({ ...pctxBase, mode }) +
         (mode !== own && caller
-          ? `\n\nAgent session ${caller.sessionId} called you while it is in ${mode} mode, so you work in ${mode} mode for this call: your writes need the user's approval.`
+          ? `\n\nAgent session ${caller.sessionId} called you while it is in ${mode} mode, so you work in ${mode} mode for this call: your writes need the user's approval, and switch_mode cannot lift that.`
           : "");
       let state = readPath(path);
       let system = buildSystem(systemPrompt, mode, state);

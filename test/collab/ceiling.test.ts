@@ -33,6 +33,7 @@ describe("no escalation through delegation", () => {
       ],
       writer: [
         {
+          expect: { system: "called you while it is in discuss mode" },
           text: "Drafting.",
           toolCalls: [
             { name: "write", id: "w1", input: { path: "manuscript/03.md", content: "The bell rang.\n" } },
