@@ -139,6 +139,17 @@ if (missing) {
       await page.getByRole("tab", { name: "Edit" }).click();
       await shot(page, "04-files-editor");
 
+      // Unsaved text survives opening another file (and is marked in the tree) until saved or undone.
+      await editor.fill(`${mine}Unsaved thought.\n`);
+      await page.locator('a[data-path="manuscript/02-low-water/index.md"]').click();
+      await until(() => editor.inputValue()).not.toContain("Unsaved thought.");
+      expect(await page.locator(`a[data-path="${CHAPTER}"]`).getByTestId("unsaved-mark").count()).toBe(1);
+      await page.locator(`a[data-path="${CHAPTER}"]`).click();
+      await until(() => editor.inputValue()).toContain("Unsaved thought.");
+      await editor.fill(mine);
+      await until(() => page.getByTestId("save-status").textContent()).not.toBe("Unsaved changes");
+      expect(await page.getByTestId("unsaved-mark").count()).toBe(0);
+
       // A hand edit on disk, then the user's own change: saving shows both as a diff.
       writeFileSync(chapterPath(), mine.replace("Tomas was asleep", "Tomas was awake"));
       await editor.fill(mine.replace("two buckets of eels", "three buckets of eels"));

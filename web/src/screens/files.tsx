@@ -22,11 +22,13 @@ function TreeView({
   nodes,
   selected,
   words,
+  unsaved,
   project,
 }: {
   nodes: TreeNode[];
   selected: string;
   words: Map<string, number>;
+  unsaved: Set<string>;
   project: string;
 }) {
   const { t } = useI18n();
@@ -41,7 +43,13 @@ function TreeView({
                 open={rank(n) < 2 || n.path.startsWith("manuscript/") || selected.startsWith(`${n.path}/`)}
               >
                 <summary>{n.name}/</summary>
-                <TreeView nodes={n.children ?? []} selected={selected} words={words} project={project} />
+                <TreeView
+                  nodes={n.children ?? []}
+                  selected={selected}
+                  words={words}
+                  unsaved={unsaved}
+                  project={project}
+                />
               </details>
             </li>
           ) : (
@@ -53,6 +61,11 @@ function TreeView({
                 data-path={n.path}
               >
                 {n.name}
+                {unsaved.has(n.path) && (
+                  <span class="unsaved" title={t("files.unsaved")} data-testid="unsaved-mark">
+                    ●
+                  </span>
+                )}
                 {isChapter(n.path) && (words.get(n.path) ?? n.words) !== undefined && (
                   <span class="count" title={t("files.words")} data-testid="chapter-words">
                     {(words.get(n.path) ?? n.words)!.toLocaleString()}
@@ -65,6 +78,32 @@ function TreeView({
     </ul>
   );
 }
+
+/** Unsaved text, kept per project and file for the life of the page (across files and screens). */
+interface Draft {
+  text: string;
+  saved: string;
+  version: string | null;
+}
+const drafts = new Map<string, Draft>();
+const draftKey = (project: string, path: string) => `${project}\n${path}`;
+
+/** The project's files with unsaved text: the kept drafts, and the open file (if loaded) as it is now. */
+function unsavedPaths(project: string, open: string, openDirty: boolean): Set<string> {
+  const prefix = `${project}\n`;
+  const paths = new Set<string>();
+  for (const [key, d] of drafts)
+    if (key.startsWith(prefix) && d.text !== d.saved) paths.add(key.slice(prefix.length));
+  if (!open) return paths;
+  if (openDirty) paths.add(open);
+  else paths.delete(open);
+  return paths;
+}
+
+// Closing or reloading the tab with unsaved text asks first.
+window.addEventListener("beforeunload", (e) => {
+  if ([...drafts.values()].some((d) => d.text !== d.saved)) e.preventDefault();
+});
 
 /** The lorebook/manuscript tree and a Markdown editor with preview, word count and safe saving. */
 export function FilesScreen({ project, path }: { project: string; path: string }) {
@@ -81,6 +120,14 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   const dirty = text !== saved;
   const state = useRef({ path, dirty, version });
   state.current = { path, dirty, version };
+  // The file whose text the editor holds; its draft is kept while the text differs from the disk.
+  const holding = useRef<string>("");
+  useEffect(() => {
+    if (!holding.current) return;
+    const key = draftKey(project, holding.current);
+    if (dirty) drafts.set(key, { text, saved, version });
+    else drafts.delete(key);
+  }, [text, saved, version]);
 
   const show = (f: FileText) => {
     setText(f.text);
@@ -93,8 +140,23 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   useEffect(() => {
     setStatus(null);
     setError(null);
+    holding.current = "";
     if (!path) return;
-    load(path).catch((e: Error) => setError(e.message));
+    const draft = drafts.get(draftKey(project, path));
+    if (draft) {
+      holding.current = path;
+      setText(draft.text);
+      setSaved(draft.saved);
+      setVersion(draft.version);
+      setConflict(null);
+      return;
+    }
+    load(path).then(
+      () => {
+        holding.current = path;
+      },
+      (e: Error) => setError(e.message),
+    );
   }, [project, path]);
 
   // The open file as it is on disk now: shown if this tab has no unsaved typing (else the typing
@@ -170,7 +232,13 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       <aside class="side" aria-label={t("files.tree")}>
         <h2 class="side-title">{t("files.tree")}</h2>
         {root ? (
-          <TreeView nodes={root.children ?? []} selected={path} words={words} project={project} />
+          <TreeView
+            nodes={root.children ?? []}
+            selected={path}
+            words={words}
+            unsaved={unsavedPaths(project, holding.current === path ? path : "", dirty)}
+            project={project}
+          />
         ) : (
           <p class="muted">{tree.error?.message ?? t("common.loading")}</p>
         )}
