@@ -50,6 +50,7 @@ function configSettings(workspace: Workspace, project: Project | null): Partial<
     compactAt: s.compactionThreshold,
     keepRecent: s.compactionKeepRecent,
     maxConcurrentJobs: s.maxConcurrentJobs,
+    maxParallelToolCalls: s.maxParallelToolCalls,
   };
 }
 

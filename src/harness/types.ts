@@ -88,7 +88,10 @@ export interface LoopSettings {
   maxRetries: number;
   /** Background jobs running at once in this process (default 4); more wait, queued. */
   maxConcurrentJobs: number;
-  /** Calls of one step that run at the same time, when they may run concurrently (default 4). */
+  /**
+   * Calls of one step that run at the same time, when they may run concurrently (default 4;
+   * `agent.maxParallelToolCalls` in config).
+   */
   maxParallelToolCalls: number;
   /**
    * After an abort, how long a run may take to stop by itself before the harness ends it and

@@ -47,6 +47,7 @@ describe("models config", () => {
       compactionKeepRecent: 0.25,
       maxConcurrentJobs: 4,
       maxConcurrentModelCalls: 8,
+      maxParallelToolCalls: 4,
     });
     expect((c as Record<string, unknown>).web).toEqual({ anything: true });
   });
@@ -61,6 +62,7 @@ describe("models config", () => {
       compactionKeepRecent: 0.3,
       maxConcurrentJobs: 4,
       maxConcurrentModelCalls: 8,
+      maxParallelToolCalls: 4,
     });
   });
 

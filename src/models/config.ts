@@ -120,6 +120,8 @@ export const ModelsConfigSchema = z.looseObject({
       maxConcurrentJobs: z.number().int().positive().max(64).optional(),
       /** Model calls in flight at once in one nbook process (every session, child and job). */
       maxConcurrentModelCalls: z.number().int().positive().max(64).optional(),
+      /** Tool calls of one step that run at the same time (those that may run concurrently). */
+      maxParallelToolCalls: z.number().int().positive().max(32).optional(),
       compaction: z
         .object({
           /** Compact when the estimated context exceeds this share of the model's window. */
@@ -159,6 +161,7 @@ export interface AgentSettings {
   compactionKeepRecent: number;
   maxConcurrentJobs: number;
   maxConcurrentModelCalls: number;
+  maxParallelToolCalls: number;
 }
 
 export const DEFAULT_MAX_STEPS = 50;
@@ -167,6 +170,7 @@ export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
 export const DEFAULT_COMPACTION_KEEP_RECENT = 0.3;
 export const DEFAULT_MAX_CONCURRENT_JOBS = 4;
 export const DEFAULT_MAX_CONCURRENT_MODEL_CALLS = 8;
+export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 4;
 
 /** The loop's settings from config, defaults filled in. */
 export function agentSettings(config: ModelsConfig): AgentSettings {
@@ -177,6 +181,7 @@ export function agentSettings(config: ModelsConfig): AgentSettings {
     compactionKeepRecent: config.agent.compaction?.keepRecent ?? DEFAULT_COMPACTION_KEEP_RECENT,
     maxConcurrentJobs: config.agent.maxConcurrentJobs ?? DEFAULT_MAX_CONCURRENT_JOBS,
     maxConcurrentModelCalls: config.agent.maxConcurrentModelCalls ?? DEFAULT_MAX_CONCURRENT_MODEL_CALLS,
+    maxParallelToolCalls: config.agent.maxParallelToolCalls ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
   };
 }
 

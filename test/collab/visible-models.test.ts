@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { visibleModels } from "../../src/collab/visible-models.js";
-import { parseModelsConfig } from "../../src/models/index.js";
+import { agentSettings, parseModelsConfig } from "../../src/models/index.js";
 
 describe("the models visible to agents", () => {
   it("are the models the config names: default, per profile, and each provider's listed models", () => {
@@ -17,5 +17,17 @@ describe("the models visible to agents", () => {
     );
     expect(visibleModels(config)).toEqual(["claude/sonnet", "local/qwen3:8b"]);
     expect(visibleModels(parseModelsConfig({}, "test"))).toEqual([]);
+  });
+});
+
+describe("the parallel tool-call cap in config", () => {
+  it("is agent.maxParallelToolCalls, 4 by default, bounded", () => {
+    expect(agentSettings(parseModelsConfig({}, "test")).maxParallelToolCalls).toBe(4);
+    expect(
+      agentSettings(parseModelsConfig({ agent: { maxParallelToolCalls: 2 } }, "test")).maxParallelToolCalls,
+    ).toBe(2);
+    expect(() => parseModelsConfig({ agent: { maxParallelToolCalls: 0 } }, "test")).toThrow(
+      /maxParallelToolCalls/,
+    );
   });
 });
