@@ -62,6 +62,7 @@ export interface Project {
 
 const P = (p: string) => `/api/projects/${enc(p)}`;
 
+/** Every route the workbench calls, typed by what it answers. */
 export const api = {
   /** Password sign-in (when the server has a password); the token link is `GET /login?token=`. */
   loginPassword: (password: string) => request<{ ok: true }>("POST", "/api/auth/login", { password }),

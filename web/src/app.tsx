@@ -1,9 +1,9 @@
-// The workbench shell: sign-in, the activity bar, the language switch and the hash route
-// (`#/` the bookshelf, `#/p/<project>/<screen>` a project's screen), so reloading a tab or
-// sharing a link lands on the same screen.
+// The workbench shell: sign-in, the activity bar, the language switch and the screen the hash
+// route names (route.ts), so reloading a tab or sharing a link lands on the same screen.
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api, type Project } from "./api";
 import { I18nContext, type Lang, langOf, type MessageKey, translate } from "./i18n";
+import { parseHash, type Route, routeHash, type Screen } from "./route";
 import { AgentScreen } from "./screens/agent";
 import { Bookshelf } from "./screens/bookshelf";
 import { FilesScreen } from "./screens/files";
@@ -11,30 +11,9 @@ import { Login } from "./screens/login";
 import { PlotScreen } from "./screens/plot";
 import { WorldScreen } from "./screens/world";
 
-const SCREENS = ["files", "agent", "world", "plot"] as const;
-type Screen = (typeof SCREENS)[number];
-
-interface Route {
-  project: string | null;
-  screen: Screen | "bookshelf";
-  /** What follows the screen in the hash, e.g. a file path or a session id. */
-  rest: string;
-}
-
-function parseHash(hash: string): Route {
-  const m = /^#\/p\/([^/]+)\/(\w+)\/?(.*)$/.exec(hash);
-  if (m && (SCREENS as readonly string[]).includes(m[2]!))
-    return { project: decodeURIComponent(m[1]!), screen: m[2] as Screen, rest: decodeURIComponent(m[3]!) };
-  return { project: null, screen: "bookshelf", rest: "" };
-}
-
-/** The hash for a project's screen. */
-export function routeHash(project: string, screen: Screen, rest = ""): string {
-  return `#/p/${encodeURIComponent(project)}/${screen}${rest ? `/${encodeURIComponent(rest)}` : ""}`;
-}
-
 const LANG_KEY = "nbook.lang";
 
+/** The workbench: sign-in, then the activity bar and the screen the address names. */
 export function App() {
   const [auth, setAuth] = useState<"unknown" | "in" | "out">("unknown");
   const [route, setRoute] = useState<Route>(() => parseHash(location.hash));

@@ -225,6 +225,7 @@ export interface I18n {
   t: (key: MessageKey, vars?: Record<string, string | number>) => string;
 }
 
+/** The language in force for the tree below it (the App provides it). */
 export const I18nContext = createContext<I18n>({ lang: "en", t: (k, v) => translate("en", k, v) });
 
 /** The current language and its translate function. */

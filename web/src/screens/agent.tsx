@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Mode, type SessionInfo, type TaskItem } from "../api";
-import { routeHash } from "../app";
 import { applyEvent, type ChatItem, entriesToItems } from "../chat-items";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
+import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, type Project } from "../api";
-import { routeHash } from "../app";
 import { useI18n } from "../i18n";
+import { routeHash } from "../route";
 
 /** The projects of the workspace, most recently active first, and a form to create one. */
 export function Bookshelf({ projects, reload }: { projects: Project[]; reload: () => Promise<void> }) {

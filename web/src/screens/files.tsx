@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, type ConflictDetails, type FileText, type TreeNode } from "../api";
-import { routeHash } from "../app";
 import { TwoWayDiff } from "../diff-view";
 import { useI18n } from "../i18n";
 import { countWords, renderMarkdown } from "../markdown";
+import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 

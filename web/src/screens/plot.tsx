@@ -1,9 +1,9 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, type PromiseRow, type ThreadNode } from "../api";
-import { routeHash } from "../app";
 import { useI18n } from "../i18n";
 import { renderMarkdown } from "../markdown";
+import { routeHash } from "../route";
 import { useAsync } from "../use-async";
 
 function Brief({ project, chapterId }: { project: string; chapterId: number }) {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Issue, type SubjectState } from "../api";
-import { routeHash } from "../app";
 import { useI18n } from "../i18n";
+import { routeHash } from "../route";
 import { useAsync } from "../use-async";
 
 function formatValue(v: unknown): string {
