@@ -50,8 +50,3 @@ export function errorResponse(c: Context, e: unknown, hidePaths: string[]): Resp
   const status = e instanceof HttpError ? e.status : STATUS[info.code];
   return c.json(errorBody(info), status);
 }
-
-/** The status an error code is answered with (for the OpenAPI document and the docs). */
-export function statusOf(code: ErrorCode): ContentfulStatusCode {
-  return STATUS[code];
-}

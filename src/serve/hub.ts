@@ -168,7 +168,7 @@ export class ServeHub {
  * The files a write, edit or apply_patch result names, by project. A path shown as
  * `workspace/<project>/<rel>` belongs to that project; any other to the session's own.
  */
-export function changedPaths(details: unknown, sessionProject: string | null): Map<string, string[]> {
+function changedPaths(details: unknown, sessionProject: string | null): Map<string, string[]> {
   const d = (details ?? {}) as { path?: unknown; files?: unknown; unchanged?: unknown };
   if (d.unchanged === true) return new Map();
   const shown: string[] = [];

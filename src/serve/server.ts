@@ -11,7 +11,7 @@ import { AuthGate, assertPasswordHash, isLoopbackHost } from "./auth.js";
 import { ServeHub } from "./hub.js";
 
 /** The `serve` section of the workspace's `.nbook/config.json`. */
-export const ServeConfigSchema = z
+const ServeConfigSchema = z
   .object({
     passwordHash: z.string().min(1).optional().describe("made by `nbook serve --hash-password`"),
     allowedHosts: z
@@ -21,10 +21,10 @@ export const ServeConfigSchema = z
       .describe("host names browsers may use besides loopback and this machine's addresses"),
   })
   .strict();
-export type ServeConfig = z.infer<typeof ServeConfigSchema>;
+type ServeConfig = z.infer<typeof ServeConfigSchema>;
 
 /** Read and check the `serve` section (absent = no password, no extra names). */
-export function readServeConfig(workspace: Workspace): ServeConfig {
+function readServeConfig(workspace: Workspace): ServeConfig {
   const raw = workspace.readConfig().serve ?? {};
   const config = parseOrThrow(ServeConfigSchema, raw, "serve section of .nbook/config.json");
   if (config.passwordHash) assertPasswordHash(config.passwordHash);

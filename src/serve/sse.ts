@@ -18,7 +18,7 @@ export interface StreamLimits {
   keepAliveMs: number;
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { capacity: 2000, maxQueue: 512, keepAliveMs: 15_000 };
+const DEFAULT_STREAM_LIMITS: StreamLimits = { capacity: 2000, maxQueue: 512, keepAliveMs: 15_000 };
 
 /** Every stream of this process shares one epoch, so a cursor from an earlier process is recognised. */
 const EPOCH = randomBytes(4).toString("hex");
@@ -26,7 +26,7 @@ const EPOCH = randomBytes(4).toString("hex");
 const encoder = new TextEncoder();
 
 /** An event in the SSE wire format. */
-export function formatEvent(id: string | null, type: string, data: unknown): string {
+function formatEvent(id: string | null, type: string, data: unknown): string {
   const json = JSON.stringify(data)
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");

@@ -30,7 +30,7 @@ const ASSET_PATH = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*
  * script, so Markdown rendered into the page cannot run code), and never inside another site's frame
  * (a framed workbench could be clicked into approving something).
  */
-export const PAGE_SECURITY_HEADERS = {
+const PAGE_SECURITY_HEADERS = {
   "content-security-policy":
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   "x-frame-options": "DENY",

@@ -16,7 +16,7 @@ import type { ServeHub } from "../hub.js";
 import { ProjectParams } from "./common.js";
 
 /** Largest file write body: the tools' own inputs are text, a novel's chapter fits many times. */
-export const MAX_WRITE_BODY = 8 * 1024 * 1024;
+const MAX_WRITE_BODY = 8 * 1024 * 1024;
 
 /** Entries listed in one tree at most; a bigger project is cut off (`truncated`). */
 const TREE_LIMIT = 5000;

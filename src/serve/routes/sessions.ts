@@ -79,7 +79,7 @@ function descendantTree(hub: ServeHub, root: Session): SessionNode {
 const MAX_TREE = 500;
 
 /** The SSE response of a stream, resumed after `Last-Event-ID` (or `?cursor=`). */
-export function streamResponse(c: Context, log: EventLog): Response {
+function streamResponse(c: Context, log: EventLog): Response {
   const cursor = c.req.header("last-event-id") ?? c.req.query("cursor") ?? null;
   return new Response(log.subscribe(cursor), {
     headers: {
