@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type ServeHandle, startServer } from "../../src/serve/server.js";
+import { makeTestBed, type TestBed } from "../helpers.js";
+
+let bed: TestBed;
+let server: ServeHandle;
+afterEach(async () => {
+  await server.close();
+  bed.cleanup();
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe("over a real connection (127.0.0.1, any free port)", () => {
+  it("a tab that closes its event stream is forgotten by the server; a connected one gets events as they happen", async () => {
+    bed = makeTestBed();
+    server = await startServer({ workspace: bed.ws, host: "127.0.0.1", port: 0, log: () => {} });
+    const login = await fetch(server.loginUrl, { redirect: "manual" });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
+    const tabs = [new AbortController(), new AbortController()];
+    const streams = await Promise.all(
+      tabs.map((t) => fetch(`${server.url}/api/events`, { headers: { cookie }, signal: t.signal })),
+    );
+    await until(() => server.hub.events.subscribers === 2);
+    expect(server.hub.events.subscribers).toBe(2);
+
+    tabs[0].abort();
+    await until(() => server.hub.events.subscribers === 1);
+    expect(server.hub.events.subscribers).toBe(1);
+
+    server.hub.events.publish("project_created", { project: { name: "x" } });
+    const reader = (streams[1].body as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    expect(new TextDecoder().decode(value)).toContain("event: project_created");
+    tabs[1].abort();
+    await until(() => server.hub.events.subscribers === 0);
+    expect(server.hub.events.subscribers).toBe(0);
+  });
+
+  it("answers a request naming another Host with 403, as a DNS-rebinding page would send it", async () => {
+    bed = makeTestBed();
+    server = await startServer({ workspace: bed.ws, host: "127.0.0.1", port: 0, log: () => {} });
+    const { request } = await import("node:http");
+    const port = new URL(server.url).port;
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, path: "/api/projects", headers: { host: `evil.example:${port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+});
