@@ -55,20 +55,19 @@ export async function embedMissing(
 
 /**
  * Hybrid retrieval in one subject's source: the keyword ranking and the vector ranking (chunks
- * within the distance cut-off of the query) fused by reciprocal rank. Both rankings see only this
- * subject's chunks. Returns chunk ids, best first.
+ * within the distance cut-off of the query's unit vector `q`) fused by reciprocal rank. Both
+ * rankings see only this subject's chunks. Returns chunk ids, best first.
  */
-export async function hybridIds(
+export function hybridIds(
   index: SubjectIndex,
   subject: string,
   source: Source,
   query: string,
+  q: Float32Array,
   limit: number,
-  provider: EmbeddingProvider,
-): Promise<number[]> {
-  const [q] = await provider.embed([query], "query");
+): number[] {
   const k = fetchLimit(limit);
   const keyword = index.keywordIds(subject, source, query, k);
-  const vector = index.nearest(subject, source, q!, k, MIN_SIMILARITY).map((h) => h.id);
+  const vector = index.nearest(subject, source, q, k, MIN_SIMILARITY).map((h) => h.id);
   return fuseRanks([keyword, vector], limit);
 }

@@ -157,6 +157,7 @@ export async function searchSubject(
   const provider = opts.embedding ?? null;
   const index = SubjectIndex.shared(files.indexFile);
   const results: SourceResult[] = [];
+  let queryVector: Float32Array | undefined;
   for (const [i, source] of sources.entries()) {
     const limit = opts.limit ?? DEFAULT_LIMIT[source];
     const sync = syncText(index, s, source, texts[i]!);
@@ -165,7 +166,8 @@ export async function searchSubject(
       continue;
     }
     const embedded = await embedMissing(index, s.id, source, provider);
-    const ids = await hybridIds(index, s.id, source, query, limit, provider);
+    queryVector ??= (await provider.embed([query], "query"))[0]!;
+    const ids = hybridIds(index, s.id, source, query, queryVector, limit);
     results.push({ source, hits: index.rowsByIds(ids), sync, embedded });
   }
   return { path: s.path, retrieval: provider ? "hybrid" : "keyword", results };

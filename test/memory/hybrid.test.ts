@@ -116,6 +116,7 @@ describe("hybrid subject memory search", () => {
       "1 events candidate:\n\n1. events\nThe lantern went out.\n\n1 memory candidate:\n\n1. memory topic=the lamp\nthe lamp: Old, smoky, mine.",
     );
     expect(r.details).toMatchObject({ counts: { events: 1, memory: 1 }, retrieval: "hybrid" });
+    expect(stub.inputs().filter((t) => t === "lantern")).toHaveLength(1); // the query, embedded once
   });
 
   it("keeps subjects apart: another subject's closer vectors neither leak in nor crowd out", async () => {
