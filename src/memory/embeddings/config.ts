@@ -21,7 +21,7 @@ const FIELDS = {
   pooling: z.enum(["mean", "cls"]).optional(),
   /** Texts per request (default 64). */
   batchSize: z.number().int().positive().max(2048).optional(),
-  /** One request's time limit in milliseconds (default 30,000). */
+  /** The time limit of one request (a batch) in milliseconds, its retries included (default 30,000). */
   timeoutMs: z.number().int().positive().max(600_000).optional(),
   /** Retries of a failed request (default 2). */
   maxRetries: z.number().int().nonnegative().max(10).optional(),
