@@ -309,7 +309,8 @@ export class JobRunner {
     else this.queue.splice(this.queue.indexOf(live), 1);
     let job: Job | null = null;
     try {
-      job = this.table.end(live.id, ending, flowBackText);
+      // Null: another process ended it first (and told its owner); it is announced as it stands.
+      job = this.table.end(live.id, ending, flowBackText) ?? this.table.get(live.id);
     } catch {
       // The store is closed (the process is going away): the next open finds the job interrupted.
     }

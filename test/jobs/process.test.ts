@@ -241,7 +241,7 @@ describe("nbook jobs", () => {
       finalMessage: "The user cancelled the job.",
       jobs: [{ jobId, status: "cancelled" }],
     });
-    expect(processesWith(marker)).toEqual([]);
+    await until(() => processesWith(marker).length === 0, 5000);
     const again = runNbook(["jobs", "cancel", jobId], { cwd: ws });
     expect(again.stdout).toBe(`Job ${jobId} had already ended (cancelled); nothing to cancel.\n`);
     const json = JSON.parse(

@@ -241,13 +241,16 @@ async function awaitJobs(harness: Harness, sessionId: string, first: RunResult):
     const line = `Waiting for ${running} background job${running > 1 ? "s" : ""} of session ${sessionId} to end; the result comes back to the session here (Ctrl-C stops the jobs and exits).`;
     if (line !== said) process.stderr.write(`${line}\n`);
     said = line;
-    await new Promise<void>((resolve) => {
-      const off = harness.jobs.on((e) => {
-        if (e.type !== "job_ended" || e.job.ownerSessionId !== sessionId) return;
-        off();
-        resolve();
-      });
-    });
+    let off = () => {};
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        off = harness.jobs.on((e) => {
+          if (e.type === "job_ended" && e.job.ownerSessionId === sessionId) resolve();
+        });
+      }),
+      harness.jobs.whenIdle(sessionId),
+    ]);
+    off();
   }
 }
 
