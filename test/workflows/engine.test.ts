@@ -15,6 +15,8 @@ class EchoHost implements ActivityHost {
   delayMs = 0;
   /** Messages whose invocation never ends (until aborted). */
   hang = new Set<string>();
+  /** Messages whose invocation never ends, whatever its signal says. */
+  deaf = new Set<string>();
   async run(kind: string, params: any, ctx: ActivityContext) {
     this.calls.push({ kind, params });
     this.running++;
@@ -24,6 +26,7 @@ class EchoHost implements ActivityHost {
         await new Promise((_, reject) =>
           ctx.signal.addEventListener("abort", () => reject(new NbError("aborted", "aborted"))),
         );
+      if (this.deaf.has(params.message)) await new Promise(() => undefined);
       if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
       if (kind === "session.invoke") {
         if (params.message === "fail") throw new NbError("not_found", "no such agent");
@@ -305,6 +308,19 @@ describe("deterministic re-execution", () => {
     expect(cancelled.status).toBe("cancelled");
     expect((await driving).status).toBe("cancelled");
     expect(store.journal(running.id).map((e) => e.seq)).toEqual([0]);
+  });
+
+  it("cancels a run whose activity ignores its abort signal, within a bounded grace", async () => {
+    host.deaf.add("deaf");
+    const r = runs();
+    const run = await r.start({
+      target: { script: `export default async function run(wf) { return ${invoke("deaf")}; }` },
+    });
+    const driving = r.drive(run.id);
+    while (!host.calls.length) await new Promise((res) => setTimeout(res, 10));
+    expect((await r.cancel(run.id)).status).toBe("cancelled");
+    expect((await driving).status).toBe("cancelled");
+    expect(store.journal(run.id)).toEqual([]);
   });
 
   it("stops at the budget with a clear error and keeps the work so far", async () => {

@@ -3,7 +3,7 @@ import { askSpecError } from "../answers.js";
 import type { WorkflowSettings } from "../config.js";
 import { runWorkflowPass } from "../sandbox/index.js";
 import type { ActivityRequest, JournalEntry, PassOutcome } from "../sandbox/protocol.js";
-import type { RunRecord, RunUsage, WorkflowStore } from "../store/index.js";
+import type { RunPatch, RunRecord, RunUsage, WorkflowStore } from "../store/index.js";
 import type { ActivityHost } from "./activity-host.js";
 
 /** What driving a run needs. */
@@ -29,6 +29,8 @@ interface Done {
   tokens: number;
 }
 
+/** How long a stopping run waits for its running activities to end. */
+const STOP_GRACE_MS = 2_000;
 const SESSION_KINDS = new Set(["session.invoke", "session.transcript", "session.append"]);
 
 /**
@@ -49,6 +51,7 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
   const sessionTail = new Map<string, Promise<unknown>>();
   let wake: (() => void) | null = null;
   let usage: RunUsage = run.usage;
+  let hadAsks = store.asks(runId).length > 0;
   const notify = () => {
     const w = wake;
     wake = null;
@@ -57,15 +60,23 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
   const onAbort = () => notify();
   signal?.addEventListener("abort", onAbort);
 
-  const finish = (patch: Parameters<WorkflowStore["update"]>[1]): RunRecord => {
+  const finish = (patch: RunPatch): RunRecord => {
     run = store.update(runId, { ...patch, owner: null });
     deps.onUpdate?.(run);
     return run;
   };
-  /** Stop every running activity and wait for them to settle (their results are not journaled). */
+  /**
+   * Stop every running activity and wait for them to settle, at most STOP_GRACE_MS: an activity that
+   * ignores its signal is left behind, and whatever it returns later is not journaled.
+   */
   const stopAll = async () => {
     for (const c of inflight.values()) c.abort();
-    while (inflight.size) await new Promise<void>((r) => (wake = r));
+    const until = Date.now() + STOP_GRACE_MS;
+    while (inflight.size && Date.now() < until)
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(notify, Math.max(1, until - Date.now()));
+      });
   };
   const cancelled = () => signal?.aborted || store.run(runId).cancelRequested;
 
@@ -155,7 +166,8 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
           done.push({ req: r, startedAt: now, endedAt: now, ok: false, error: bad.toInfo(), tokens: 0 });
         }
       }
-      store.setAsks(runId, asks);
+      if (asks.length || hadAsks) store.setAsks(runId, asks);
+      hadAsks = asks.length > 0;
       const queued = new Set(queue.map((q) => q.seq));
       const finished = new Set(done.map((d) => d.req.seq));
       for (const r of pass.requests)

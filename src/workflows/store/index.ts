@@ -78,6 +78,11 @@ export interface TimedEntry extends JournalEntry {
   endedAt: number;
 }
 
+/** The columns of a run that change while it runs. */
+export type RunPatch = Partial<
+  Pick<RunRecord, "status" | "result" | "error" | "progress" | "logs" | "usage" | "owner" | "cancelRequested">
+>;
+
 /** What starting a run takes. */
 export type NewRun = Pick<
   RunRecord,
@@ -242,16 +247,14 @@ export class WorkflowStore {
     return rows.map(toRecord);
   }
 
-  /** Update a run's columns (JSON values are serialised). */
-  update(
-    id: string,
-    patch: Partial<
-      Pick<
-        RunRecord,
-        "status" | "result" | "error" | "progress" | "logs" | "usage" | "owner" | "cancelRequested"
-      >
-    >,
-  ): RunRecord {
+  /** Update a run's columns (JSON values are serialised) and return it as stored. */
+  update(id: string, patch: RunPatch): RunRecord {
+    this.patch(id, patch);
+    return this.run(id);
+  }
+
+  /** Update a run's columns without reading it back. */
+  private patch(id: string, patch: RunPatch): void {
     const sets: string[] = ["updated_at = ?"];
     const values: unknown[] = [Date.now()];
     const json = (col: string, v: unknown) => {
@@ -280,7 +283,6 @@ export class WorkflowStore {
       values.push(patch.cancelRequested ? 1 : 0);
     }
     this.db.prepare(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`).run(...values, id);
-    return this.run(id);
   }
 
   /**
@@ -335,7 +337,7 @@ export class WorkflowStore {
   appendJournal(
     runId: string,
     entries: ReadonlyArray<JournalEntry & { startedAt?: number; endedAt?: number }>,
-    patch?: Parameters<WorkflowStore["update"]>[1],
+    patch?: RunPatch,
   ): void {
     if (!entries.length && !patch) return;
     this.db
@@ -356,7 +358,7 @@ export class WorkflowStore {
             e.endedAt ?? now,
           );
         }
-        if (patch) this.update(runId, patch);
+        if (patch) this.patch(runId, patch);
       })
       .immediate();
   }
