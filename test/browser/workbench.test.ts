@@ -72,6 +72,16 @@ if (missing) {
       const init = runNbook(["init", ws], { cwd: dir });
       expect(init.status, init.stderr).toBe(0);
       writeFileSync(join(dir, "script.yaml"), SCRIPT);
+      // A configured provider whose key variable is not set: offered, and flagged, in the new-session
+      // form (every session still runs on the script).
+      writeFileSync(
+        join(ws, ".nbook", "config.json"),
+        JSON.stringify({
+          providers: {
+            cloud: { kind: "openai", apiKeyEnv: "NBOOK_BROWSER_TEST_KEY", models: { "gpt-test": {} } },
+          },
+        }),
+      );
       server = await startServe(ws, ["--script", join(dir, "script.yaml")]);
       browser = await launchChromium();
       // One context: the tabs of one browser, sharing the session cookie.
@@ -170,6 +180,12 @@ if (missing) {
 
     it("runs a discuss-mode chat: the write stops with a diff, approving runs it, the editor shows it", async () => {
       await page.getByTestId("nav-agent").click();
+      await until(() => page.getByTestId("new-model").locator("option").allTextContents()).toEqual(
+        expect.arrayContaining(["cloud/gpt-test (key NBOOK_BROWSER_TEST_KEY not set)"]),
+      );
+      expect(await page.getByTestId("new-profile").locator("option").allTextContents()).not.toContain(
+        "memory.curator",
+      );
       await page.getByTestId("new-mode").selectOption("discuss");
       await page.getByTestId("new-session").click();
       await page.waitForURL(/#\/p\/tide\/agent\/\d+$/);

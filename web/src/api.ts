@@ -96,9 +96,13 @@ export const api = {
     r: { approved: boolean; reason?: string; answer?: string },
   ) => request<unknown>("POST", `/api/sessions/${enc(sessionId)}/approvals/${enc(approvalId)}`, r),
   profiles: (p: string) =>
-    request<{ profiles: { key: string; description?: string }[] }>("GET", "/api/profiles", undefined, {
-      project: p,
-    }),
+    request<{ profiles: { key: string; description?: string; creation?: string }[] }>(
+      "GET",
+      "/api/profiles",
+      undefined,
+      { project: p },
+    ),
+  models: (p: string) => request<ModelsStatus>("GET", "/api/models", undefined, { project: p }),
 
   // ---------------------------------------------------------------- world
   worldSchema: (p: string) => request<WorldSchema>("GET", `${P(p)}/world/schema`),
@@ -123,6 +127,19 @@ export const api = {
 // ---------------------------------------------------------------- shapes
 
 export type Mode = "normal" | "discuss" | "plan";
+
+/** Configured providers and models, and which key variables are missing (src/models/status.ts). */
+export interface ModelsStatus {
+  providers: {
+    id: string;
+    key: "set" | "missing" | "not_needed";
+    apiKeyEnv?: string;
+    models: { ref: string }[];
+  }[];
+  defaultModel: string | null;
+  profiles: { profile: string; ref: string | null }[];
+  missingEnv: string[];
+}
 
 /** One Server-Sent Event's data: a harness event (session stream) or a workspace event. */
 export interface StreamEvent {

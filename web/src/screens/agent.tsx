@@ -200,7 +200,7 @@ function ChatItemView({
   }
 }
 
-function Chat({ sessionId, project }: { sessionId: string; project: string }) {
+function Chat({ sessionId }: { sessionId: string }) {
   const { t } = useI18n();
   const [items, setItems] = useState<ChatItem[]>([]);
   const [tasks, setTasks] = useState<TaskItem[]>([]);
@@ -369,7 +369,6 @@ function Chat({ sessionId, project }: { sessionId: string; project: string }) {
             ))}
           </ul>
         )}
-        <p class="muted small">{project}</p>
       </aside>
     </>
   );
@@ -392,15 +391,22 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
     [project],
   );
   const profiles = useAsync(() => api.profiles(project), [project]);
+  const models = useAsync(() => api.models(project), [project]);
   const [profile, setProfile] = useState("leader.default");
   const [mode, setMode] = useState<Mode>("normal");
+  // "" is the profile's own model (config or profile default); otherwise a configured model ref.
+  const [model, setModel] = useState("");
+  const refs = (models.data?.providers ?? []).flatMap((p) =>
+    p.models.map((m) => ({ ref: m.ref, missing: p.key === "missing" ? p.apiKeyEnv : undefined })),
+  );
+  const profileModel = models.data?.profiles.find((p) => p.profile === profile)?.ref;
   const [error, setError] = useState<string | null>(null);
 
   const create = async (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      const r = await api.createSession(project, { profile, mode });
+      const r = await api.createSession(project, { profile, mode, ...(model ? { model } : {}) });
       location.hash = routeHash(project, "agent", r.session.id);
     } catch (err) {
       setError((err as Error).message);
@@ -419,13 +425,34 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
               onChange={(e) => setProfile((e.target as HTMLSelectElement).value)}
               data-testid="new-profile"
             >
-              {(profiles.data?.profiles ?? [{ key: "leader.default" }]).map((p) => (
-                <option key={p.key} value={p.key}>
-                  {p.key}
-                </option>
-              ))}
+              {(profiles.data?.profiles ?? [{ key: "leader.default" }])
+                .filter((p) => p.creation !== "system_only")
+                .map((p) => (
+                  <option key={p.key} value={p.key} title={p.description}>
+                    {p.key}
+                  </option>
+                ))}
             </select>
           </label>
+          {refs.length > 0 && (
+            <label>
+              {t("agent.model")}
+              <select
+                value={model}
+                onChange={(e) => setModel((e.target as HTMLSelectElement).value)}
+                data-testid="new-model"
+              >
+                <option value="">
+                  {profileModel ? t("agent.profileModel", { ref: profileModel }) : t("agent.defaultModel")}
+                </option>
+                {refs.map((r) => (
+                  <option key={r.ref} value={r.ref}>
+                    {r.missing ? t("agent.keyMissing", { ref: r.ref, env: r.missing }) : r.ref}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <label>
             {t("agent.mode")}
             <select
@@ -454,7 +481,7 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
         )}
       </aside>
       {sessionId ? (
-        <Chat key={sessionId} sessionId={sessionId} project={project} />
+        <Chat key={sessionId} sessionId={sessionId} />
       ) : (
         <section class="content">
           <p class="muted center">{t("agent.noSession")}</p>
