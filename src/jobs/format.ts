@@ -23,7 +23,7 @@ function firstLine(text: string): string {
 /** A job's facts, one per line, without its result. */
 export function jobFacts(job: Job): string {
   const lines = [
-    `Job ${job.id}: ${job.kind} — ${job.title}`,
+    `Job ${job.id}: ${job.title}`,
     `Status: ${job.status}`,
     `Owner session: ${job.ownerSessionId ?? "(none)"}${job.originCallId ? ` (call ${job.originCallId})` : ""}`,
     `Created: ${job.createdAt}${job.startedAt ? `  started: ${job.startedAt}` : ""}${job.endedAt ? `  ended: ${job.endedAt}` : ""}`,

@@ -227,7 +227,7 @@ describe("nbook jobs", () => {
     const jobId = withStore((store) => store.jobs.list()[0].id);
 
     const shown = runNbook(["jobs", "show", jobId], { cwd: ws });
-    expect(shown.stdout).toMatch(new RegExp(`^Job ${jobId}: bash — bash: exec -a`));
+    expect(shown.stdout).toMatch(new RegExp(`^Job ${jobId}: bash: exec -a`));
     expect(shown.stdout).toContain("Status: running");
     const refused = runNbook(["jobs", "show", "job_00000000"], { cwd: ws });
     expect(refused.status).toBe(2);
