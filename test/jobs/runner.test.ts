@@ -173,6 +173,33 @@ describe("the job runner", () => {
   });
 });
 
+describe("progress", () => {
+  it("is stored at most every 250 ms, the latest line kept, clipped to its last 400 characters", async () => {
+    runner = new JobRunner({ table: store.jobs });
+    const g = gated(null);
+    let report!: (text: string) => void;
+    const job = runner.start({
+      ...g.spec,
+      run: (ctx) => {
+        report = ctx.progress;
+        return g.spec.run(ctx);
+      },
+    });
+    await g.started;
+    for (let i = 0; i < 100; i++) report(`line ${i}`);
+    expect(store.jobs.get(job.id).preview).toBe("");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(store.jobs.get(job.id).preview).toBe("line 99");
+    report(`${"a".repeat(500)}END`);
+    await new Promise((r) => setTimeout(r, 300));
+    const preview = store.jobs.get(job.id).preview;
+    expect(preview).toHaveLength(400);
+    expect(preview.startsWith("…") && preview.endsWith("aEND")).toBe(true);
+    g.open();
+    await runner.whenIdle();
+  });
+});
+
 describe("a job ended by another process", () => {
   it("is let go here: its work is aborted, its end announced once, and its late result not recorded", async () => {
     runner = new JobRunner({ table: store.jobs, pollMs: 20 });
