@@ -6,6 +6,7 @@ import { z } from "zod";
 import { isNbError } from "../../src/core/errors.js";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { JobRunner, type JobSpec } from "../../src/jobs/index.js";
+import { getJob } from "../../src/tools/jobs/index.js";
 
 const profile = { key: "leader.default", initial: z.object({}) };
 
@@ -250,5 +251,36 @@ describe("deliveries", () => {
     } finally {
       second.close();
     }
+  });
+});
+
+describe("get_job", () => {
+  it("pages a result longer than 40,000 characters, and every page is exact", async () => {
+    runner = new JobRunner({ table: store.jobs });
+    const s = store.createSession({ profile });
+    const text = Array.from({ length: 9000 }, (_, i) => `${i}`.padStart(9, "0")).join("\n");
+    const job = runner.start({
+      kind: "invoke_agent",
+      title: "long",
+      ownerSessionId: s.id,
+      run: async () => ({ text }),
+    });
+    await runner.whenIdle();
+    const ctx = {
+      session: { id: s.id, profileKey: "leader.default", initial: {}, services: { jobs: runner } },
+    };
+    const read = async (offset?: number) =>
+      (await getJob.execute({ jobId: job.id, ...(offset === undefined ? {} : { offset }) }, ctx as never))
+        .text;
+    const first = await read();
+    expect(first).toContain(`(characters 0–40000 of ${text.length})`);
+    expect(first).toContain(`[More: get_job {"jobId":"${job.id}","offset":40000}]`);
+    const second = await read(40000);
+    expect(second).toContain(`(characters 40000–80000 of ${text.length})`);
+    const third = await read(80000);
+    expect(third).toContain(`(characters 80000–${text.length} of ${text.length})`);
+    expect(third).not.toContain("[More:");
+    const body = (page: string) => page.slice(page.indexOf("):\n") + 3).split("\n[More:")[0];
+    expect(body(first) + body(second) + body(third)).toBe(text);
   });
 });
