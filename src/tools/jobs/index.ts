@@ -67,7 +67,8 @@ export const getJob = defineTool({
       if (end < job.result.text.length) text += `\n[More: get_job {"jobId":"${job.id}","offset":${end}}]`;
       if (job.result.data !== undefined) text += `\n\nData: ${JSON.stringify(job.result.data)}`;
     }
-    return { text, details: { job } };
+    // The result is in the text once; details carry the job without it (a session stores both).
+    return { text, details: { job: { ...job, result: null } } };
   },
 });
 
