@@ -72,6 +72,20 @@ export class ApiRoutes {
   }
 }
 
+/**
+ * Run domain code given (part of) the request body: the field pointers of its errors, relative to
+ * what it was given, are made to point into the body (`/initial/x` → `/body/initial/x`).
+ */
+export async function fromBody<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof NbError) || !e.fields) throw e;
+    const fields = e.fields.map((f) => ({ ...f, pointer: `/body${f.pointer}` }));
+    throw new NbError(e.code, e.message, { fields, details: e.details });
+  }
+}
+
 /** Parse one part of a request; field pointers start with the part (`/query/at`). */
 function validate(schema: z.ZodType, value: unknown, part: string): unknown {
   // reportInput: a wrongly typed value is then told from a missing one ("required").

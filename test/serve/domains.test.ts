@@ -172,5 +172,14 @@ describe("sessions", () => {
     expect(await (await fx.api("POST", `/api/sessions/${id}/abort`)).json()).toEqual({ aborted: false });
     const unknownProfile = await fx.api("POST", "/api/projects/novel/sessions", { profile: "nobody" });
     expect(unknownProfile.status).toBe(404);
+    // Checked by the profile's own schema, past the route's: the pointer still leads into the body.
+    const initial = await fx.api("POST", "/api/projects/novel/sessions", {
+      profile: "researcher",
+      initial: { bogus: 1 },
+    });
+    expect(initial.status).toBe(400);
+    expect(((await initial.json()) as { error: { fields: unknown[] } }).error.fields).toEqual([
+      { pointer: "/body/initial/bogus", message: "unknown field" },
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Project } from "../../workspace/project.js";
 import { ProjectMetaSchema } from "../../workspace/project-meta.js";
 import { createSampleProject } from "../../workspace/sample.js";
-import type { ApiRoutes } from "../api.js";
+import { type ApiRoutes, fromBody } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import { ProjectParams, projectName } from "./common.js";
 
@@ -79,9 +79,9 @@ export function registerProjectRoutes(routes: ApiRoutes, hub: ServeHub): void {
     },
     async (c, { body }) => {
       const opts = { title: body.title, summary: body.summary, language: body.language };
-      const project = body.sample
-        ? await createSampleProject(ws, body.name, opts)
-        : ws.createProject(body.name, opts);
+      const project = await fromBody(() =>
+        body.sample ? createSampleProject(ws, body.name, opts) : ws.createProject(body.name, opts),
+      );
       const view = projectView(hub, project);
       hub.events.publish("project_created", { project: view });
       return c.json({ project: view }, 201);

@@ -7,7 +7,7 @@ import type { Harness } from "../../harness/loop.js";
 import { ModeSchema, type Session, SessionStatusSchema } from "../../harness/store/schema.js";
 import type { RunResult } from "../../harness/types.js";
 import { MODEL_REF } from "../../models/reference.js";
-import type { ApiRoutes } from "../api.js";
+import { type ApiRoutes, fromBody } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import type { EventLog } from "../sse.js";
 import { ProjectParams, ProjectQuery, sessionId } from "./common.js";
@@ -157,16 +157,18 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
         .strict(),
       status: 201,
     },
-    (c, { params, body }) => {
+    async (c, { params, body }) => {
       const harness = hub.harness(params.project);
-      const session = harness.createSession({
-        profileKey: body.profile,
-        project: params.project,
-        mode: body.mode,
-        model: body.model,
-        title: body.title,
-        initial: body.initial,
-      });
+      const session = await fromBody(() =>
+        harness.createSession({
+          profileKey: body.profile,
+          project: params.project,
+          mode: body.mode,
+          model: body.model,
+          title: body.title,
+          initial: body.initial,
+        }),
+      );
       hub.events.publish("session_created", { session });
       return c.json({ session }, 201);
     },
