@@ -2,6 +2,7 @@ import { generateText, type LanguageModel } from "ai";
 import { NbError } from "../core/errors.js";
 import { toMessages } from "./context.js";
 import type { Entry } from "./store/schema.js";
+import { withModelCallSlot } from "./stream.js";
 
 const sizes = new WeakMap<Entry, number>();
 
@@ -82,14 +83,16 @@ export async function summarize(opts: {
   maxRetries: number;
 }): Promise<string> {
   const prior = opts.previousSummary ? `Summary so far:\n${opts.previousSummary}\n\n` : "";
-  const r = await generateText({
-    model: opts.model,
-    system: `${opts.system}\n\nAnswer with the summary only, as plain text.`,
-    prompt: `${prior}Conversation to summarise:\n${transcript(opts.entries)}`,
-    maxOutputTokens: opts.maxOutputTokens,
-    abortSignal: opts.signal,
-    maxRetries: opts.maxRetries,
-  });
+  const r = await withModelCallSlot(opts.signal, () =>
+    generateText({
+      model: opts.model,
+      system: `${opts.system}\n\nAnswer with the summary only, as plain text.`,
+      prompt: `${prior}Conversation to summarise:\n${transcript(opts.entries)}`,
+      maxOutputTokens: opts.maxOutputTokens,
+      abortSignal: opts.signal,
+      maxRetries: opts.maxRetries,
+    }),
+  );
   const text = r.text.trim();
   if (!text) throw new NbError("internal", "The summarizer returned an empty summary");
   return text;

@@ -24,6 +24,22 @@ export function setMaxConcurrentModelCalls(limit: number): void {
   modelCallSlots.setLimit(limit);
 }
 
+/**
+ * Run a model request made outside callModel (a compaction summary) under the same cap; rejects
+ * with `aborted` when the signal fires while it waits for a slot.
+ */
+export async function withModelCallSlot<T>(
+  signal: AbortSignal | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const release = await modelCallSlots.acquire(signal);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
 /** Model calls of this process in flight now, and the limit. */
 export function modelCallLoad(): { inFlight: number; limit: number } {
   return { inFlight: modelCallSlots.inUse, limit: modelCallSlots.limit };

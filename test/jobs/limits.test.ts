@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
+import { summarize } from "../../src/harness/compaction.js";
 import { openHarness } from "../../src/harness/open.js";
 import { callModel, modelCallLoad, setMaxConcurrentModelCalls } from "../../src/harness/stream.js";
 import { parseModelsConfig } from "../../src/models/config.js";
@@ -80,6 +81,40 @@ describe("agent.maxConcurrentModelCalls", () => {
     expect(state.calls).toBe(1);
     state.release.shift()?.();
     expect((await first).text).toBe("ok");
+  });
+});
+
+describe("a compaction summary", () => {
+  it("takes a model-call slot like any model call", async () => {
+    setMaxConcurrentModelCalls(1);
+    const { model, state } = heldModel();
+    const held = call(model);
+    await tick();
+    let summarised = 0;
+    const summarizer = new MockLanguageModelV3({
+      doGenerate: async () => {
+        summarised++;
+        return {
+          content: [{ type: "text", text: "the summary" }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage,
+          warnings: [],
+        };
+      },
+    });
+    const summary = summarize({
+      model: summarizer,
+      system: "s",
+      previousSummary: null,
+      entries: [],
+      maxRetries: 0,
+    });
+    await tick();
+    expect(summarised).toBe(0);
+    state.release.shift()?.();
+    expect(await summary).toBe("the summary");
+    expect(summarised).toBe(1);
+    await held;
   });
 });
 
