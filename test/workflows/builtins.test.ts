@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { closeWorkflowSandbox } from "../../src/workflows/sandbox/index.js";
@@ -230,5 +230,19 @@ describe("built-in workflows end to end through the harness", () => {
     const kinds = bed.store.journal(run.id).map((e) => e.kind);
     expect(kinds).toContain("plot.brief");
     expect(kinds).toContain("world.query");
+  });
+
+  it("a caller in discuss mode gets read-only participants: the writer's write stops for approval and the run fails saying so, nothing written", async () => {
+    const path = "manuscript/03-the-bell-road/index.md";
+    bed = await workflowBed(
+      { sessions: { "2": [{ toolCalls: [{ name: "write", input: { path, content: "# Draft\n" } }] }] } },
+      { mode: "discuss" },
+    );
+    const run = await bed.run("chapter-write-review-revise", { chapterPath: path, brief: "b" });
+    expect(run.status).toBe("failed");
+    expect(run.error?.code).toBe("conflict");
+    expect(run.error?.message).toContain("stopped for the user");
+    expect(existsSync(join(bed.project.root, path))).toBe(false);
+    expect(bed.harness.pending("2")?.tool).toBe("write");
   });
 });

@@ -46,26 +46,31 @@ async function until(check: () => boolean, what: string, ms = 60_000): Promise<v
   }
 }
 
+/** A workspace whose default model is the stub, with the fan-out workflow in its workspace layer. */
+function setUp(s: ModelStub): string {
+  dir = mkdtempSync(join(tmpdir(), "nbook-wf-kill-"));
+  const ws = Workspace.init(dir);
+  ws.createProject("novel");
+  ws.close();
+  writeFileSync(
+    join(dir, ".nbook", "config.json"),
+    JSON.stringify({
+      providers: { stub: { kind: "openai-compatible", baseURL: s.baseURL, apiKeyEnv: "STUB_API_KEY" } },
+      defaultModel: "stub/m",
+    }),
+  );
+  mkdirSync(join(dir, ".nbook", "agent", "workflows", "fanout"), { recursive: true });
+  writeFileSync(join(dir, ".nbook", "agent", "workflows", "fanout", "workflow.js"), FANOUT);
+  return join(dir, "novel");
+}
+
 describe("a run killed mid-fan-out", () => {
   it("resumes in a new process with every finished activity taken from the journal (the model sees no repeated call)", async () => {
     stub = await startModelStub();
-    dir = mkdtempSync(join(tmpdir(), "nbook-wf-kill-"));
-    const ws = Workspace.init(dir);
-    ws.createProject("novel");
-    ws.close();
-    writeFileSync(
-      join(dir, ".nbook", "config.json"),
-      JSON.stringify({
-        providers: { stub: { kind: "openai-compatible", baseURL: stub.baseURL, apiKeyEnv: "STUB_API_KEY" } },
-        defaultModel: "stub/m",
-      }),
-    );
-    mkdirSync(join(dir, ".nbook", "agent", "workflows", "fanout"), { recursive: true });
-    writeFileSync(join(dir, ".nbook", "agent", "workflows", "fanout", "workflow.js"), FANOUT);
+    const project = setUp(stub);
     const items = ["item-1", "item-2", "item-3", "item-4", "item-5", "item-6"];
     stub.hang.add("item-2");
     stub.hang.add("item-5");
-    const project = join(dir, "novel");
     child = nbook(["workflows", "run", "fanout", "--args", JSON.stringify({ items })], project);
     let stderr = "";
     child.stderr?.on("data", (d) => {
@@ -106,6 +111,47 @@ describe("a run killed mid-fan-out", () => {
       for (const i of ["item-1", "item-3", "item-4", "item-6"])
         expect(stub.seen.filter((s) => s === i)).toHaveLength(1);
       expect(store.journal(run.id).filter((e) => e.kind === "agents.create")).toHaveLength(6);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+});
+
+describe("cancel from another process", () => {
+  it("nbook workflows cancel stops a run another live process drives: it ends cancelled, its hung calls aborted", async () => {
+    stub = await startModelStub();
+    const project = setUp(stub);
+    stub.hang.add("item-1");
+    stub.hang.add("item-2");
+    child = nbook(
+      ["workflows", "run", "fanout", "--args", JSON.stringify({ items: ["item-1", "item-2"] })],
+      project,
+    );
+    const store = WorkflowStore.open(join(dir, ".nbook", "workflows.sqlite"));
+    try {
+      await until(
+        () => stub!.seen.includes("item-1") && stub!.seen.includes("item-2"),
+        "both calls in flight",
+      );
+      const [run] = store.listRuns();
+      // A second process refuses to take over a run whose driver is alive.
+      const refused = spawn(NBOOK_BIN, ["workflows", "resume", run.id], {
+        cwd: project,
+        env: { ...process.env, STUB_API_KEY: "k" },
+      });
+      let err = "";
+      refused.stderr?.on("data", (d) => {
+        err += d;
+      });
+      expect(await new Promise((r) => refused.once("exit", r))).not.toBe(0);
+      expect(err).toContain("driven by another process");
+      const cancel = nbook(["workflows", "cancel", run.id], project);
+      expect(await new Promise((r) => cancel.once("exit", r))).toBe(0);
+      const code = await new Promise((r) => child!.once("exit", r));
+      child = null;
+      expect(store.run(run.id).status).toBe("cancelled");
+      expect(code).toBe(0);
+      expect(store.journal(run.id).filter((e) => e.kind === "session.invoke")).toEqual([]);
     } finally {
       store.close();
     }

@@ -8,6 +8,7 @@ import { type ScriptedLanguageModel, scriptedModel } from "../../src/models/inde
 import type { ScriptFile } from "../../src/models/scripted/format.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
+import type { Mode } from "../../src/tools/types.js";
 import { getWorkflow } from "../../src/workflows/catalog.js";
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from "../../src/workflows/config.js";
 import { WorkflowHost } from "../../src/workflows/host/activities.js";
@@ -49,7 +50,7 @@ export interface WorkflowBed {
 /** Build a WorkflowBed whose agents answer from `script` (turns keyed by session id / profile). */
 export async function workflowBed(
   script: ScriptFile,
-  opts: { settings?: Partial<WorkflowSettings> } = {},
+  opts: { settings?: Partial<WorkflowSettings>; mode?: Mode } = {},
 ): Promise<WorkflowBed> {
   const dir = mkdtempSync(join(tmpdir(), "nbook-wf-"));
   const workspace = Workspace.init(dir);
@@ -72,7 +73,7 @@ export async function workflowBed(
   });
   const caller = harness.createSession({ profileKey: "leader.default", project: project.name });
   const store = WorkflowStore.forWorkspace(workspace);
-  const collab = new AgentCollaboration(harness, caller.id, "call_wf", "normal");
+  const collab = new AgentCollaboration(harness, caller.id, "call_wf", opts.mode ?? "normal");
   const host = new WorkflowHost({ workspace, project, store, port: collaborationPort(collab, sessions) });
   const runs = new WorkflowRuns({
     workspace,
@@ -92,7 +93,12 @@ export async function workflowBed(
     runs,
     async run(key, args) {
       const w = await getWorkflow(workspace, project, key);
-      const run = await runs.start({ target: { workflow: w }, args, callerSessionId: caller.id });
+      const run = await runs.start({
+        target: { workflow: w },
+        args,
+        callerSessionId: caller.id,
+        mode: opts.mode ?? "normal",
+      });
       return runs.drive(run.id);
     },
     async close() {
