@@ -72,6 +72,10 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
       }
     }
     await next();
+    // The API's answers are the user's manuscript and sessions: never kept in a browser cache.
+    if (c.req.path.startsWith("/api/") && !c.res.headers.has("cache-control")) {
+      c.res.headers.set("cache-control", "no-store");
+    }
   });
 
   const routes = new ApiRoutes(app);

@@ -63,6 +63,9 @@ describe("files: tree, read, write", () => {
       text: "Mira is seventeen.\n",
       version: sha("Mira is seventeen.\n"),
     });
+    // Manuscript text is never kept in a browser cache.
+    const again = await fx.api("GET", "/api/projects/novel/files/read?path=lorebook/mira.md");
+    expect(again.headers.get("cache-control")).toBe("no-store");
 
     const saved = await fx.api("PUT", "/api/projects/novel/files/write", {
       path: "lorebook/mira.md",
