@@ -1,17 +1,16 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { z } from "zod";
 import { NbError } from "../core/errors.js";
+import { parseModelsConfig } from "../models/config.js";
+import { apiKeyEnvOf } from "../models/key-variables.js";
 
-/** The workspace config section `embedding` (an OpenAI-compatible `/embeddings` endpoint). */
-export const embeddingConfigSchema = z.object({
-  enabled: z.boolean().optional(),
-  baseURL: z.string().url(),
-  model: z.string().min(1),
-  apiKey: z.string().optional(),
-  dimensions: z.number().int().positive().optional(),
-  timeoutMs: z.number().int().positive().optional(),
-});
-export type EmbeddingConfig = z.infer<typeof embeddingConfigSchema>;
+/** What the world's client needs: an OpenAI-compatible `/embeddings` endpoint, the key already read. */
+interface HttpEmbeddingSettings {
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+  dimensions: number;
+  timeoutMs?: number;
+}
 
 /** Embeds texts synchronously; vectors are L2-normalised. */
 export interface EmbeddingClient {
@@ -19,15 +18,49 @@ export interface EmbeddingClient {
   embed(texts: string[]): Float32Array[];
 }
 
-/** The configured client, or null when the workspace config has no usable `embedding` section. */
-export function embeddingClientFromConfig(config: Record<string, unknown>): EmbeddingClient | null {
-  const raw = config.embedding;
-  if (raw === undefined || raw === null) return null;
-  const r = embeddingConfigSchema.safeParse(raw);
-  if (!r.success || r.data.enabled === false) return null;
-  return new HttpEmbeddingClient(r.data);
+/**
+ * The client for the workspace's `embedding` section (the one subject memory uses), or null when
+ * there is none or it names a local model folder: the world API is synchronous and a local model
+ * runs asynchronously, so world text search then stays keyword-only. A section that names a
+ * provider which cannot be used is a `config_error`, never a quiet fall back.
+ */
+export function embeddingClientFromConfig(
+  config: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): EmbeddingClient | null {
+  if (config.embedding === undefined || config.embedding === null) return null;
+  const models = parseModelsConfig(config, ".nbook/config.json");
+  const e = models.embedding;
+  if (!e || e.folder !== undefined) return null;
+  const id = e.provider as string;
+  const provider = models.providers[id];
+  if (!provider)
+    throw new NbError("config_error", `embedding.provider "${id}" is not in .nbook/config.json "providers"`);
+  const baseURL = provider.baseURL ?? (provider.kind === "openai" ? OPENAI_BASE_URL : undefined);
+  if (!baseURL || (provider.kind !== "openai" && provider.kind !== "openai-compatible")) {
+    throw new NbError(
+      "config_error",
+      `embedding.provider "${id}" is a ${provider.kind} provider, which has no embedding models`,
+    );
+  }
+  const keyEnv = apiKeyEnvOf(provider);
+  const apiKey = keyEnv ? env[keyEnv] : undefined;
+  if (keyEnv && !apiKey) {
+    throw new NbError(
+      "config_error",
+      `The embedding model's provider "${id}" needs its API key in the environment variable ${keyEnv}, which is not set`,
+    );
+  }
+  return new HttpEmbeddingClient({
+    baseURL,
+    model: e.model as string,
+    dimensions: e.dimensions,
+    ...(apiKey ? { apiKey } : {}),
+    ...(e.timeoutMs ? { timeoutMs: e.timeoutMs } : {}),
+  });
 }
 
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const BATCH = 64;
 
 // Runs in a worker: one POST per batch, result posted back, then the waiting thread is woken.
@@ -68,8 +101,8 @@ const signal = new Int32Array(flag);
  */
 export class HttpEmbeddingClient implements EmbeddingClient {
   readonly model: string;
-  constructor(private readonly cfg: EmbeddingConfig) {
-    this.model = cfg.dimensions ? `${cfg.model}@${cfg.dimensions}` : cfg.model;
+  constructor(private readonly cfg: HttpEmbeddingSettings) {
+    this.model = `${cfg.model}@${cfg.dimensions}`;
   }
 
   embed(texts: string[]): Float32Array[] {

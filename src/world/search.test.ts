@@ -123,14 +123,15 @@ describe("search.text", () => {
 const STUB = `
 const http = require("node:http");
 const { parentPort } = require("node:worker_threads");
-let calls = 0, inputs = 0;
+let calls = 0, inputs = 0, auth = null;
 const vec = (s) => [s.includes("sea") || s.includes("ocean") ? 1 : 0, s.includes("fire") ? 1 : 0, 0.1];
 const server = http.createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", () => {
-    if (req.url === "/stats") { res.end(JSON.stringify({ calls, inputs })); return; }
+    if (req.url === "/stats") { res.end(JSON.stringify({ calls, inputs, auth })); return; }
     const { input } = JSON.parse(body);
+    auth = req.headers.authorization ?? null;
     calls++; inputs += input.length;
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ data: input.map((s, i) => ({ index: i, embedding: vec(s) })) }));
@@ -139,6 +140,18 @@ const server = http.createServer((req, res) => {
 server.listen(0, "127.0.0.1", () => parentPort.postMessage(server.address().port));
 parentPort.on("message", () => server.close(() => process.exit(0)));
 `;
+
+/** The shared `embedding` section naming an OpenAI-compatible provider at `baseURL` (3-dimensional stub vectors). */
+function stubConfig(
+  baseURL: string,
+  provider: Record<string, unknown> = {},
+  embedding: Record<string, unknown> = {},
+) {
+  return {
+    providers: { stub: { kind: "openai-compatible", baseURL, ...provider } },
+    embedding: { provider: "stub", model: "stub", dimensions: 3, ...embedding },
+  };
+}
 
 describe("search with embeddings", () => {
   let worker: Worker;
@@ -152,9 +165,11 @@ describe("search with embeddings", () => {
   });
 
   it("re-ranks by vector similarity, embedding each stored text once", async () => {
-    const t = tempWorld(undefined, {
-      embedding: { baseURL: `http://127.0.0.1:${port}/v1`, model: "stub", apiKey: "k" },
-    });
+    process.env.NB_WORLD_STUB_API_KEY = "world-stub-key";
+    const t = tempWorld(
+      undefined,
+      stubConfig(`http://127.0.0.1:${port}/v1`, { apiKeyEnv: "NB_WORLD_STUB_API_KEY" }),
+    );
     try {
       t.world.slice.write({
         time: 1,
@@ -181,11 +196,14 @@ describe("search with embeddings", () => {
       const stats1 = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { inputs: number };
       // 3 entry texts + 1 query.
       expect(stats1.inputs).toBe(4);
+      // The key comes from the provider's variable, as for every model.
+      expect((stats1 as unknown as { auth: string }).auth).toBe("Bearer world-stub-key");
       const second = t.world.search.text("fire", { k: 1 });
       expect(second[0].text).toBe("the harbor fire spread to the sea wall");
       const stats2 = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { inputs: number };
       expect(stats2.inputs).toBe(5);
     } finally {
+      delete process.env.NB_WORLD_STUB_API_KEY;
       t.cleanup();
     }
   });
@@ -194,7 +212,7 @@ describe("search with embeddings", () => {
     ((await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { inputs: number }).inputs;
 
   it("finds an entry by meaning when it shares no keyword with the query", async () => {
-    const t = tempWorld(undefined, { embedding: { baseURL: `http://127.0.0.1:${port}/v1`, model: "stub" } });
+    const t = tempWorld(undefined, stubConfig(`http://127.0.0.1:${port}/v1`));
     try {
       t.world.slice.write({
         time: 1,
@@ -216,7 +234,7 @@ describe("search with embeddings", () => {
   });
 
   it("keeps the vectors a rolled-back transaction computed: each text is embedded once", async () => {
-    const t = tempWorld(undefined, { embedding: { baseURL: `http://127.0.0.1:${port}/v1`, model: "stub" } });
+    const t = tempWorld(undefined, stubConfig(`http://127.0.0.1:${port}/v1`));
     try {
       t.world.slice.write({
         time: 1,
@@ -237,9 +255,7 @@ describe("search with embeddings", () => {
   });
 
   it("a failing embedding service is an io_error, not a crash", async () => {
-    const t = tempWorld(undefined, {
-      embedding: { baseURL: "http://127.0.0.1:1/v1", model: "stub", timeoutMs: 2000 },
-    });
+    const t = tempWorld(undefined, stubConfig("http://127.0.0.1:1/v1", {}, { timeoutMs: 2000 }));
     try {
       t.world.slice.write({
         time: 1,
@@ -248,6 +264,54 @@ describe("search with embeddings", () => {
         ],
       });
       expect(() => t.world.search.text("storm")).toThrow(/embedding request failed/);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("reads only the shared section: a key in the file, an unset key variable or a provider without embeddings is a config_error", () => {
+    const world = (config: Record<string, unknown>) => {
+      const t = tempWorld(undefined, config);
+      t.world.slice.write({
+        time: 1,
+        patches: [{ subjectId: "hero", type: "character", path: "/events", op: "append", value: "storm" }],
+      });
+      return t;
+    };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [
+        { embedding: { baseURL: `http://127.0.0.1:${port}/v1`, model: "stub", apiKey: "k", dimensions: 3 } },
+        /credentials belong in the environment/,
+      ],
+      [
+        stubConfig(`http://127.0.0.1:${port}/v1`, { apiKeyEnv: "NB_WORLD_UNSET_API_KEY" }),
+        /NB_WORLD_UNSET_API_KEY, which is not set/,
+      ],
+      [
+        { providers: { a: { kind: "anthropic" } }, embedding: { provider: "a", model: "m", dimensions: 3 } },
+        /has no embedding models/,
+      ],
+    ];
+    for (const [config, message] of cases) {
+      const t = world(config);
+      try {
+        expect(() => t.world.search.text("storm")).toThrow(message);
+      } finally {
+        t.cleanup();
+      }
+    }
+  });
+
+  it("a local model folder leaves world search keyword-only", () => {
+    const t = tempWorld(undefined, { embedding: { folder: "models/tiny", dimensions: 3 } });
+    try {
+      t.world.slice.write({
+        time: 1,
+        patches: [
+          { subjectId: "hero", type: "character", path: "/events", op: "append", value: "storm at sea" },
+        ],
+      });
+      expect(t.world.search.text("storm").map((h) => h.text)).toEqual(["storm at sea"]);
     } finally {
       t.cleanup();
     }
