@@ -245,4 +245,21 @@ describe("built-in workflows end to end through the harness", () => {
     expect(existsSync(join(bed.project.root, path))).toBe(false);
     expect(bed.harness.pending("2")?.tool).toBe("write");
   });
+
+  it("a model named inside the script is checked against the agent-visible list at the host boundary", async () => {
+    bed = await workflowBed({ sessions: { "2": [{ text: "never" }] } });
+    const run = await bed.runs.start({
+      target: {
+        script: `export default async function run(wf) {
+          const a = await wf.agents.create("adhoc", { initial: { systemPrompt: "x" }, model: "someone/else" });
+          try { await a.invoke({ message: "hi" }); } catch (e) { return e.code + ": " + e.message; }
+        }`,
+      },
+      callerSessionId: bed.callerId,
+    });
+    const out = await bed.runs.drive(run.id);
+    expect(out.result).toContain("not_allowed");
+    expect(out.result).toContain("someone/else");
+    expect(bed.model.remaining).toBe(1);
+  });
 });
