@@ -85,7 +85,11 @@ export class Harness {
   constructor(opts: HarnessOptions) {
     this.bus = opts.bus ?? new EventBus();
     const settings = { ...DEFAULT_LOOP_SETTINGS, ...opts.settings };
-    this.jobs = new JobRunner({ table: opts.store.jobs, maxConcurrent: settings.maxConcurrentJobs });
+    this.jobs = new JobRunner({
+      table: opts.store.jobs,
+      maxConcurrent: settings.maxConcurrentJobs,
+      hidePaths: [opts.workspace.root, opts.workspace.realRoot],
+    });
     this.jobs.on((e) => {
       if (e.type === "job_ended" && e.job.ownerSessionId) this.runQueued(e.job.ownerSessionId);
     });

@@ -56,6 +56,8 @@ export interface JobRunnerOptions {
   cancelGraceMs?: number;
   /** How often running jobs are checked for a cancel asked from another process (default 500 ms). */
   pollMs?: number;
+  /** Host paths a failed job's error must not show (the workspace's root), as dispatch hides them. */
+  hidePaths?: string[];
 }
 
 const DEFAULT_MAX_QUEUED = 1000;
@@ -133,6 +135,7 @@ export class JobRunner {
   private readonly maxQueued: number;
   private readonly graceMs: number;
   private readonly pollMs: number;
+  private readonly hidePaths: string[];
   private readonly live = new Map<string, LiveJob>();
   private readonly queue: LiveJob[] = [];
   private running = 0;
@@ -147,6 +150,7 @@ export class JobRunner {
     this.maxQueued = opts.maxQueued ?? DEFAULT_MAX_QUEUED;
     this.graceMs = opts.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
     this.pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
+    this.hidePaths = opts.hidePaths ?? [];
     recoverInterruptedJobs(this.table, this.runner);
   }
 
@@ -293,7 +297,9 @@ export class JobRunner {
         const result = await live.spec.run(ctx);
         ending = signal.aborted ? { status: "cancelled" } : { status: "completed", result };
       } catch (e) {
-        ending = signal.aborted ? { status: "cancelled" } : { status: "failed", error: toErrorInfo(e) };
+        ending = signal.aborted
+          ? { status: "cancelled" }
+          : { status: "failed", error: toErrorInfo(e, this.hidePaths) };
       }
       this.end(live, ending);
     })();

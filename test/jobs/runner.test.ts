@@ -174,6 +174,24 @@ describe("the job runner", () => {
   });
 });
 
+describe("a failed job's error", () => {
+  it("does not show the host paths the runner is told to hide", async () => {
+    runner = new JobRunner({ table: store.jobs, hidePaths: [dir] });
+    const job = runner.start({
+      kind: "bash",
+      title: "leaky",
+      ownerSessionId: null,
+      run: async () => {
+        throw new Error(`cannot open ${join(dir, "secret", "file.txt")}`);
+      },
+    });
+    await runner.whenIdle();
+    const message = store.jobs.get(job.id).error?.message ?? "";
+    expect(message).not.toContain(dir);
+    expect(message).toContain("file.txt");
+  });
+});
+
 describe("progress", () => {
   it("is stored at most every 250 ms, the latest line kept, clipped to its last 400 characters", async () => {
     runner = new JobRunner({ table: store.jobs });
