@@ -1,7 +1,7 @@
 import { defineConfig } from "vite";
 
 // The web workbench: a Preact app compiled by Vite's own JSX transform (no plugin), into one
-// script and one stylesheet that `nbook serve` serves from dist/web/. Everything is bundled: the
+// script and one stylesheet that `nbook serve` serves from dist/workbench/. Everything is bundled: the
 // page makes no request outside the server it came from.
 export default defineConfig({
   base: "/",

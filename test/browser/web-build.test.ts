@@ -1,4 +1,4 @@
-// The web workbench's part of the build: dist/web/ is built with the CLI's code, survives the CLI
+// The web workbench's part of the build: dist/workbench/ is built with the CLI's code, survives the CLI
 // build's clean-up, and is rebuilt when (and only when) web/ changes.
 import {
   existsSync,
@@ -30,7 +30,7 @@ function write(rel: string, text: string, secondsAgo = 0): void {
 
 /** The text of the one script the web build emitted. */
 function bundle(): string {
-  const assets = join(root, "dist", "web", "assets");
+  const assets = join(root, "dist", "workbench", "assets");
   const js = readdirSync(assets).filter((f) => f.endsWith(".js"));
   expect(js).toHaveLength(1);
   return readFileSync(join(assets, js[0]!), "utf8");
@@ -50,21 +50,30 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe("the web workbench build", () => {
-  it("builds web/ into dist/web/ beside the compiled sources", async () => {
+  it("builds web/ into dist/workbench/ beside the compiled sources", async () => {
     expect(isWebCurrent(root)).toBe(false);
     expect(await ensureBuilt(root)).toBe(true);
     expect(isBuildCurrent(root)).toBe(true);
     expect(existsSync(join(root, "dist", "word.js"))).toBe(true);
-    expect(readFileSync(join(root, "dist", "web", "index.html"), "utf8")).toMatch(
+    expect(readFileSync(join(root, "dist", "workbench", "index.html"), "utf8")).toMatch(
       /\/assets\/index-[\w-]+\.js/,
     );
     expect(bundle()).toContain("first page");
     expect(await ensureBuilt(root)).toBe(false);
   });
 
-  it("a change under src/ rebuilds the CLI's code and keeps dist/web/", async () => {
+  it("keeps the compiled src/web/ (the web tools' code) apart from the workbench, whichever builds last", async () => {
+    write("src/web/fetch/index.ts", 'export const FETCH: string = "fetch";\n', 60);
     await ensureBuilt(root);
-    const webStamp = join(root, "dist", "web", ".build-stamp");
+    write("web/src/main.ts", 'document.getElementById("app")!.textContent = "second page";\n');
+    expect(await ensureBuilt(root)).toBe(true);
+    expect(readFileSync(join(root, "dist", "web", "fetch", "index.js"), "utf8")).toContain("fetch");
+    expect(bundle()).toContain("second page");
+  });
+
+  it("a change under src/ rebuilds the CLI's code and keeps dist/workbench/", async () => {
+    await ensureBuilt(root);
+    const webStamp = join(root, "dist", "workbench", ".build-stamp");
     const builtAt = statSync(webStamp).mtimeMs;
     write("src/word.ts", 'export const WORD: string = "goodbye";\n');
     expect(isDistCurrent(root)).toBe(false);

@@ -176,6 +176,26 @@ if (missing) {
       await page.getByTestId("take-theirs").click();
       await until(() => editor.inputValue()).toContain("Tomas was awake");
       await until(() => page.getByTestId("conflict").count()).toBe(0);
+
+      // A new chapter file; creating it again once it has text is refused, never overwriting it.
+      const third = "manuscript/03-the-bell-road/index.md";
+      await page.getByTestId("new-file").fill(third);
+      await page.getByTestId("new-file").press("Enter");
+      await until(() => page.getByTestId("open-path").textContent()).toBe(third);
+      await until(() => editor.inputValue()).toBe("# 03-the-bell-road\n");
+      expect(readFileSync(join(ws, "tide", third), "utf8")).toBe("# 03-the-bell-road\n");
+      await until(() =>
+        page.locator(`a[data-path="${third}"]`).getByTestId("chapter-words").textContent(),
+      ).toBe("1");
+      await editor.fill("# The Bell Road\n\nMira follows the creek.\n");
+      await page.getByTestId("save").click();
+      await until(() => page.getByTestId("save-status").textContent()).toBe("Saved");
+      await page.getByTestId("new-file").fill(third);
+      await page.getByTestId("new-file").press("Enter");
+      await until(() => page.getByRole("alert").count()).toBe(1);
+      expect(readFileSync(join(ws, "tide", third), "utf8")).toBe(
+        "# The Bell Road\n\nMira follows the creek.\n",
+      );
     });
 
     it("runs a discuss-mode chat: the write stops with a diff, approving runs it, the editor shows it", async () => {

@@ -79,6 +79,49 @@ function TreeView({
   );
 }
 
+/** Create a file (e.g. `manuscript/03-the-bell-road/index.md`), starting with its title as a heading. */
+function NewFile({ project, onCreated }: { project: string; onCreated: () => void }) {
+  const { t } = useI18n();
+  const [path, setPath] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const p = path.trim().replace(/^\/+/, "");
+    const name = p.split("/").filter(Boolean);
+    const title = (name.at(-1) === "index.md" ? name.at(-2) : name.at(-1))?.replace(/\.md$/, "") ?? "";
+    try {
+      // baseVersion null: create only; a file that exists already is a conflict, never overwritten.
+      await api.writeFile(project, p, p.endsWith(".md") ? `# ${title}\n` : "", null);
+      setPath("");
+      onCreated();
+      location.hash = routeHash(project, "files", p);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <form class="new-file" onSubmit={create}>
+      <input
+        value={path}
+        placeholder={t("files.newPath")}
+        aria-label={t("files.newPath")}
+        title={t("files.newPathHint")}
+        onInput={(e) => setPath((e.target as HTMLInputElement).value)}
+        data-testid="new-file"
+      />
+      <button type="submit" disabled={!path.trim()}>
+        {t("files.create")}
+      </button>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
 /** Unsaved text, kept per project and file for the life of the page (across files and screens). */
 interface Draft {
   text: string;
@@ -231,6 +274,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     <div class="split">
       <aside class="side" aria-label={t("files.tree")}>
         <h2 class="side-title">{t("files.tree")}</h2>
+        <NewFile project={project} onCreated={tree.reload} />
         {root ? (
           <TreeView
             nodes={root.children ?? []}
