@@ -46,7 +46,7 @@ export function sourceFingerprint(root) {
 }
 
 /** The folder in dist/ that holds the built web workbench (its own stamp inside). */
-export const WEB_OUT = "web";
+export const WEB_OUT = "workbench";
 
 /**
  * True when the repository has a web workbench to build (a checkout always does; a test's
@@ -100,7 +100,7 @@ export function isDistCurrent(root) {
 }
 
 /**
- * True when dist/web/ holds a build of the current web workbench sources (or there is none to build).
+ * True when dist/workbench/ holds a build of the current web workbench sources (or there is none to build).
  * @param {string} root the repository
  */
 export function isWebCurrent(root) {

@@ -1,12 +1,12 @@
 // @ts-check
-// Builds the web workbench (web/, a Preact app) into dist/web/ with Vite, which `nbook serve`
+// Builds the web workbench (web/, a Preact app) into dist/workbench/ with Vite, which `nbook serve`
 // serves as static files. Imported lazily by build.mjs, so a CLI-only rebuild never loads Vite.
 import { renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { STAMP_FILE, WEB_OUT, webFingerprint } from "./build-stamp.mjs";
 
 /**
- * Build web/ into dist/web/ and stamp it with the inputs it was built from.
+ * Build web/ into dist/workbench/ and stamp it with the inputs it was built from.
  * @param {string} repo the repository
  */
 export async function buildWeb(repo) {

@@ -2,7 +2,7 @@
 // Compiles src/ into dist/ file by file with esbuild (no bundling, the same relative layout), and
 // copies every other file under src/ (SQL and sandbox worker entry files) beside the compiled code,
 // so `new URL("./x.js", import.meta.url)` resolves in dist/ as it does in src/. Then builds the web
-// workbench (web/) into dist/web/ with Vite (scripts/build-web.mjs); each part has its own stamp
+// workbench (web/) into dist/workbench/ with Vite (scripts/build-web.mjs); each part has its own stamp
 // and is rebuilt only when its inputs changed.
 // `npm install` runs it (prepare), as does `npm run build`; bin/nbook runs it when src/ or web/ changed.
 import {
@@ -55,7 +55,7 @@ export async function ensureBuilt(root = ROOT) {
  * not keep the workbench stale); the first failure is thrown after both.
  * @param {string} root
  * @param {boolean} code the CLI's code (src/ → dist/)
- * @param {boolean} web the web workbench (web/ → dist/web/)
+ * @param {boolean} web the web workbench (web/ → dist/workbench/)
  */
 async function buildParts(root, code, web) {
   let failure = null;
@@ -137,7 +137,7 @@ function removeOthers(dist, keep) {
     const path = join(e.parentPath ?? e.path, e.name);
     if (!e.isFile() || keep.has(path)) continue;
     const rel = relative(dist, path);
-    // dist/web/ is the web workbench's build, which build-web.mjs owns and cleans itself.
+    // dist/workbench/ is the web workbench's build, which build-web.mjs owns and cleans itself.
     if (rel === STAMP_FILE || rel.startsWith(LOCK_DIR) || rel.startsWith(`${WEB_OUT}/`)) continue;
     rmSync(path, { force: true });
   }

@@ -21,7 +21,7 @@ import { registerStatic } from "./static.js";
 export interface ServeAppOptions {
   hub: ServeHub;
   gate: AuthGate;
-  /** The built workbench (default: dist/web/ next to the compiled sources). */
+  /** The built workbench (default: dist/workbench/ next to the compiled sources). */
   webRoot?: string;
 }
 

@@ -3,8 +3,8 @@ import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Context, Hono } from "hono";
 
-/** dist/web/ of this checkout (the same from src/serve/ and dist/serve/). */
-export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../../dist/web/", import.meta.url));
+/** dist/workbench/ of this checkout (the same from src/serve/ and dist/serve/). */
+export const DEFAULT_WEB_ROOT = fileURLToPath(new URL("../../dist/workbench/", import.meta.url));
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -22,7 +22,7 @@ const TYPES: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-/** Asset names: plain segments only, so a request can never leave dist/web/assets/. */
+/** Asset names: plain segments only, so a request can never leave dist/workbench/assets/. */
 const ASSET_PATH = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 
 /**
@@ -58,7 +58,7 @@ class CachedFile {
 
 /**
  * The workbench: `index.html` at `/` and for any other page path (the app's own routes survive a
- * reload), `/assets/*` from dist/web/assets/ with long caching (Vite puts hashes in the names).
+ * reload), `/assets/*` from dist/workbench/assets/ with long caching (Vite puts hashes in the names).
  */
 export function registerStatic(app: Hono, webRoot = DEFAULT_WEB_ROOT): void {
   const index = new CachedFile(join(webRoot, "index.html"));
