@@ -280,3 +280,27 @@ describe("nbook chat with background jobs", () => {
     withStore((store) => expect(store.jobs.undelivered("1")).toEqual([]));
   });
 });
+
+describe("Ctrl-C while nbook run waits for its jobs", () => {
+  it("stops them (their sandbox killed), records them interrupted for the session's next run, and exits 130", async () => {
+    const marker = `nbook-sigint-probe-${process.pid}`;
+    const s = script("sigint.json", [
+      { toolCalls: [{ name: "bash", input: { command: `exec -a ${marker} sleep 60`, background: true } }] },
+      { text: "Started." },
+    ]);
+    const { child, done } = start(["run", "start it", "--project", "novel", "--script", s]);
+    let stderr = "";
+    child.stderr!.on("data", (b) => {
+      stderr += b;
+    });
+    await until(() => stderr.includes("Waiting for 1 background job") && processesWith(marker).length > 0);
+    child.kill("SIGINT");
+    expect((await done).code).toBe(130);
+    await until(() => processesWith(marker).length === 0, 5000);
+    withStore((store) => {
+      const [job] = store.jobs.list();
+      expect(job).toMatchObject({ status: "interrupted", delivery: "queued" });
+      expect(job.error?.message).toMatch(/exited before the job finished/);
+    });
+  });
+});
