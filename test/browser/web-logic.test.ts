@@ -100,14 +100,20 @@ describe("entriesToItems", () => {
       [
         ...base,
         entry(6, "approval_decision", { approvalId: "4", callId: "c1", approved: true }),
-        entry(7, "tool_result", { callId: "c1", key: "edit", ok: true, text: "Edited manuscript/ch1.md" }),
+        entry(7, "tool_result", {
+          callId: "c1",
+          key: "edit",
+          ok: true,
+          text: "Edited manuscript/ch1.md",
+          details: { path: "manuscript/ch1.md", diff: "-old\n+new" },
+        }),
         entry(8, "assistant", { text: "Done.", toolCalls: [], status: "complete" }),
         entry(9, "run_end", { runId: "r2", status: "completed", finalMessage: "Done." }),
       ],
       null,
     );
     const tool = items.find((i) => i.kind === "tool") as Extract<ChatItem, { kind: "tool" }>;
-    expect(tool).toMatchObject({ ok: true, result: "Edited manuscript/ch1.md" });
+    expect(tool).toMatchObject({ ok: true, result: "Edited manuscript/ch1.md", diff: "-old\n+new" });
     expect(items.find((i) => i.kind === "approval")).toMatchObject({ settled: "approved" });
     expect(items.at(-1)).toMatchObject({ kind: "assistant", text: "Done." });
   });

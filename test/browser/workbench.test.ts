@@ -245,6 +245,12 @@ if (missing) {
       );
       expect(readFileSync(chapterPath(), "utf8")).toContain(EDITED);
       await until(() => page.getByTestId("approval").getByTestId("approve").count()).toBe(0);
+      // The edit's card carries the diff it made.
+      const card = page.getByTestId("tool-card").filter({ hasText: "edit manuscript/" });
+      await card.locator("summary").click();
+      expect(await card.locator(".diff-add").allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining(EDITED)]),
+      );
       await shot(page, "07-agent-done");
 
       // The open editor picked the change up by itself (the workspace stream), and says so.

@@ -8,7 +8,16 @@ import type { Entry, PendingView, StreamEvent } from "./api.js";
 export type ChatItem =
   | { kind: "user"; id: string; text: string }
   | { kind: "assistant"; id: string; text: string }
-  | { kind: "tool"; id: string; callId: string; call: string; result?: string; ok?: boolean }
+  | {
+      kind: "tool";
+      id: string;
+      callId: string;
+      call: string;
+      result?: string;
+      ok?: boolean;
+      /** The unified diff a file edit made (from the stored result). */
+      diff?: string;
+    }
   | { kind: "approval"; id: string; pending: PendingView; settled?: "approved" | "rejected" | "answered" }
   | { kind: "note"; id: string; text: string };
 
@@ -44,6 +53,8 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
         if (tool) {
           tool.ok = d.ok;
           tool.result = resultSummary(d as Parameters<typeof resultSummary>[0]);
+          const diff = (d.details as { diff?: unknown } | undefined)?.diff;
+          if (typeof diff === "string" && diff) tool.diff = diff;
         }
         break;
       }

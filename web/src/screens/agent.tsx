@@ -187,6 +187,12 @@ function ChatItemView({
           </span>{" "}
           <span class="tool-summary">{item.call}</span>
           {item.result && <span class="muted"> → {item.result}</span>}
+          {item.diff && (
+            <details class="tool-diff">
+              <summary>{t("agent.diff")}</summary>
+              <PreviewText text={item.diff} />
+            </details>
+          )}
         </div>
       );
     case "approval":
