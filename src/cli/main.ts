@@ -26,7 +26,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "demo",
     term: "demo [options]",
     description:
-      "Create a workspace with the sample novel and watch the leader agent plan and draft a chapter (offline)",
+      "Create a workspace with the sample novel and watch the leader agent plan a chapter and delegate its drafting to a writer agent (offline)",
     load: async () => (await import("./commands/demo.js")).registerDemo,
   },
   {
