@@ -244,10 +244,16 @@ describe("nbook jobs", () => {
     await until(() => processesWith(marker).length === 0, 5000);
     const again = runNbook(["jobs", "cancel", jobId], { cwd: ws });
     expect(again.stdout).toBe(`Job ${jobId} had already ended (cancelled); nothing to cancel.\n`);
-    const json = JSON.parse(
-      runNbook(["jobs", "list", "--json", "--status", "cancelled"], { cwd: ws }).stdout,
+    const ids = (args: string[]) =>
+      JSON.parse(runNbook(["jobs", "list", "--json", ...args], { cwd: ws }).stdout).map(
+        (j: { id: string }) => j.id,
+      );
+    expect(ids(["--status", "cancelled"])).toEqual([jobId]);
+    expect(ids(["--project", "novel", "--session", "1"])).toEqual([jobId]);
+    expect(ids(["--project", "elsewhere"])).toEqual([]);
+    expect(runNbook(["jobs", "list", "--session", "9"], { cwd: ws }).stderr).toContain(
+      'No session with id "9"',
     );
-    expect(json.map((j: { id: string }) => j.id)).toEqual([jobId]);
   });
 });
 
