@@ -93,7 +93,15 @@ function ApprovalBubble({
         <code class="small">{p.tool}</code>
         {item.settled && <span class="badge">{t("agent.settled")}</span>}
       </div>
-      <PreviewText text={p.preview} />
+      {item.settled ? (
+        // Once settled, the preview folds away; the tool card below it shows what was done.
+        <details>
+          <summary class="muted small">{t("agent.preview")}</summary>
+          <PreviewText text={p.preview} />
+        </details>
+      ) : (
+        <PreviewText text={p.preview} />
+      )}
       {!item.settled &&
         (isQuestion ? (
           <form
