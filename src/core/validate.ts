@@ -12,11 +12,19 @@ export function zodFieldErrors(error: z.ZodError, basePath: ReadonlyArray<Proper
         out.push({ pointer: toPointer([...path, key]), message: "unknown field" });
       continue;
     }
-    const received = (issue as { input?: unknown }).input;
-    const message = issue.code === "invalid_type" && received === undefined ? "required" : issue.message;
+    const message = issue.code === "invalid_type" && isMissing(issue) ? "required" : issue.message;
     out.push({ pointer: toPointer(path), message });
   }
   return out;
+}
+
+/**
+ * Whether a type error is about a value that is not there. zod keeps the received value on the
+ * issue only when asked (`reportInput`); otherwise its message names what it received.
+ */
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  if ("input" in issue) return issue.input === undefined;
+  return /received undefined$/.test(issue.message);
 }
 
 /** Format field errors as `/a/0: message` lines. */
