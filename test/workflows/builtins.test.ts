@@ -262,4 +262,41 @@ describe("built-in workflows end to end through the harness", () => {
     expect(out.result).toContain("someone/else");
     expect(bed.model.remaining).toBe(1);
   });
+
+  it("session handles: transcript shows the agent's messages, append adds a note the next invocation sees", async () => {
+    bed = await workflowBed({
+      sessions: {
+        "2": [{ text: "First answer." }, { text: "Second answer.", expect: { lastUser: "Again, please." } }],
+      },
+    });
+    const run = await bed.runs.start({
+      target: {
+        script: `export default async function run(wf) {
+          const a = await wf.agents.create("adhoc", { initial: { systemPrompt: "x" }, title: "helper" });
+          await a.invoke({ message: "Hello." });
+          const before = await a.transcript({ tail: 5 });
+          await a.append({ text: "A note from the workflow." });
+          const second = await a.invoke({ message: "Again, please." });
+          return { before, second: second.message, after: await a.transcript({ tail: 3 }) };
+        }`,
+      },
+      callerSessionId: bed.callerId,
+    });
+    const out = await bed.runs.drive(run.id);
+    expect(out.error).toBeNull();
+    expect(out.result).toEqual({
+      before: [
+        { role: "user", text: "Hello." },
+        { role: "assistant", text: "First answer." },
+      ],
+      second: "Second answer.",
+      after: [
+        { role: "user", text: "A note from the workflow." },
+        { role: "user", text: "Again, please." },
+        { role: "assistant", text: "Second answer." },
+      ],
+    });
+    // A kept (not ephemeral) participant stays live after the run.
+    expect(bed.harness.store.session("2").status).not.toBe("archived");
+  });
 });

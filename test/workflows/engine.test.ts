@@ -270,6 +270,20 @@ describe("deterministic re-execution", () => {
     expect(dyn.run.status).toBe("failed");
   });
 
+  it("keeps script data away from host prototypes and caps the result", async () => {
+    const { run } = await runScript(`export default async function run(wf) {
+      return JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}');
+    }`);
+    expect(run.status).toBe("completed");
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(run.result)).toBe(Object.prototype);
+    const big = await runScript(
+      `export default async function run(wf) { return "x".repeat(2 * 1024 * 1024); }`,
+    );
+    expect(big.run.status).toBe("failed");
+    expect(big.run.error?.code).toBe("limit_exceeded");
+  });
+
   it("fails a run that no longer matches its journal", async () => {
     const r = runs();
     const run = await r.start({

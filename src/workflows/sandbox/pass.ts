@@ -250,9 +250,24 @@ function toOutcome(raw: RawOutcome, filename: string): PassOutcome {
     if (line !== undefined) error.details = { line };
     return { ...base, state: "failed", error };
   }
-  if (raw.state === "done") return { ...base, state: "done", value: raw.value ?? null };
+  if (raw.state === "done") {
+    const size = JSON.stringify(raw.value ?? null).length;
+    if (size > MAX_RESULT_CHARS)
+      return {
+        ...base,
+        state: "failed",
+        error: {
+          code: "limit_exceeded",
+          message: `The workflow's result is ${size} characters of JSON; the limit is ${MAX_RESULT_CHARS}. Return a summary and leave the bulk in files.`,
+        },
+      };
+    return { ...base, state: "done", value: raw.value ?? null };
+  }
   return { ...base, state: "running" };
 }
+
+/** The largest result a run keeps (JSON characters). */
+const MAX_RESULT_CHARS = 1024 * 1024;
 
 const CODES: ReadonlySet<string> = new Set(ERROR_CODES);
 
