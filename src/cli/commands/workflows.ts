@@ -12,7 +12,7 @@ import {
   resumeCommand,
   runCommand,
   showRunCommand,
-} from "./workflow-runs.js";
+} from "../workflow-runs.js";
 
 interface Opts {
   workspace?: string;

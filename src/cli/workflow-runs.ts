@@ -1,19 +1,19 @@
 import { readFileSync } from "node:fs";
-import { AgentCollaboration } from "../../collab/service.js";
-import { NbError } from "../../core/errors.js";
-import type { Harness } from "../../harness/loop.js";
-import { openHarness } from "../../harness/open.js";
-import { getWorkflow } from "../../workflows/catalog.js";
-import { followRun, runSummaryText } from "../../workflows/follow.js";
-import { WorkflowHost } from "../../workflows/host/activities.js";
-import { collaborationPort, userPort } from "../../workflows/host/agent-port.js";
-import { type RunView, runView, WorkflowRuns } from "../../workflows/service.js";
-import { type RunRecord, WorkflowStore } from "../../workflows/store/index.js";
-import type { Project } from "../../workspace/project.js";
-import type { Workspace } from "../../workspace/workspace.js";
-import { parseMode, readJsonArgument } from "../input.js";
-import { locateProject } from "../locate.js";
-import { printJson } from "../output.js";
+import { AgentCollaboration } from "../collab/service.js";
+import { NbError } from "../core/errors.js";
+import type { Harness } from "../harness/loop.js";
+import { openHarness } from "../harness/open.js";
+import { getWorkflow } from "../workflows/catalog.js";
+import { followRun, runSummaryText } from "../workflows/follow.js";
+import { WorkflowHost } from "../workflows/host/activities.js";
+import { collaborationPort, userPort } from "../workflows/host/agent-port.js";
+import { type RunView, runView, WorkflowRuns } from "../workflows/service.js";
+import { type RunRecord, WorkflowStore } from "../workflows/store/index.js";
+import type { Project } from "../workspace/project.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { parseMode, readJsonArgument } from "./input.js";
+import { locateProject } from "./locate.js";
+import { printJson } from "./output.js";
 
 export interface RunOpts {
   workspace?: string;
