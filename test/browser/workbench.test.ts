@@ -35,6 +35,12 @@ const SCRIPT = `turns:
     expect: { lastToolResult: "Oren" }
   - text: "Listening to the bells…"
     waitForAbort: true
+  - text: "Ringing the bells in the background."
+    toolCalls:
+      - name: bash
+        input: { command: "echo ringing; sleep 60", background: true }
+  - text: "The bells ring on."
+  - text: "The ringing was stopped."
 `;
 
 /** A World Engine script that leaves one E1 issue: an increment whose base slice is deleted. */
@@ -294,6 +300,27 @@ if (missing) {
       await shot(page, "10-agent-aborted");
     });
 
+    it("shows a background command in Jobs with its progress, and cancels it", async () => {
+      await page.getByTestId("mode-normal").click();
+      await until(() => page.getByTestId("mode-normal").getAttribute("aria-pressed")).toBe("true");
+      const composer = page.getByTestId("composer");
+      await composer.fill("Ring the bells in the background.");
+      await composer.press("Enter");
+      await until(() => page.getByTestId("assistant").allTextContents()).toEqual(
+        expect.arrayContaining(["The bells ring on."]),
+      );
+      await page.getByTestId("nav-jobs").click();
+      const job = page.getByTestId("job").first();
+      await until(() => job.textContent()).toContain("running");
+      await job.click();
+      await until(() => page.getByTestId("job-progress").textContent()).toContain("ringing");
+      await shot(page, "11-jobs-running");
+      await page.getByTestId("cancel-job").click();
+      await until(() => page.getByTestId("job-status").textContent()).toBe("cancelled");
+      await until(() => job.textContent()).toContain("cancelled");
+      await shot(page, "12-jobs-cancelled");
+    });
+
     it("shows a subject's state at two calendar times", async () => {
       await page.getByTestId("nav-world").click();
       await page.locator('a[data-subject="mira"]').click();
@@ -309,7 +336,7 @@ if (missing) {
       await until(() => moodAt("state-b").textContent()).toBe("uneasy");
       expect(await page.getByTestId("state-a").locator("caption").textContent()).toBe("1 Thaw 91 AL, 00:00");
       expect(await page.getByTestId("history").locator("li").count()).toBeGreaterThan(3);
-      await shot(page, "11-world");
+      await shot(page, "13-world");
     });
 
     it("shows a world issue with its explanation", async () => {
@@ -325,7 +352,7 @@ if (missing) {
       await until(() => issue.locator("dd").first().textContent()).toBe(
         "An increment found no finite number at its path, or an append found no array.",
       );
-      await shot(page, "12-world-issue");
+      await shot(page, "14-world-issue");
     });
 
     it("shows a chapter's writer brief in the plot view", async () => {
@@ -336,10 +363,10 @@ if (missing) {
       expect(await brief.locator("h2").allTextContents()).toEqual(
         expect.arrayContaining(["Goal and landing", "Information control (required)"]),
       );
-      await shot(page, "13-plot-brief");
+      await shot(page, "15-plot-brief");
       await page.getByTestId("tab-promises").click();
       await until(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
-      await shot(page, "14-plot-promises");
+      await shot(page, "16-plot-promises");
     });
 
     it("follows a Chinese project's language, and switches the interface by hand", async () => {
@@ -359,12 +386,12 @@ if (missing) {
       await until(() =>
         page.locator('a[data-path="manuscript/01-the-drowned-bell/index.md"] .count').textContent(),
       ).toMatch(/\d/);
-      await shot(page, "15-files-zh-project");
+      await shot(page, "17-files-zh-project");
       await page.goto(`${server.origin}/#/p/tide/plot/1`);
       await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("Bookshelf");
       await page.getByTestId("lang").selectOption("zh");
       await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
-      await shot(page, "16-plot-zh");
+      await shot(page, "18-plot-zh");
     });
 
     it("made no request outside the server and raised no page error", () => {

@@ -104,6 +104,14 @@ export const api = {
     ),
   models: (p: string) => request<ModelsStatus>("GET", "/api/models", undefined, { project: p }),
 
+  // ---------------------------------------------------------------- jobs and workflow runs
+  jobs: (p: string) => request<{ jobs: Job[] }>("GET", "/api/jobs", undefined, { project: p }),
+  job: (id: string) => request<{ job: Job }>("GET", `/api/jobs/${enc(id)}`),
+  cancelJob: (id: string) => request<{ job: Job }>("POST", `/api/jobs/${enc(id)}/cancel`, {}),
+  workflowRuns: (p: string) =>
+    request<{ runs: WorkflowRun[] }>("GET", "/api/workflow-runs", undefined, { project: p }),
+  workflowRun: (id: string) => request<WorkflowRunView>("GET", `/api/workflow-runs/${enc(id)}`),
+
   // ---------------------------------------------------------------- world
   worldSchema: (p: string) => request<WorldSchema>("GET", `${P(p)}/world/schema`),
   subjects: (p: string) => request<{ subjects: Subject[] }>("GET", `${P(p)}/world/subjects`),
@@ -127,6 +135,40 @@ export const api = {
 // ---------------------------------------------------------------- shapes
 
 export type Mode = "normal" | "discuss" | "plan";
+
+/** A background job (a command or an agent call), as src/harness/store/jobs.ts describes it. */
+export interface Job {
+  id: string;
+  kind: string;
+  title: string;
+  ownerSessionId: string | null;
+  status: "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled" | "interrupted";
+  /** The latest progress line. */
+  preview: string;
+  /** Present when read one by one; null in lists. */
+  result: { text: string } | null;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface WorkflowRun {
+  id: string;
+  workflowKey: string;
+  title: string;
+  status: string;
+  phases: { key: string; title: string }[];
+  progress: { phase?: string; done?: number; total?: number; note?: string } | null;
+  updatedAt: number;
+}
+
+export interface WorkflowRunView {
+  run: WorkflowRun;
+  pendingAsks: { seq: number; key: string; spec: Record<string, unknown> }[];
+  participants: { sessionId: string; profileKey: string; title: string }[];
+  timeline: { seq: number; kind: string; ok: boolean; ms: number; startedAt: number }[];
+}
 
 /** Configured providers and models, and which key variables are missing (src/models/status.ts). */
 export interface ModelsStatus {

@@ -7,6 +7,7 @@ import { parseHash, type Route, routeHash, type Screen } from "./route";
 import { AgentScreen } from "./screens/agent";
 import { Bookshelf } from "./screens/bookshelf";
 import { FilesScreen } from "./screens/files";
+import { JobsScreen } from "./screens/jobs";
 import { Login } from "./screens/login";
 import { PlotScreen } from "./screens/plot";
 import { WorldScreen } from "./screens/world";
@@ -84,6 +85,7 @@ export function App() {
     { screen: "agent", key: "nav.agent", icon: "✦" },
     { screen: "world", key: "nav.world", icon: "◎" },
     { screen: "plot", key: "nav.plot", icon: "❖" },
+    { screen: "jobs", key: "nav.jobs", icon: "☰" },
   ];
 
   return (
@@ -135,8 +137,10 @@ export function App() {
             <AgentScreen project={project.name} sessionId={route.rest} />
           ) : route.screen === "world" ? (
             <WorldScreen project={project.name} subjectId={route.rest} />
-          ) : (
+          ) : route.screen === "plot" ? (
             <PlotScreen project={project.name} chapterId={route.rest} />
+          ) : (
+            <JobsScreen project={project.name} item={route.rest} />
           )}
         </main>
       </div>

@@ -24,6 +24,8 @@ const EVENT_TYPES = [
   "session_created",
   "session_status",
   "project_created",
+  "job_started",
+  "job_ended",
   // The server's own: a cursor it no longer holds (reload the state), a subscriber too far behind.
   "reset",
   "overflow",

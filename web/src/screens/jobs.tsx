@@ -1,0 +1,213 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, type Job } from "../api";
+import { useI18n } from "../i18n";
+import { routeHash } from "../route";
+import { subscribe } from "../sse";
+import { useAsync } from "../use-async";
+
+const ACTIVE = new Set(["queued", "running", "waiting"]);
+/** How often running jobs' progress lines are read again (jobs report progress without events). */
+const PROGRESS_POLL_MS = 2000;
+
+const time = (iso: string | number | null | undefined, lang: string) =>
+  iso === null || iso === undefined ? "" : new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB");
+
+function JobDetail({ project, id, onChanged }: { project: string; id: string; onChanged: () => void }) {
+  const { t, lang } = useI18n();
+  const job = useAsync(() => api.job(id), [id]);
+  const [error, setError] = useState<string | null>(null);
+  const j = job.data?.job;
+  // Re-read while the job is active, so its progress line and end show up.
+  useEffect(() => {
+    if (!j || !ACTIVE.has(j.status)) return;
+    const timer = setTimeout(job.reload, PROGRESS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [j]);
+  if (!j) return <p class="muted">{job.error?.message ?? t("common.loading")}</p>;
+  const cancel = async () => {
+    setError(null);
+    try {
+      await api.cancelJob(id);
+      job.reload();
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <div class="card" data-testid="job-detail" data-status={j.status}>
+      <div class="row">
+        <strong>{j.title}</strong>
+        <span class="badge" data-testid="job-status">
+          {j.status}
+        </span>
+        <code class="small">{j.kind}</code>
+        <span class="grow" />
+        {ACTIVE.has(j.status) && (
+          <button type="button" class="danger" onClick={cancel} data-testid="cancel-job">
+            {t("jobs.cancel")}
+          </button>
+        )}
+      </div>
+      <dl class="meta">
+        <dt>{t("jobs.started")}</dt>
+        <dd>{time(j.startedAt ?? j.createdAt, lang)}</dd>
+        {j.endedAt && (
+          <>
+            <dt>{t("jobs.ended")}</dt>
+            <dd>{time(j.endedAt, lang)}</dd>
+          </>
+        )}
+        {j.ownerSessionId && (
+          <>
+            <dt>{t("jobs.session")}</dt>
+            <dd>
+              <a href={routeHash(project, "agent", j.ownerSessionId)}>#{j.ownerSessionId}</a>
+            </dd>
+          </>
+        )}
+      </dl>
+      {j.preview && (
+        <>
+          <h4>{t("jobs.progress")}</h4>
+          <pre class="preview" data-testid="job-progress">
+            {j.preview}
+          </pre>
+        </>
+      )}
+      {j.error && (
+        <p class="error" role="alert">
+          {j.error.code}: {j.error.message}
+        </p>
+      )}
+      {j.result && (
+        <>
+          <h4>{t("jobs.result")}</h4>
+          <pre class="preview">{j.result.text}</pre>
+        </>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function RunDetail({ id }: { id: string }) {
+  const { t, lang } = useI18n();
+  const view = useAsync(() => api.workflowRun(id), [id]);
+  const v = view.data;
+  if (!v) return <p class="muted">{view.error?.message ?? t("common.loading")}</p>;
+  const p = v.run.progress;
+  return (
+    <div class="card" data-testid="run-detail">
+      <div class="row">
+        <strong>{v.run.title}</strong>
+        <span class="badge">{v.run.status}</span>
+        <code class="small">{v.run.workflowKey}</code>
+      </div>
+      {p && (
+        <p>
+          {p.phase && <strong>{v.run.phases.find((ph) => ph.key === p.phase)?.title ?? p.phase} </strong>}
+          {p.total ? (
+            <progress max={p.total} value={p.done ?? 0}>
+              {p.done}/{p.total}
+            </progress>
+          ) : null}{" "}
+          {p.note}
+        </p>
+      )}
+      {v.pendingAsks.length > 0 && (
+        <>
+          <h4>{t("jobs.asks")}</h4>
+          <ul>
+            {v.pendingAsks.map((a) => (
+              <li key={a.seq}>
+                <code>{a.key}</code> {String(a.spec.question ?? a.spec.prompt ?? "")}
+              </li>
+            ))}
+          </ul>
+          <p class="muted small">
+            {t("jobs.answerHint")} <code>nbook workflows answer {v.run.id}</code>
+          </p>
+        </>
+      )}
+      <h4>{t("jobs.participants")}</h4>
+      <ul>
+        {v.participants.map((pt) => (
+          <li key={pt.sessionId}>
+            {pt.profileKey} · {pt.title} <span class="muted">#{pt.sessionId}</span>
+          </li>
+        ))}
+      </ul>
+      <h4>{t("jobs.timeline")}</h4>
+      <ol class="timeline">
+        {v.timeline.map((e) => (
+          <li key={e.seq}>
+            {e.ok ? "✓" : "✗"} {e.kind}{" "}
+            <span class="muted small">
+              {e.ms} ms · {time(e.startedAt, lang)}
+            </span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** Background jobs (commands and agent calls) and workflow runs of the project. */
+export function JobsScreen({ project, item }: { project: string; item: string }) {
+  const { t } = useI18n();
+  const jobs = useAsync(() => api.jobs(project), [project]);
+  const runs = useAsync(() => api.workflowRuns(project), [project]);
+  // Jobs starting and ending reach the list as they happen.
+  useEffect(
+    () =>
+      subscribe("/api/events", (e) => {
+        if (e.type === "job_started" || e.type === "job_ended" || e.type === "reset") jobs.reload();
+      }),
+    [project],
+  );
+  const link = (id: string, label: string, status: string, testid: string) => (
+    <li key={id}>
+      <a
+        href={routeHash(project, "jobs", id)}
+        class={`file${id === item ? " selected" : ""}`}
+        aria-current={id === item ? "true" : undefined}
+        data-testid={testid}
+        data-id={id}
+      >
+        {label} <span class="count">{status}</span>
+      </a>
+    </li>
+  );
+  return (
+    <div class="split">
+      <aside class="side" aria-label={t("nav.jobs")}>
+        <h2 class="side-title">{t("jobs.jobs")}</h2>
+        {jobs.data?.jobs.length ? (
+          <ul class="tree">{jobs.data.jobs.map((j: Job) => link(j.id, j.title, j.status, "job"))}</ul>
+        ) : (
+          <p class="muted small">{t("jobs.none")}</p>
+        )}
+        <h2 class="side-title">{t("jobs.runs")}</h2>
+        {runs.data?.runs.length ? (
+          <ul class="tree">{runs.data.runs.map((r) => link(r.id, r.title, r.status, "run"))}</ul>
+        ) : (
+          <p class="muted small">{t("jobs.none")}</p>
+        )}
+      </aside>
+      <section class="content scroll">
+        {item.startsWith("job_") ? (
+          <JobDetail key={item} project={project} id={item} onChanged={jobs.reload} />
+        ) : item.startsWith("run_") ? (
+          <RunDetail key={item} id={item} />
+        ) : (
+          <p class="muted">{t("jobs.pick")}</p>
+        )}
+      </section>
+    </div>
+  );
+}
