@@ -11,6 +11,7 @@ import { JobsScreen } from "./screens/jobs";
 import { Login } from "./screens/login";
 import { PlotScreen } from "./screens/plot";
 import { WorldScreen } from "./screens/world";
+import { subscribe } from "./sse";
 
 const LANG_KEY = "nbook.lang";
 
@@ -39,6 +40,14 @@ export function App() {
   useEffect(() => {
     loadProjects();
   }, [loadProjects]);
+
+  // A project created in another tab (or by nbook in a terminal talking to this server) shows up.
+  useEffect(() => {
+    if (auth !== "in") return;
+    return subscribe("/api/events", (e) => {
+      if (e.type === "project_created" || e.type === "reset") loadProjects();
+    });
+  }, [auth, loadProjects]);
 
   useEffect(() => {
     const onHash = () => setRoute(parseHash(location.hash));
