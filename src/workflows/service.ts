@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { NbError } from "../core/errors.js";
 import type { Mode } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
@@ -9,24 +8,9 @@ import type { Workflow } from "./catalog.js";
 import { type Budget, runBudget, type WorkflowSettings, workflowSettings } from "./config.js";
 import type { ActivityHost } from "./engine/activity-host.js";
 import { driveRun } from "./engine/drive.js";
+import { OWNER, ownerAlive } from "./owner.js";
 import { describeWorkflowModule } from "./sandbox/index.js";
 import type { PendingAsk, RunRecord, WorkflowStore } from "./store/index.js";
-
-/** This process's identity as a run owner: its pid and a token unique to this process's life. */
-const OWNER = `${process.pid}:${randomUUID().slice(0, 8)}`;
-
-/** True when the process owning a run (`pid:token`) may still be running it. */
-function ownerAlive(owner: string, localRuns: ReadonlySet<string>, runId: string): boolean {
-  if (owner === OWNER) return localRuns.has(runId);
-  const pid = Number(owner.split(":")[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** What to run: a catalog workflow, or an inline script. */
 export type RunTarget = { workflow: Workflow } | { script: string };

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NbError } from "../../src/core/errors.js";
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from "../../src/workflows/config.js";
 import type { ActivityContext, ActivityHost } from "../../src/workflows/engine/activity-host.js";
+import { workflowNotices } from "../../src/workflows/notices.js";
 import { closeWorkflowSandbox } from "../../src/workflows/sandbox/index.js";
 import { WorkflowRuns } from "../../src/workflows/service.js";
 import { WorkflowStore } from "../../src/workflows/store/index.js";
@@ -356,5 +357,23 @@ describe("deterministic re-execution", () => {
         budget: { maxTokens: 10 ** 12 },
       }),
     ).rejects.toThrow(/\/budget\/maxTokens/);
+  });
+
+  it("names the runs that need the user: interrupted ones (to resume) and waiting ones (to answer)", async () => {
+    const r = runs();
+    const waiting = await r.start({
+      target: {
+        script: `export default async function run(wf) { return wf.ask({ kind: "text", title: "?" }); }`,
+      },
+    });
+    await r.drive(waiting.id);
+    const dead = await r.start({ target: { script: "export default async function run() { return 1; }" } });
+    store.update(dead.id, { owner: "999999999:gone" });
+    const done = await r.start({ target: { script: "export default async function run() { return 1; }" } });
+    await r.drive(done.id);
+    const lines = workflowNotices(bed.ws);
+    expect(lines).toHaveLength(2);
+    expect(lines.find((l) => l.includes(dead.id))).toContain(`nbook workflows resume ${dead.id}`);
+    expect(lines.find((l) => l.includes(waiting.id))).toContain(`nbook workflows answer ${waiting.id}`);
   });
 });
