@@ -7,7 +7,9 @@ import type { Harness } from "../../harness/loop.js";
 import { formatTasks } from "../../harness/tasks.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { MODES, type Mode } from "../../tools/types.js";
+import { workflowNotices } from "../../workflows/notices.js";
 import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
+import { locateProject } from "../locate.js";
 import { reportCliError } from "../output.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
@@ -136,6 +138,7 @@ export function registerChat(program: Command): void {
           );
         };
         header();
+        for (const line of workflowNotices(locateProject(o).workspace)) process.stdout.write(`${line}\n`);
         attachPrinter(h, (s) => process.stdout.write(s));
         reader = new LineReader();
         const r = reader;
