@@ -27,16 +27,26 @@ export interface RunOpts {
   mode?: string;
 }
 
-/** One progress line per update: the phase with its count, and the participants so far. */
+/**
+ * A progress line whenever the run's status, phase or usage changes, and one line per agent as it
+ * joins the run (to stderr, so stdout keeps the result).
+ */
 function progressPrinter(store: WorkflowStore): (run: RunRecord) => void {
   let last = "";
+  const seen = new Set<string>();
   return (run) => {
+    for (const p of store.participants(run.id)) {
+      if (seen.has(p.sessionId)) continue;
+      seen.add(p.sessionId);
+      process.stderr.write(
+        `  + agent #${p.sessionId} ${p.profileKey} "${p.title}"${p.ephemeral ? " (ephemeral)" : ""}\n`,
+      );
+    }
     const p = run.progress;
     const phase = p?.phase
       ? `${p.phase}${p.total !== undefined ? ` ${p.done ?? 0}/${p.total}` : ""}`
       : "starting";
-    const agents = store.participants(run.id).length;
-    const line = `[${run.id}] ${run.status} · ${phase} · ${agents} agent(s) · ${run.usage.invocations} invocation(s), ${run.usage.tokens} tokens`;
+    const line = `[${run.id}] ${run.status} · ${phase} · ${seen.size} agent(s) · ${run.usage.invocations} invocation(s), ${run.usage.tokens} tokens`;
     if (line !== last) process.stderr.write(`${line}\n`);
     last = line;
   };
