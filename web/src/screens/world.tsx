@@ -96,6 +96,7 @@ function SubjectView({ project, id, example }: { project: string; id: string; ex
             value={at}
             placeholder={t("world.latest")}
             onInput={(e) => setAt((e.target as HTMLInputElement).value)}
+            list="world-times"
             data-testid="at"
           />
         </label>
@@ -105,6 +106,7 @@ function SubjectView({ project, id, example }: { project: string; id: string; ex
             value={at2}
             placeholder={example}
             onInput={(e) => setAt2((e.target as HTMLInputElement).value)}
+            list="world-times"
             data-testid="at2"
           />
         </label>
@@ -124,6 +126,12 @@ function SubjectView({ project, id, example }: { project: string; id: string; ex
         {states.a && <StateTable s={states.a} other={states.b} testId="state-a" />}
         {states.b && <StateTable s={states.b} other={states.a} testId="state-b" />}
       </div>
+      {/* The subject's change times, offered in both time fields. */}
+      <datalist id="world-times">
+        {[...new Set((history.data?.history ?? []).map((h) => h.time).filter(Boolean))].map((time) => (
+          <option key={time} value={time} />
+        ))}
+      </datalist>
       <h3>{t("world.history")}</h3>
       <ol class="timeline" data-testid="history">
         {(history.data?.history ?? []).map((h) => (
