@@ -8,6 +8,11 @@ export interface FollowHooks {
   waiting?(text: string): undefined | "stop";
   /** The run runs again after it was answered. */
   running?(): void;
+  /**
+   * Asked when the signal aborts: true when the process is shutting down, so the run is left as it
+   * is (waiting, or running to be resumed) instead of being cancelled.
+   */
+  suspendOnAbort?(): boolean;
 }
 
 const POLL_MS = 500;
@@ -32,7 +37,7 @@ export async function followRun(
 ): Promise<RunRecord> {
   let reportedWaiting = false;
   for (;;) {
-    if (signal.aborted) return runs.cancel(runId);
+    if (signal.aborted) return hooks.suspendOnAbort?.() ? runs.store.run(runId) : runs.cancel(runId);
     const run = runs.store.run(runId);
     if (run.status === "completed" || run.status === "failed" || run.status === "cancelled") return run;
     if (run.status === "running") {
@@ -41,7 +46,8 @@ export async function followRun(
         hooks.running?.();
       }
       try {
-        await runs.drive(runId, signal);
+        const out = await runs.drive(runId, signal, hooks.suspendOnAbort);
+        if (signal.aborted && out.status === "running") return out;
         continue;
       } catch (e) {
         // Another live process drives it: watch the store until it ends or waits.

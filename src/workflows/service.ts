@@ -116,7 +116,7 @@ export class WorkflowRuns {
    * process drives is refused (`conflict`); one whose process died is taken over and resumes from
    * its journal.
    */
-  drive(runId: string, signal?: AbortSignal): Promise<RunRecord> {
+  drive(runId: string, signal?: AbortSignal, suspendOnAbort?: () => boolean): Promise<RunRecord> {
     const mine = this.local.get(runId);
     if (mine) return mine.promise;
     const run = this.store.run(runId);
@@ -138,6 +138,7 @@ export class WorkflowRuns {
         settings: this.settings,
         owner: OWNER,
         onUpdate: this.opts.onUpdate,
+        suspendOnAbort,
       },
       runId,
       controller.signal,

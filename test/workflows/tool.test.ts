@@ -106,4 +106,43 @@ describe("run_workflow and list_workflows through the harness", () => {
     expect(runs.map((r) => r.status).sort()).toEqual(["cancelled", "completed"]);
     expect(h.jobs.list("user")).toEqual([]);
   });
+
+  it("a background run waiting for answers survives its process closing, while cancel_job cancels one", async () => {
+    const asking = `export default async function run(wf) { return wf.ask({ kind: "text", title: "Which bell?", key: "bell" }); }`;
+    bed = await workflowBed({
+      sessions: {
+        "1": [
+          { toolCalls: [{ name: "run_workflow", input: { script: asking } }] },
+          { text: "Started." },
+          { toolCalls: [{ name: "run_workflow", input: { script: asking } }] },
+          { text: "Started again." },
+        ],
+      },
+    });
+    const h = bed.harness;
+    const first = await h.invoke(bed.callerId, { mode: "prompt", message: "Go" });
+    await h.settle(bed.callerId, first.pending!.approvalId, { approved: true });
+    const waitFor = async (check: () => boolean) => {
+      while (!check()) await new Promise((r) => setTimeout(r, 20));
+    };
+    await waitFor(() => bed!.store.listRuns()[0]?.status === "waiting");
+    const [kept] = bed.store.listRuns();
+    await waitFor(() => h.jobs.list("user")[0]?.status === "waiting");
+
+    const second = await h.invoke(bed.callerId, { mode: "prompt", message: "Again" });
+    await h.settle(bed.callerId, second.pending!.approvalId, { approved: true });
+    await waitFor(() => bed!.store.listRuns().filter((r) => r.status === "waiting").length === 2);
+    const other = bed.store.listRuns().find((r) => r.id !== kept.id)!;
+    const otherJob = h.jobs.list("user").find((j) => (j.ref as { runId: string }).runId === other.id)!;
+    await waitFor(() => h.jobs.get(otherJob.id, "user").status === "waiting");
+    const cancelled = await h.jobs.cancel(otherJob.id, "user");
+    expect(cancelled.status).toBe("cancelled");
+    await waitFor(() => bed!.store.run(other.id).status === "cancelled");
+
+    // The process goes away: the job is interrupted, the run still waits for its answer.
+    h.close();
+    await new Promise((r) => setTimeout(r, 700));
+    expect(bed.store.run(kept.id).status).toBe("waiting");
+    expect(bed.store.asks(kept.id).map((a) => a.key)).toEqual(["bell"]);
+  });
 });

@@ -171,7 +171,17 @@ export const runWorkflow = defineTool({
         ref: { runId: run.id, workflowKey: run.workflowKey },
         run: async (jctx) => {
           try {
+            // A shutdown (the job ends interrupted, or the session store is already closed) leaves
+            // the run waiting or resumable; only a cancel cancels it.
+            const shuttingDown = () => {
+              try {
+                return jobs.get(jctx.jobId, { sessionId: callerId }).status === "interrupted";
+              } catch {
+                return true;
+              }
+            };
             const out = await followRun(runs, run.id, jctx.signal, {
+              suspendOnAbort: shuttingDown,
               waiting: (text) => {
                 jctx.waiting(text);
                 return undefined;
@@ -185,6 +195,11 @@ export const runWorkflow = defineTool({
               );
             if (out.status === "cancelled")
               throw new NbError("aborted", `Workflow run ${out.id} was cancelled`);
+            if (out.status !== "completed")
+              throw new NbError(
+                "aborted",
+                `Workflow run ${out.id} stopped with its process (${out.status}); nbook workflows resume ${out.id} continues it`,
+              );
             return {
               text: runSummaryText(out),
               data: { runId: out.id, workflowKey: out.workflowKey, result: out.result, usage: out.usage },

@@ -17,6 +17,11 @@ export interface DriveDeps {
   cancelPollMs?: number;
   /** Called after each pass with the run as stored (progress lines). */
   onUpdate?: (run: RunRecord) => void;
+  /**
+   * Asked when the signal aborts: true when the process is shutting down rather than cancelling.
+   * The run then stops its activities and stays `running`, to be resumed from its journal later.
+   */
+  suspendOnAbort?: () => boolean;
 }
 
 interface Done {
@@ -120,6 +125,7 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
     for (;;) {
       if (cancelled()) {
         await stopAll();
+        if (signal?.aborted && deps.suspendOnAbort?.()) return finish({});
         return finish({ status: "cancelled" });
       }
       let pass: PassOutcome;
@@ -137,7 +143,10 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
         );
       } catch (e) {
         await stopAll();
-        if (cancelled()) return finish({ status: "cancelled" });
+        if (cancelled()) {
+          if (signal?.aborted && deps.suspendOnAbort?.()) return finish({});
+          return finish({ status: "cancelled" });
+        }
         return finish({ status: "failed", error: toErrorInfo(e) });
       }
       journal.push(...pass.syncEntries);
