@@ -184,11 +184,18 @@ export class WorkflowHost implements ActivityHost {
     }
   }
 
-  /** Archive the ephemeral participants of a run that completed. */
+  /**
+   * Archive the ephemeral participants of a run that completed. One that cannot be released (the
+   * user archived or detached it already) does not undo the run's completion.
+   */
   completed(run: RunRecord): void {
     for (const p of this.deps.store.participants(run.id)) {
       if (!p.ephemeral) continue;
-      this.deps.port.release(p.sessionId);
+      try {
+        this.deps.port.release(p.sessionId);
+      } catch {
+        // Already gone from the caller's links: nothing left to release.
+      }
     }
   }
 
