@@ -72,6 +72,19 @@ describe("built-in workflows end to end through the harness", () => {
     expect(run.progress).toMatchObject({ phase: "judge", done: 1, total: 1 });
   });
 
+  it("brainstorm: the fan-out honours its bound, measured by the model calls in flight", async () => {
+    const angles = ["a", "b", "c", "d", "e"];
+    const sessions: Record<string, Array<ReturnType<typeof reportTurn>>> = {};
+    angles.forEach((angle, i) => {
+      sessions[String(i + 2)] = [reportTurn(ideas(angle))];
+    });
+    sessions["7"] = [reportTurn({ ranking: [], recommendation: "none" })];
+    bed = await workflowBed({ sessions }, { latencyMs: 150 });
+    const run = await bed.run("brainstorm", { topic: "t", angles, ideasPerAngle: 1, concurrency: 2 });
+    expect(run.error).toBeNull();
+    expect(bed.calls.max).toBe(2);
+  });
+
   it("brainstorm: an agent whose data does not match its output schema fails the run with pointers", async () => {
     bed = await workflowBed({ sessions: { "2": [reportTurn({ ideas: [{ idea: "x" }] })] } });
     const run = await bed.run("brainstorm", { topic: "t", angles: ["voice"] });

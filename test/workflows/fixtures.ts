@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { AgentCollaboration } from "../../src/collab/service.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
@@ -39,6 +40,8 @@ export interface WorkflowBed {
   harness: Harness;
   model: ScriptedLanguageModel;
   store: WorkflowStore;
+  /** Model calls in flight now, and at most (with `latencyMs`, each call lasts at least that long). */
+  calls: { running: number; max: number };
   /** The leader session that starts runs (their participants are its children). */
   callerId: string;
   runs: WorkflowRuns;
@@ -50,7 +53,7 @@ export interface WorkflowBed {
 /** Build a WorkflowBed whose agents answer from `script` (turns keyed by session id / profile). */
 export async function workflowBed(
   script: ScriptFile,
-  opts: { settings?: Partial<WorkflowSettings>; mode?: Mode } = {},
+  opts: { settings?: Partial<WorkflowSettings>; mode?: Mode; latencyMs?: number } = {},
 ): Promise<WorkflowBed> {
   const dir = mkdtempSync(join(tmpdir(), "nbook-wf-"));
   const workspace = Workspace.init(dir);
@@ -60,6 +63,7 @@ export async function workflowBed(
   const registry = createToolRegistry();
   const catalog = new ProfileCatalog(registry, workspace, project);
   const model = scriptedModel(script);
+  const calls = { running: 0, max: 0 };
   const harness = new Harness({
     workspace,
     store: sessions,
@@ -67,7 +71,7 @@ export async function workflowBed(
     catalog,
     resolveModel: (ref, profileKey, sessionId) => ({
       ref: ref ?? "scripted/test",
-      model: model.forCaller({ sessionId, profileKey }),
+      model: slowed(model.forCaller({ sessionId, profileKey }), opts.latencyMs ?? 0, calls),
       contextWindow: 128_000,
     }),
   });
@@ -91,6 +95,7 @@ export async function workflowBed(
     store,
     callerId: caller.id,
     runs,
+    calls,
     async run(key, args) {
       const w = await getWorkflow(workspace, project, key);
       const run = await runs.start({
@@ -108,6 +113,29 @@ export async function workflowBed(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The model with each call held `latencyMs` before it answers, counting the calls in flight. */
+function slowed(
+  inner: LanguageModelV3,
+  latencyMs: number,
+  calls: { running: number; max: number },
+): LanguageModelV3 {
+  if (!latencyMs) return inner;
+  return Object.create(inner, {
+    doStream: {
+      value: async (o: Parameters<LanguageModelV3["doStream"]>[0]) => {
+        calls.running++;
+        calls.max = Math.max(calls.max, calls.running);
+        try {
+          await new Promise((r) => setTimeout(r, latencyMs));
+          return await inner.doStream(o);
+        } finally {
+          calls.running--;
+        }
+      },
+    },
+  });
 }
 
 /** A scripted turn that reports `data` as the JSON result text (how adhoc agents report structure). */
