@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NbError } from "../../src/core/errors.js";
@@ -134,5 +134,17 @@ describe("workflow catalog", () => {
         { pointer: "/args/extra", message: "unknown field" },
       ]),
     );
+  });
+
+  it("a project workflow whose file links out of the project is broken, not read", async () => {
+    const outside = join(bed.dir, "outside.js");
+    writeFileSync(outside, workflowSource("Outside"));
+    const dir = join(bed.project.root, ".nbook", "agent", "workflows", "linked");
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(outside, join(dir, "workflow.js"));
+    const w = (await listWorkflows(bed.ws, bed.project)).find((e) => e.key === "linked");
+    expect(w).toMatchObject({ status: "broken", layer: "project" });
+    expect(w?.reason).toContain("leads out of the project");
+    expect(w?.source).toBeUndefined();
   });
 });

@@ -285,6 +285,22 @@ describe("deterministic re-execution", () => {
     expect(big.run.error?.code).toBe("limit_exceeded");
   });
 
+  it("a script cannot rewrite wf, and what it does to builtins stays inside its own pass", async () => {
+    const { run } = await runScript(`export default async function run(wf) {
+      const tries = [];
+      try { wf.agents.create = () => "hijacked"; } catch (e) { tries.push("create:" + e.name); }
+      try { wf.args.x = 1; } catch (e) { tries.push("args:" + e.name); }
+      Array.prototype.map = () => "poisoned";
+      const r = ${invoke("one")};
+      return { tries, r, frozen: Object.isFrozen(wf) && Object.isFrozen(wf.agents) };
+    }`);
+    expect(run.result).toEqual({ tries: ["create:TypeError", "args:TypeError"], r: "r:one", frozen: true });
+    const next = await runScript(
+      `export default async function run(wf) { return [1, 2].map((x) => x * 2); }`,
+    );
+    expect(next.run.result).toEqual([2, 4]);
+  });
+
   it("fails a run that no longer matches its journal", async () => {
     const r = runs();
     const run = await r.start({
