@@ -80,6 +80,17 @@ const reminders = (store: SessionStore, sessionId: string) =>
     .allEntries(sessionId)
     .flatMap((e) => (e.kind === "user" && e.data.text.startsWith("<system-reminder>") ? [e.data.text] : []));
 
+/** True when a process whose program name (argv[0]) is `name` runs: the sandboxed command itself. */
+function commandRunning(name: string): boolean {
+  return readdirSync("/proc").some((n) => {
+    try {
+      return /^\d+$/.test(n) && readFileSync(`/proc/${n}/cmdline`, "utf8").split("\0")[0] === name;
+    } catch {
+      return false;
+    }
+  });
+}
+
 function processesWith(marker: string): number[] {
   return readdirSync("/proc")
     .filter((n) => {
@@ -127,7 +138,9 @@ describe("a process that dies with a job running", () => {
       { text: "Started." },
     ]);
     const { child, done } = start(["run", "start it", "--project", "novel", "--script", s]);
-    await until(() => processesWith(marker).length > 0);
+    // Killed once the command itself runs: a process killed outright (no chance to clean up) while
+    // bubblewrap is still setting the sandbox up may leave it behind (docs/jobs.md).
+    await until(() => commandRunning(marker));
     const jobId = withStore((store) => store.jobs.list()[0].id);
     expect(withStore((store) => store.jobs.get(jobId).status)).toBe("running");
     child.kill("SIGKILL");

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { NbError } from "../../core/errors.js";
 
@@ -36,6 +37,51 @@ export interface RunSpec {
   onInfo?: (info: string) => Promise<void>;
 }
 
+/** A process's state letter (R, S, T, Z, …) from /proc; null when it is gone. */
+function stateOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.charAt(stat.lastIndexOf(")") + 2);
+  } catch {
+    return null;
+  }
+}
+
+// How long a kill waits for bwrap to stop before it looks at its children.
+const STOP_WAIT_MS = 100;
+
+/**
+ * Kill a sandbox through its bwrap process: stop bwrap (so it starts nothing more), kill its child —
+ * the sandbox's init, in a session of its own outside this process group, whose death empties the
+ * whole sandbox — then bwrap. Killing bwrap alone can orphan a sandbox it is still setting up (its
+ * child may not have tied its life to bwrap's yet).
+ */
+function killSandbox(pid: number): void {
+  try {
+    process.kill(pid, "SIGSTOP");
+  } catch {
+    return; // gone already
+  }
+  const deadline = Date.now() + STOP_WAIT_MS;
+  for (let st = stateOf(pid); st && !"TtZX".includes(st) && Date.now() < deadline; st = stateOf(pid)) {}
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {}
+  for (const c of children) {
+    try {
+      process.kill(c, "SIGKILL");
+    } catch {}
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}
+
 /**
  * Run a process in its own process group and collect its merged output; kill the whole group on
  * timeout, on abort, or once the process has exited (what it left behind must not hold the call).
@@ -68,6 +114,7 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
     let timedOut = false;
     let aborted = false;
     const killGroup = () => {
+      if (spec.onInfo) killSandbox(child.pid!);
       try {
         process.kill(-child.pid!, "SIGTERM");
         setTimeout(() => {
