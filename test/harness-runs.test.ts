@@ -59,6 +59,49 @@ describe("report_result", () => {
     expect(again).toMatchObject({ status: "completed", finalMessage: "still none" });
   });
 
+  it("takes an adhoc session's outputSchema as its output type: offered to the model and enforced", async () => {
+    const outputSchema = {
+      type: "object",
+      properties: { angle: { type: "string" } },
+      required: ["angle"],
+      additionalProperties: false,
+    };
+    fx = harnessFixture([
+      { toolCalls: [{ name: "report_result", input: { result: "x", data: { angle: 3 } } }] },
+      { toolCalls: [{ name: "report_result", input: { result: "done", data: { angle: "a heist" } } }] },
+    ]);
+    const s = fx.harness.createSession({
+      profileKey: "adhoc",
+      project: "novel",
+      initial: { systemPrompt: "Find an angle.", outputSchema },
+    });
+    const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "go" });
+    expect(r).toMatchObject({ status: "completed", data: { angle: "a heist" } });
+    const first = fx.store.activePath(s.id).find((e) => e.kind === "tool_result");
+    expect(first?.kind === "tool_result" && first.data.error?.fields?.map((f) => f.pointer)).toEqual([
+      "/data/angle",
+    ]);
+
+    const { offeredTools } = await import("../src/harness/tool-specs.js");
+    const { sessionOutput } = await import("../src/profiles/define.js");
+    const { createToolRegistry } = await import("../src/tools/builtin.js");
+    const profile = fx.harness.catalog.get("adhoc");
+    const offered = offeredTools(createToolRegistry(), profile, sessionOutput(profile, { outputSchema }));
+    const report = offered.tools.find((t) => t.name === "report_result");
+    expect(JSON.stringify(report?.inputSchema)).toContain('"angle"');
+  });
+
+  it("refuses an adhoc outputSchema that is not a usable JSON Schema when the session is created", () => {
+    fx = harnessFixture([{ text: "unused" }]);
+    expect(() =>
+      fx.harness.createSession({
+        profileKey: "adhoc",
+        project: "novel",
+        initial: { systemPrompt: "x", outputSchema: { type: "no-such-type" } },
+      }),
+    ).toThrow(/outputSchema/);
+  });
+
   it("answers unsupported outside a session", async () => {
     fx = harnessFixture([{ text: "unused" }]);
     const { dispatch } = await import("../src/tools/dispatch.js");

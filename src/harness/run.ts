@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { capMode } from "../collab/mode-ceiling.js";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
+import { sessionOutput } from "../profiles/define.js";
 import type { Profile, PromptContext } from "../profiles/types.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -163,7 +164,7 @@ export function stepEnv(
     profileKey: profile.key,
     initial: session.initial,
     allow: deps.catalog.allowlist(profile.key),
-    output: profile.output,
+    output: sessionOutput(profile, session.initial),
     tasks: deps.store.tasks(sessionId),
     services: deps.services,
     maxParallel: deps.settings.maxParallelToolCalls,
@@ -207,7 +208,8 @@ export async function runOnce(
   const session = store.session(sessionId);
   const profile = deps.catalog.get(session.profileKey);
   const allow = deps.catalog.allowlist(profile.key);
-  const offered = offeredTools(deps.registry, profile);
+  const output = sessionOutput(profile, session.initial);
+  const offered = offeredTools(deps.registry, profile, output);
   const resolved: ResolvedModel = deps.resolveModel(
     modelRef ?? session.model ?? undefined,
     profile.key,
@@ -350,7 +352,7 @@ export async function runOnce(
       if (turn.toolCalls.length === 0) {
         push(store.append(sessionId, assistant));
         bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: 0 });
-        if (profile.output && allow.has("report_result") && !reminded) {
+        if (output && allow.has("report_result") && !reminded) {
           reminded = true;
           push(store.append(sessionId, { kind: "user", data: { text: REMINDER, intent: "prompt" } }));
           continue;

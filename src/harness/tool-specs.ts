@@ -30,13 +30,12 @@ function reportResultSchema(
 // profile offers are built once per registry and profile instead of on every run.
 const built = new WeakMap<ToolRegistry, WeakMap<Profile, OfferedTools>>();
 
-function build(registry: ToolRegistry, profile: Profile): OfferedTools {
+function build(registry: ToolRegistry, profile: Profile, output = profile.output): OfferedTools {
   const tools: LanguageModelV3FunctionTool[] = [];
   let chars = 0;
   for (const [key, binding] of resolveAllowlist(profile)) {
     const spec = registry.spec(key, binding);
-    const schema =
-      key === "report_result" ? reportResultSchema(spec.inputSchema, profile.output) : spec.inputSchema;
+    const schema = key === "report_result" ? reportResultSchema(spec.inputSchema, output) : spec.inputSchema;
     tools.push({
       type: "function",
       name: key,
@@ -52,7 +51,13 @@ function build(registry: ToolRegistry, profile: Profile): OfferedTools {
  * Exactly the profile's allowlisted tools, as provider function tools without an executor: the loop
  * executes every call itself through dispatch, so the mode gate and the allowlist always apply.
  */
-export function offeredTools(registry: ToolRegistry, profile: Profile): OfferedTools {
+export function offeredTools(
+  registry: ToolRegistry,
+  profile: Profile,
+  output: z.ZodType | undefined = profile.output,
+): OfferedTools {
+  // A session-specific output type (adhoc's outputSchema) changes report_result's schema: not cached.
+  if (output !== profile.output) return build(registry, profile, output);
   let byProfile = built.get(registry);
   if (!byProfile) {
     byProfile = new WeakMap();

@@ -20,6 +20,11 @@ export function defineProfile(
   return Object.freeze(profile);
 }
 
+/** The type of one session's `report_result.data`: what its `initial` defines, else the profile's. */
+export function sessionOutput(profile: Profile, initial: Record<string, unknown>): z.ZodType | undefined {
+  return profile.outputFor?.(initial) ?? profile.output;
+}
+
 /** Key of an allowlist entry. */
 export function entryKey(e: AllowEntry): string {
   return typeof e === "string" ? e : e.key;

@@ -28,6 +28,8 @@ export interface Profile {
   readonly payload?: z.ZodType;
   /** The type of `report_result.data`; absent = no structured output. */
   readonly output?: z.ZodType;
+  /** A session-specific output type its `initial` defines (adhoc's `outputSchema`); wins over `output`. */
+  readonly outputFor?: (initial: Record<string, unknown>) => z.ZodType | undefined;
   readonly tools: readonly AllowEntry[];
   readonly systemPrompt: (ctx: PromptContext) => string;
   /** Default model reference `<providerId>/<modelId>`, if the profile prefers one. */

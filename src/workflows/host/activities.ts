@@ -81,19 +81,18 @@ function outputSchemaOf(
 }
 
 /**
- * The adhoc profile takes no report_result data of its own (its output schema lives in the
- * session's initial), so an agent with an output schema is told to report the JSON as its result
- * text, and the host parses and checks it.
+ * Tell an agent with an output schema how to report: report_result's `data` is typed by the schema
+ * (the adhoc profile takes it from `initial.outputSchema`), and the host checks it again.
  */
 function withReportingRule(
   initial: Record<string, unknown>,
   schema: Record<string, unknown>,
 ): Record<string, unknown> {
-  const rule = `\n\nWhen you are done, call report_result once with \`result\` set to a single JSON object (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(schema)}`;
+  const rule = `\n\nWhen you are done, call report_result once with a one-line \`result\` and \`data\` matching this JSON Schema:\n${JSON.stringify(schema)}`;
   return { ...initial, systemPrompt: `${String(initial.systemPrompt ?? "")}${rule}` };
 }
 
-/** The structured output of an invocation: its data, else its result text as JSON. */
+/** The structured output of an invocation: its data, else its result text as JSON (a model that put it there). */
 function reported(data: unknown, finalMessage: string): unknown {
   if (data !== null && data !== undefined) return data;
   const text = finalMessage.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, "$1");
