@@ -41,6 +41,20 @@ const SCRIPT = `turns:
         input: { command: "echo ringing; sleep 60", background: true }
   - text: "The bells ring on."
   - text: "The ringing was stopped."
+sessions:
+  # The second session has turns of its own, so whenever the first one's job result comes back
+  # (a turn of its own, above), the two never take each other's turns.
+  "2":
+    - text: "Let me rename the bell."
+      toolCalls:
+        - name: edit
+          input:
+            path: ${CHAPTER}
+            edits:
+              - oldText: "the third bell rang"
+                newText: "the Drowned Bell rang"
+    - text: "Understood, I left it."
+      expect: { lastToolResult: "Keep the old name" }
 `;
 
 /** A World Engine script that leaves one E1 issue: an increment whose base slice is deleted. */
@@ -321,6 +335,26 @@ if (missing) {
       await shot(page, "12-jobs-cancelled");
     });
 
+    it("rejects a write with a reason the agent gets", async () => {
+      await page.getByTestId("nav-agent").click();
+      await page.getByTestId("new-mode").selectOption("discuss");
+      await page.getByTestId("new-session").click();
+      await page.waitForURL(/#\/p\/tide\/agent\/2$/);
+      await until(() => page.getByTestId("mode-discuss").getAttribute("aria-pressed")).toBe("true");
+      const composer = page.getByTestId("composer");
+      await composer.fill("Rename the bell.");
+      await composer.press("Enter");
+      const bubble = page.locator('[data-testid="approval"]:not(.settled)');
+      await until(() => bubble.getByTestId("preview").textContent()).toContain("the Drowned Bell rang");
+      await bubble.getByRole("textbox").fill("Keep the old name");
+      await bubble.getByTestId("reject").click();
+      await until(() => page.getByTestId("assistant").allTextContents()).toEqual(
+        expect.arrayContaining(["Understood, I left it."]),
+      );
+      expect(readFileSync(chapterPath(), "utf8")).not.toContain("the Drowned Bell rang");
+      await shot(page, "13-agent-rejected");
+    });
+
     it("shows a subject's state at two calendar times", async () => {
       await page.getByTestId("nav-world").click();
       await page.locator('a[data-subject="mira"]').click();
@@ -336,7 +370,7 @@ if (missing) {
       await until(() => moodAt("state-b").textContent()).toBe("uneasy");
       expect(await page.getByTestId("state-a").locator("caption").textContent()).toBe("1 Thaw 91 AL, 00:00");
       expect(await page.getByTestId("history").locator("li").count()).toBeGreaterThan(3);
-      await shot(page, "13-world");
+      await shot(page, "14-world");
     });
 
     it("shows a world issue with its explanation", async () => {
@@ -352,7 +386,7 @@ if (missing) {
       await until(() => issue.locator("dd").first().textContent()).toBe(
         "An increment found no finite number at its path, or an append found no array.",
       );
-      await shot(page, "14-world-issue");
+      await shot(page, "15-world-issue");
     });
 
     it("shows a chapter's writer brief in the plot view", async () => {
@@ -363,10 +397,10 @@ if (missing) {
       expect(await brief.locator("h2").allTextContents()).toEqual(
         expect.arrayContaining(["Goal and landing", "Information control (required)"]),
       );
-      await shot(page, "15-plot-brief");
+      await shot(page, "16-plot-brief");
       await page.getByTestId("tab-promises").click();
       await until(() => page.getByTestId("promise").count()).toBeGreaterThan(0);
-      await shot(page, "16-plot-promises");
+      await shot(page, "17-plot-promises");
     });
 
     it("follows a Chinese project's language, and switches the interface by hand", async () => {
@@ -386,12 +420,12 @@ if (missing) {
       await until(() =>
         page.locator('a[data-path="manuscript/01-the-drowned-bell/index.md"] .count').textContent(),
       ).toMatch(/\d/);
-      await shot(page, "17-files-zh-project");
+      await shot(page, "18-files-zh-project");
       await page.goto(`${server.origin}/#/p/tide/plot/1`);
       await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("Bookshelf");
       await page.getByTestId("lang").selectOption("zh");
       await until(() => page.getByTestId("nav-bookshelf").textContent()).toContain("书架");
-      await shot(page, "18-plot-zh");
+      await shot(page, "19-plot-zh");
     });
 
     it("made no request outside the server and raised no page error", () => {

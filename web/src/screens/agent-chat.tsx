@@ -202,9 +202,11 @@ export function Chat({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     setItems([]);
     // The transcript is the truth; live events only draw what happens until the next reload,
-    // which a run's end and every settled approval trigger. It is read once the stream is open,
-    // so nothing that happens in between is missed (the stream starts live, not from the past).
-    return subscribe(
+    // which a run's end and every settled approval trigger. It is read after subscribing (the
+    // stream starts live, not from the past, so what happens meanwhile comes as events), and again
+    // whenever the stream (re)connects. The server may hold back the stream's first bytes until it
+    // has an event, so the first read does not wait for the stream to report itself open.
+    const unsubscribe = subscribe(
       `/api/sessions/${encodeURIComponent(sessionId)}/events`,
       (e) => {
         if (e.type === "run_start") setRunning(true);
@@ -220,6 +222,8 @@ export function Chat({ sessionId }: { sessionId: string }) {
         if (connected) reload().catch((e: Error) => setError(e.message));
       },
     );
+    reload().catch((e: Error) => setError(e.message));
+    return unsubscribe;
   }, [sessionId]);
 
   useEffect(() => end.current?.scrollIntoView({ block: "end" }), [items]);
