@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runNbook } from "../helpers.js";
-import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
+import { browserMissing, launchChromium, type ServeProcess, SHOT_DIR, shot, startServe } from "./browser.js";
 
 const CHAPTER = "manuscript/01-the-drowned-bell/index.md";
 const OPENING = "The fog had burned off by noon";
@@ -111,6 +111,18 @@ if (missing) {
       page.on("request", (r) => requests.push(r.url()));
       page.on("pageerror", (e) => pageErrors.push(e.message));
     }, 60_000);
+
+    // A failed step leaves what the page showed and what the server printed beside the screenshots.
+    afterEach(async (ctx) => {
+      if (ctx.task.result?.state !== "fail") return;
+      const name = `failed-${ctx.task.name.replace(/\W+/g, "-").slice(0, 60)}`;
+      await shot(page, name).catch(() => {});
+      const text = await page
+        .locator("main")
+        .textContent()
+        .catch(() => "");
+      writeFileSync(join(SHOT_DIR, `${name}.txt`), `${text}\n\n--- nbook serve ---\n${server.output()}`);
+    });
 
     afterAll(async () => {
       await browser?.close();

@@ -191,8 +191,13 @@ export function Chat({ sessionId }: { sessionId: string }) {
   const [error, setError] = useState<string | null>(null);
   const end = useRef<HTMLDivElement>(null);
 
+  // Reads overlap (a settled approval and the run's end each ask for one): only the latest asked
+  // is shown, so an older answer arriving last cannot hide what happened since.
+  const reads = useRef(0);
   const reload = async () => {
+    const n = ++reads.current;
     const tr = await api.transcript(sessionId);
+    if (n !== reads.current) return;
     setItems(entriesToItems(tr.entries, tr.pending));
     setTasks(tr.tasks);
     setModeState(tr.session.mode);
