@@ -194,12 +194,19 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       setConflict(null);
       return;
     }
-    load(path).then(
-      () => {
+    // A file opened after this one wins, whichever answer arrives last.
+    let live = true;
+    api.readFile(project, path).then(
+      (f) => {
+        if (!live) return;
+        show(f);
         holding.current = path;
       },
-      (e: Error) => setError(e.message),
+      (e: Error) => live && setError(e.message),
     );
+    return () => {
+      live = false;
+    };
   }, [project, path]);
 
   // The open file as it is on disk now: shown if this tab has no unsaved typing (else the typing
