@@ -364,6 +364,7 @@ if (missing) {
         expect.arrayContaining(["Understood, I left it."]),
       );
       expect(readFileSync(chapterPath(), "utf8")).not.toContain("the Drowned Bell rang");
+      expect(await page.getByTestId("settled").textContent()).toBe("Rejected");
       await shot(page, "13-agent-rejected");
     });
 

@@ -57,7 +57,11 @@ function ApprovalBubble({
               : t("agent.approvalTitle")}
         </strong>
         <code class="small">{p.tool}</code>
-        {item.settled && <span class="badge">{t("agent.settled")}</span>}
+        {item.settled && (
+          <span class={`badge settled-${item.settled}`} data-testid="settled">
+            {t(`agent.${item.settled}`)}
+          </span>
+        )}
       </div>
       {item.settled ? (
         // Once settled, the preview folds away; the tool card below it shows what was done.
