@@ -6,6 +6,7 @@ import { deliverFollowUp } from "../jobs/flow-back.js";
 import { FLOW_BACK_WHOLE_MAX } from "../jobs/reminder.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
+import type { Profile } from "../profiles/types.js";
 import { JOBS_SERVICE } from "../tools/jobs/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
@@ -130,6 +131,18 @@ export class Harness {
     if (profile.creation === "system_only") {
       throw new NbError("not_allowed", `Profile ${profile.key} is internal and cannot start a session`);
     }
+    return this.openSession(profile, opts);
+  }
+
+  /**
+   * Create a session of an internal (system_only) profile that a tool runs itself, such as the
+   * memory curator; otherwise as createSession (the model is resolved before anything is written).
+   */
+  createInternalSession(opts: NewSession): Session {
+    return this.openSession(this.deps.catalog.get(opts.profileKey), opts);
+  }
+
+  private openSession(profile: Profile, opts: NewSession): Session {
     if (opts.project) this.deps.workspace.project(opts.project);
     const model = this.deps.resolveModel(opts.model, profile.key);
     return this.deps.store.createSession({

@@ -405,6 +405,8 @@ describe("subject_memory_update on the configured models", () => {
       );
     expect(failure(await call())).toMatch(/^config_error: /);
     expect(bed.memory()).toBe(BEFORE);
+    // The model is resolved before the curator session is created: nothing is left behind.
+    expect(curatorSessions()).toHaveLength(0);
 
     writeFileSync(join(bed.ws.root, "curator.json"), JSON.stringify({ turns: [curatorTurn(MERGE)] }));
     writeFileSync(

@@ -68,8 +68,8 @@ function retryPrompt(reason: string): string {
 }
 
 /**
- * Run the memory.curator profile as an internal child session (system_only, so created through the
- * store, not Harness.createSession) and check its patch on a copy; a refused patch is sent back
+ * Run the memory.curator profile as an internal child session (system_only, so created with
+ * Harness.createInternalSession) and check its patch on a copy; a refused patch is sent back
  * once with the reason. The session is archived and unlinked afterwards: a record, not an agent.
  */
 async function curate(
@@ -82,12 +82,12 @@ async function curate(
     throw new NbError("not_allowed", "Project not open: subject memory lives in a project");
   const { harness, close } = await open(ctx);
   try {
-    const session = harness.store.createSession({
-      profile: harness.catalog.get("memory.curator"),
+    const session = harness.createInternalSession({
+      profileKey: "memory.curator",
       project: ctx.project.name,
       title: `Memory curation: ${mem.path}`,
       initial: { subjectPath: mem.path, facts, currentMemories: mem.memories },
-      parentSessionId: ctx.session?.id ?? null,
+      ...(ctx.session ? { parentSessionId: ctx.session.id } : {}),
     });
     try {
       let message = FIRST_PROMPT;
