@@ -6,8 +6,8 @@ import type { Harness } from "../../harness/loop.js";
 import { openHarness } from "../../harness/open.js";
 import { createSampleProject } from "../../workspace/sample.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { EXIT, reportCliError } from "../output.js";
 import { attachDelegationPrinter } from "../demo-printer.js";
+import { EXIT, reportCliError } from "../output.js";
 
 const SCRIPT = fileURLToPath(new URL("../../../examples/demo-script.yaml", import.meta.url));
 const PROJECT = "tide-bell";
