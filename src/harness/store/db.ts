@@ -114,41 +114,6 @@ CREATE TABLE IF NOT EXISTS deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_by_session ON deliveries(session_id);
 
--- Background jobs (src/jobs). runner = the process running it (host:pid:start), so another process
--- can tell a dead runner's jobs (interrupted) from a live one's. Listed newest first by rowid.
-CREATE TABLE IF NOT EXISTS jobs (
-  id TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,
-  title TEXT NOT NULL,
-  owner_session_id INTEGER REFERENCES sessions(id),
-  origin_call_id TEXT,
-  ref TEXT,
-  status TEXT NOT NULL,
-  preview TEXT NOT NULL DEFAULT '',
-  result TEXT,
-  error TEXT,
-  runner TEXT NOT NULL,
-  cancel_requested INTEGER NOT NULL DEFAULT 0,
-  delivery_id TEXT NOT NULL UNIQUE,
-  created_at TEXT NOT NULL,
-  started_at TEXT,
-  ended_at TEXT,
-  updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_session_id);
-CREATE INDEX IF NOT EXISTS jobs_active ON jobs(runner) WHERE status IN ('queued', 'running', 'waiting');
-
--- Flow-back: one row per delivery id, written in the transaction that queues its follow-up, so a
--- delivery is queued once however many processes try.
-CREATE TABLE IF NOT EXISTS deliveries (
-  id TEXT PRIMARY KEY,
-  session_id INTEGER NOT NULL REFERENCES sessions(id),
-  job_id TEXT REFERENCES jobs(id),
-  queue_item_id INTEGER NOT NULL REFERENCES queue_items(id),
-  created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS deliveries_by_session ON deliveries(session_id);
-
 -- Collaboration: the link a parent session holds to each child it created (one creator per child).
 CREATE TABLE IF NOT EXISTS agent_links (
   child_session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
