@@ -86,8 +86,9 @@ export class EventLog {
       {
         start: (controller) => {
           sub = { controller, timer: null, closed: false };
-          const replay = this.replay(cursor);
-          if (replay) controller.enqueue(encoder.encode(replay));
+          // Opened with a comment so the response starts at once: a quiet stream would otherwise
+          // send nothing until its first event or keep-alive, and the browser would not know it is open.
+          controller.enqueue(encoder.encode(`: connected\n\n${this.replay(cursor)}`));
           this.subs.add(sub);
           if (this.limits.keepAliveMs > 0) {
             const s = sub;
@@ -102,8 +103,8 @@ export class EventLog {
           if (sub) this.drop(sub);
         },
       },
-      // The queue is counted in chunks: one chunk per event (the replay is one chunk).
-      new CountQueuingStrategy({ highWaterMark: this.limits.maxQueue }),
+      // The queue is counted in chunks: one per event, plus the opening chunk (comment and replay).
+      new CountQueuingStrategy({ highWaterMark: this.limits.maxQueue + 1 }),
     );
   }
 

@@ -32,8 +32,15 @@ describe("over a real connection (127.0.0.1, any free port)", () => {
 
     server.hub.events.publish("project_created", { project: { name: "x" } });
     const reader = (streams[1].body as ReadableStream<Uint8Array>).getReader();
-    const { value } = await reader.read();
-    expect(new TextDecoder().decode(value)).toContain("event: project_created");
+    let text = "";
+    while (!text.includes("event: project_created")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    // The stream opened with a comment at once; the event follows it.
+    expect(text.startsWith(": connected\n\n")).toBe(true);
+    expect(text).toContain("event: project_created");
     tabs[1].abort();
     await until(() => server.hub.events.subscribers === 0);
     expect(server.hub.events.subscribers).toBe(0);

@@ -16,6 +16,14 @@ describe("EventLog", () => {
     expect(events.map((e) => e.id)).toEqual([ids[2], ids[3], ids[4], log.lastId]);
   });
 
+  it("opens every stream at once with a comment, before any event exists", async () => {
+    const log = new EventLog({ keepAliveMs: 0 });
+    const reader = log.subscribe(null).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe(": connected\n\n");
+    await reader.cancel();
+  });
+
   it("without a cursor a subscriber gets only new events", async () => {
     const log = new EventLog({ keepAliveMs: 0 });
     log.publish("a", 1);
