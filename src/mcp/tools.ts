@@ -16,7 +16,7 @@ export const SESSION_BOUND_GROUPS: readonly ToolGroup[] = [
 
 /** True for a tool that only works inside a NeuroBook agent session. */
 export function isSessionBound(tool: AnyTool): boolean {
-  return SESSION_BOUND_GROUPS.includes(tool.group);
+  return SESSION_BOUND_GROUPS.includes(tool.group) || tool.sessionBound === true;
 }
 
 /** The keys of the registry's session-bound tools, in registry order. */

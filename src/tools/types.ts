@@ -114,6 +114,11 @@ export interface ToolDef<S extends z.ZodType = z.ZodType> {
   readonly alwaysGated?: (ctx: ToolContext) => MaybePromise<boolean>;
   /** Called with the description a profile binding sees (e.g. readonly execute_world). */
   readonly describe?: (binding: ToolBinding) => string;
+  /**
+   * True for a tool that works only inside a NeuroBook agent session although its group does not
+   * (run_workflow: its agents are the calling session's children); doors without sessions leave it out.
+   */
+  readonly sessionBound?: boolean;
 }
 
 /** A tool of any input type, as stored in the registry. */

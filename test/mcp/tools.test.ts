@@ -16,6 +16,11 @@ const SESSION_TOOLS = [
   "request_user_input",
   "task_create",
   "task_set_status",
+  "create_agent",
+  "invoke_agent",
+  "list_jobs",
+  // Its group is not session-bound, but it is: a workflow's agents are the calling session's children.
+  "run_workflow",
 ];
 
 describe("nbook mcp over stdio: tools", () => {
@@ -48,6 +53,7 @@ describe("nbook mcp over stdio: tools", () => {
         expect(world.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
         expect(tools.find((t) => t.name === "execute_sql")?.annotations?.readOnlyHint).toBe(false);
         expect(tools.find((t) => t.name === "get_story_tree")?.annotations?.readOnlyHint).toBe(true);
+        expect(tools.map((t) => t.name)).toContain("list_workflows");
         expect(tools.find((t) => t.name === "save_story_thread")?.annotations?.destructiveHint).toBe(true);
       }
     }

@@ -31,7 +31,7 @@ function wholeNumber(text: string, option: string, min: number, max: number): nu
 function helpText(): string {
   return `
 Tools offered: the profile's allowlist without the tools that need a NeuroBook agent session
-(groups ${SESSION_BOUND_GROUPS.join(", ")}), which are left out:
+(groups ${SESSION_BOUND_GROUPS.join(", ")}, and single tools that need one), which are left out:
   ${sessionBoundKeys(createToolRegistry()).join(", ")}.
 Every call goes through the same dispatch as NeuroBook's agents (validation, allowlist, file
 authorisation, SQL limits, the writer's read-only World Engine); tool errors come back as results

@@ -96,6 +96,7 @@ export const runWorkflow = defineTool({
   input: RunWorkflowInput,
   effect: "write",
   alwaysGated: () => true,
+  sessionBound: true,
   preview: async (input, ctx) => {
     const p = await plan(input, ctx);
     const lines = [
