@@ -1,13 +1,11 @@
 import { readFileSync } from "node:fs";
-import { AgentCollaboration } from "../collab/service.js";
 import { NbError } from "../core/errors.js";
 import type { Harness } from "../harness/loop.js";
 import { openHarness } from "../harness/open.js";
 import { getWorkflow } from "../workflows/catalog.js";
 import { followRun, runSummaryText } from "../workflows/follow.js";
-import { WorkflowHost } from "../workflows/host/activities.js";
-import { collaborationPort, userPort } from "../workflows/host/agent-port.js";
-import { type RunView, runView, WorkflowRuns } from "../workflows/service.js";
+import { runsFor } from "../workflows/runs-for.js";
+import { type RunView, runView, type WorkflowRuns } from "../workflows/service.js";
 import { type RunRecord, WorkflowStore } from "../workflows/store/index.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -68,25 +66,14 @@ class CliRuns {
   /** Workflow runs whose agents belong to the run's caller (or are the user's own). */
   runsFor(run: Pick<RunRecord, "callerSessionId" | "mode" | "id"> | null): WorkflowRuns {
     this.harness ??= openHarness({ workspace: this.workspace, project: this.project, script: this.o.script });
-    const h = this.harness;
-    const port = run?.callerSessionId
-      ? collaborationPort(
-          new AgentCollaboration(h, run.callerSessionId, `workflow:${run.id}`, run.mode),
-          h.store,
-        )
-      : userPort(h, this.project?.name ?? null, run?.mode ?? parseMode(this.o.mode) ?? "normal");
-    const host = new WorkflowHost({
+    return runsFor({
+      harness: this.harness,
       workspace: this.workspace,
       project: this.project,
       store: this.store,
-      port,
-    });
-    return new WorkflowRuns({
-      workspace: this.workspace,
-      project: this.project,
-      store: this.store,
-      host,
-      onUpdate: this.o.json ? undefined : progressPrinter(this.store),
+      run,
+      mode: parseMode(this.o.mode) ?? "normal",
+      ...(this.o.json ? {} : { onUpdate: progressPrinter(this.store) }),
     });
   }
 

@@ -17,7 +17,7 @@ export function workflowNotices(workspace: Pick<Workspace, "nbookDir">): string[
         lines.push(
           `Workflow ${run.workflowKey} (run ${run.id}) waits for answers: nbook workflows show ${run.id}, then nbook workflows answer ${run.id} --answers '{…}'`,
         );
-      else if (!run.owner || !ownerAlive(run.owner, new Set(), run.id))
+      else if (!run.owner || !ownerAlive(run.owner, run.id))
         lines.push(
           `Workflow ${run.workflowKey} (run ${run.id}) was interrupted when its process ended: nbook workflows resume ${run.id} continues it from its journal`,
         );

@@ -8,7 +8,7 @@ import type { Workflow } from "./catalog.js";
 import { type Budget, runBudget, type WorkflowSettings, workflowSettings } from "./config.js";
 import type { ActivityHost } from "./engine/activity-host.js";
 import { driveRun } from "./engine/drive.js";
-import { OWNER, ownerAlive } from "./owner.js";
+import { DRIVEN, OWNER, ownerAlive } from "./owner.js";
 import { describeWorkflowModule } from "./sandbox/index.js";
 import type { PendingAsk, RunRecord, WorkflowStore } from "./store/index.js";
 
@@ -125,9 +125,11 @@ export class WorkflowRuns {
         "conflict",
         `Run ${runId} is ${run.status}${run.status === "waiting" ? ": answer its questions first" : ""}`,
       );
-    const ids = new Set(this.local.keys());
-    if (!this.store.claim(runId, OWNER, (other) => ownerAlive(other, ids, runId)))
+    if (DRIVEN.has(runId))
+      throw new NbError("conflict", `Run ${runId} is already being driven in this process`);
+    if (!this.store.claim(runId, OWNER, (other) => ownerAlive(other, runId)))
       throw new NbError("conflict", `Run ${runId} is being driven by another process (${run.owner})`);
+    DRIVEN.add(runId);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -145,6 +147,7 @@ export class WorkflowRuns {
     ).finally(() => {
       signal?.removeEventListener("abort", onAbort);
       this.local.delete(runId);
+      DRIVEN.delete(runId);
     });
     this.local.set(runId, { promise, controller });
     return promise;
@@ -173,8 +176,7 @@ export class WorkflowRuns {
       mine.controller.abort();
       return mine.promise;
     }
-    const ids = new Set(this.local.keys());
-    if (run.status === "running" && run.owner && ownerAlive(run.owner, ids, runId))
+    if (run.status === "running" && run.owner && ownerAlive(run.owner, runId))
       return this.store.update(runId, { cancelRequested: true });
     this.store.setAsks(runId, []);
     return this.store.update(runId, { status: "cancelled", cancelRequested: true, owner: null });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_WORKFLOW_SETTINGS } from "../../src/workflows/config.js";
+import { runsFor } from "../../src/workflows/runs-for.js";
 import type { NewRun } from "../../src/workflows/store/index.js";
 import { type ServeFixture, serveFixture } from "./fixture.js";
 
@@ -60,5 +61,62 @@ describe("workflow runs over the API (read-only)", () => {
     expect((await fx.api("GET", "/api/workflow-runs/run_000000000000")).status).toBe(404);
     expect((await fx.api("GET", "/api/workflow-runs/run_x")).status).toBe(400);
     expect((await fx.api("GET", "/api/workflow-runs?status=sleeping")).status).toBe(400);
+  });
+});
+
+const ASKING = `export const title = "Ask demo";
+export default async function run(wf) {
+  const ok = await wf.ask({ kind: "approve", title: "Proceed?", key: "go" });
+  return { ok };
+}
+`;
+
+describe("answering and cancelling workflow runs over the API", () => {
+  /** A user's inline run of ASKING, driven until it waits on its question. */
+  async function waitingRun(): Promise<string> {
+    const runs = runsFor({
+      harness: fx.hub.harness("novel"),
+      workspace: fx.hub.workspace,
+      project: fx.hub.workspace.project("novel"),
+      store: fx.hub.workflowStore(),
+      run: null,
+    });
+    const started = await runs.start({ target: { script: ASKING } });
+    const waiting = await runs.drive(started.id);
+    expect(waiting.status).toBe("waiting");
+    return started.id;
+  }
+
+  it("refuses bad answers writing nothing, then drives the answered run to its end in the server", async () => {
+    fx = await serveFixture();
+    const id = await waitingRun();
+    const bad = await fx.api("POST", `/api/workflow-runs/${id}/answer`, { answers: { go: "yes", extra: 1 } });
+    expect(bad.status).toBe(400);
+    expect(fx.hub.workflowStore().run(id).status).toBe("waiting");
+    expect((await fx.api("POST", `/api/workflow-runs/${id}/answer`, {})).status).toBe(400);
+
+    const good = await fx.api("POST", `/api/workflow-runs/${id}/answer`, { answers: { go: true } });
+    expect(good.status).toBe(202);
+    const body = (await good.json()) as { run: { status: string; source?: string } };
+    expect(body.run.status).toBe("running");
+    expect(body.run.source).toBeUndefined();
+    await fx.hub.idle();
+    const done = fx.hub.workflowStore().run(id);
+    expect(done.status).toBe("completed");
+    expect(done.result).toEqual({ ok: true });
+    // A run that no longer waits cannot be answered again.
+    expect((await fx.api("POST", `/api/workflow-runs/${id}/answer`, { answers: { go: true } })).status).toBe(
+      409,
+    );
+  });
+
+  it("cancels a waiting run; an unknown run is 404", async () => {
+    fx = await serveFixture();
+    const id = await waitingRun();
+    const r = await fx.api("POST", `/api/workflow-runs/${id}/cancel`);
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { run: { status: string } }).run.status).toBe("cancelled");
+    expect(fx.hub.workflowStore().asks(id)).toEqual([]);
+    expect((await fx.api("POST", "/api/workflow-runs/run_000000000000/cancel")).status).toBe(404);
   });
 });

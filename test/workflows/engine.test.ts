@@ -393,3 +393,21 @@ describe("deterministic re-execution", () => {
     expect(lines.find((l) => l.includes(waiting.id))).toContain(`nbook workflows answer ${waiting.id}`);
   });
 });
+
+describe("two run services in one process (a tool call's and the web server's)", () => {
+  it("see each other's driven runs: the second cannot drive it again, and its cancel stops the first's drive", async () => {
+    host.hang.add("slow");
+    const first = runs();
+    const run = await first.start({
+      target: { script: `export default async function run(wf) { return ${invoke("slow")}; }` },
+    });
+    const driving = first.drive(run.id);
+    while (host.running === 0) await new Promise((r) => setTimeout(r, 5));
+    const second = runs();
+    await expect(async () => second.drive(run.id)).rejects.toMatchObject({ code: "conflict" });
+    // Asked, not marked cancelled behind the back of the service that drives it.
+    const asked = await second.cancel(run.id);
+    expect(asked).toMatchObject({ status: "running", cancelRequested: true });
+    expect((await driving).status).toBe("cancelled");
+  });
+});

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { runView } from "../../workflows/service.js";
+import { runsFor } from "../../workflows/runs-for.js";
+import { runView, type WorkflowRuns } from "../../workflows/service.js";
+import type { RunRecord } from "../../workflows/store/index.js";
 import { RunStatusSchema } from "../../workflows/store/schema.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
@@ -9,7 +11,21 @@ const RunParams = z
   .object({ runId: z.string().regex(/^run_[0-9a-f]{12}$/, "not a workflow run id") })
   .strict();
 
-/** Workflow runs, read-only: the latest runs, and one run with its asks, participants and timeline. */
+/** The runs of a run's project, its agents belonging to the run's caller, on the server's harness. */
+function runsOf(hub: ServeHub, run: RunRecord): WorkflowRuns {
+  return runsFor({
+    harness: hub.harness(run.project),
+    workspace: hub.workspace,
+    project: run.project === null ? null : hub.workspace.project(run.project),
+    store: hub.workflowStore(),
+    run,
+  });
+}
+
+/**
+ * Workflow runs: the latest runs; one run with its asks, participants and timeline; answering a
+ * waiting run's questions (the server then drives it on); cancelling a run.
+ */
 export function registerWorkflowRoutes(routes: ApiRoutes, hub: ServeHub): void {
   routes.add(
     {
@@ -47,5 +63,42 @@ export function registerWorkflowRoutes(routes: ApiRoutes, hub: ServeHub): void {
       params: RunParams,
     },
     (c, { params }) => c.json(runView(hub.workflowStore(), params.runId)),
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/workflow-runs/:runId/answer",
+      tag: "workflows",
+      summary:
+        "Answer every pending question of a waiting run at once (keys exact, types by kind; nothing written on error); the server then drives the run on",
+      params: RunParams,
+      body: z.object({ answers: z.record(z.string(), z.unknown()) }).strict(),
+      status: 202,
+    },
+    (c, { params, body }) => {
+      const runs = runsOf(hub, hub.workflowStore().run(params.runId));
+      const answered = runs.answer(params.runId, body.answers);
+      hub.track(runs.drive(params.runId));
+      const { source: _source, ...run } = answered;
+      return c.json({ run }, 202);
+    },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/workflow-runs/:runId/cancel",
+      tag: "workflows",
+      summary:
+        "Cancel a run: a waiting one at once; one running in this or another process stops at its next step",
+      params: RunParams,
+    },
+    async (c, { params }) => {
+      const { source: _source, ...run } = await runsOf(hub, hub.workflowStore().run(params.runId)).cancel(
+        params.runId,
+      );
+      return c.json({ run });
+    },
   );
 }
