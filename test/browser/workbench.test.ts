@@ -441,6 +441,33 @@ if (missing) {
       await shot(page, "19-plot-zh");
     });
 
+    it("answers a workflow run's question in Jobs, and the server drives the run to its end", async () => {
+      writeFileSync(
+        join(dir, "ask.js"),
+        `export const title = "Bell check";
+export default async function run(wf) {
+  const ring = await wf.ask({ kind: "approve", title: "Ring the bells at dawn?", key: "ring" });
+  return { ring };
+}
+`,
+      );
+      const started = runNbook(["workflows", "run", "--file", join(dir, "ask.js"), "--json"], {
+        cwd: join(ws, "tide"),
+      });
+      expect(started.status, started.stderr).toBe(0);
+      const runId = (JSON.parse(started.stdout) as { run: { id: string; status: string } }).run.id;
+      // Runs have no stream events: the list is read when the screen opens.
+      await page.goto(`${server.origin}/#/p/tide/files`);
+      await page.getByTestId("nav-jobs").click();
+      await page.locator(`[data-testid="run"][data-id="${runId}"]`).click();
+      const detail = page.getByTestId("run-detail");
+      await until(() => detail.getAttribute("data-status")).toBe("waiting");
+      await page.locator('[data-testid="ask"][data-key="ring"] input').first().check();
+      await shot(page, "12b-workflow-ask");
+      await page.getByTestId("answer-run").click();
+      await until(() => detail.getAttribute("data-status")).toBe("completed");
+    });
+
     it("made no request outside the server and raised no page error", () => {
       expect(requests.length).toBeGreaterThan(0);
       expect(requests.filter((u) => !u.startsWith(`${server.origin}/`))).toEqual([]);

@@ -111,6 +111,10 @@ export const api = {
   workflowRuns: (p: string) =>
     request<{ runs: WorkflowRun[] }>("GET", "/api/workflow-runs", undefined, { project: p }),
   workflowRun: (id: string) => request<WorkflowRunView>("GET", `/api/workflow-runs/${enc(id)}`),
+  answerWorkflowRun: (id: string, answers: Record<string, unknown>) =>
+    request<{ run: WorkflowRun }>("POST", `/api/workflow-runs/${enc(id)}/answer`, { answers }),
+  cancelWorkflowRun: (id: string) =>
+    request<{ run: WorkflowRun }>("POST", `/api/workflow-runs/${enc(id)}/cancel`),
 
   // ---------------------------------------------------------------- world
   worldSchema: (p: string) => request<WorldSchema>("GET", `${P(p)}/world/schema`),

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type Job } from "../api";
+import { api, type Job, type WorkflowRunView } from "../api";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
@@ -95,18 +95,108 @@ function JobDetail({ project, id, onChanged }: { project: string; id: string; on
   );
 }
 
-function RunDetail({ id }: { id: string }) {
+type Ask = WorkflowRunView["pendingAsks"][number];
+type Option = { id: string; label?: string };
+
+/** One pending question of a run, as a control of its kind (approve, text, select, multi-select). */
+function AskField({ ask, value, onChange }: { ask: Ask; value: unknown; onChange: (v: unknown) => void }) {
+  const { t } = useI18n();
+  const title = String(ask.spec.title ?? ask.spec.question ?? ask.key);
+  const options = (Array.isArray(ask.spec.options) ? ask.spec.options : []) as Option[];
+  const name = `ask-${ask.key}`;
+  if (ask.spec.kind === "approve")
+    return (
+      <fieldset data-testid="ask" data-key={ask.key}>
+        <legend>{title}</legend>
+        {[true, false].map((v) => (
+          <label key={String(v)} class="check">
+            <input type="radio" name={name} checked={value === v} onChange={() => onChange(v)} />{" "}
+            {v ? t("jobs.yes") : t("jobs.no")}
+          </label>
+        ))}
+      </fieldset>
+    );
+  if (ask.spec.kind === "select") {
+    const multi = ask.spec.multi === true;
+    const chosen = Array.isArray(value) ? (value as string[]) : [];
+    return (
+      <fieldset data-testid="ask" data-key={ask.key}>
+        <legend>{title}</legend>
+        {options.map((o) => (
+          <label key={o.id} class="check">
+            <input
+              type={multi ? "checkbox" : "radio"}
+              name={name}
+              checked={multi ? chosen.includes(o.id) : value === o.id}
+              onChange={() =>
+                onChange(
+                  multi
+                    ? chosen.includes(o.id)
+                      ? chosen.filter((c) => c !== o.id)
+                      : [...chosen, o.id]
+                    : o.id,
+                )
+              }
+            />{" "}
+            {o.label ?? o.id}
+          </label>
+        ))}
+      </fieldset>
+    );
+  }
+  return (
+    <label data-testid="ask" data-key={ask.key}>
+      {title}
+      <textarea
+        value={String(value ?? "")}
+        onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)}
+      />
+    </label>
+  );
+}
+
+function RunDetail({ id, onChanged }: { id: string; onChanged: () => void }) {
   const { t, lang } = useI18n();
   const view = useAsync(() => api.workflowRun(id), [id]);
+  const [answers, setAnswers] = useState<Record<string, unknown>>({});
+  const [error, setError] = useState<string | null>(null);
   const v = view.data;
+  // Re-read while the run is active, so its progress and end show up (runs have no stream events).
+  useEffect(() => {
+    if (!v || !ACTIVE.has(v.run.status)) return;
+    const timer = setTimeout(view.reload, PROGRESS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [v]);
   if (!v) return <p class="muted">{view.error?.message ?? t("common.loading")}</p>;
   const p = v.run.progress;
+  const act = async (call: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await call();
+      setAnswers({});
+      view.reload();
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
   return (
-    <div class="card" data-testid="run-detail">
+    <div class="card" data-testid="run-detail" data-status={v.run.status}>
       <div class="row">
         <strong>{v.run.title}</strong>
         <span class="badge">{v.run.status}</span>
         <code class="small">{v.run.workflowKey}</code>
+        <span class="grow" />
+        {ACTIVE.has(v.run.status) && (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => act(() => api.cancelWorkflowRun(id))}
+            data-testid="cancel-run"
+          >
+            {t("jobs.cancel")}
+          </button>
+        )}
       </div>
       {p && (
         <p>
@@ -120,19 +210,30 @@ function RunDetail({ id }: { id: string }) {
         </p>
       )}
       {v.pendingAsks.length > 0 && (
-        <>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            void act(() => api.answerWorkflowRun(id, answers));
+          }}
+        >
           <h4>{t("jobs.asks")}</h4>
-          <ul>
-            {v.pendingAsks.map((a) => (
-              <li key={a.seq}>
-                <code>{a.key}</code> {String(a.spec.question ?? a.spec.prompt ?? "")}
-              </li>
-            ))}
-          </ul>
-          <p class="muted small">
-            {t("jobs.answerHint")} <code>nbook workflows answer {v.run.id}</code>
-          </p>
-        </>
+          {v.pendingAsks.map((a) => (
+            <AskField
+              key={a.seq}
+              ask={a}
+              value={answers[a.key]}
+              onChange={(val) => setAnswers({ ...answers, [a.key]: val })}
+            />
+          ))}
+          <button type="submit" data-testid="answer-run">
+            {t("jobs.answer")}
+          </button>
+        </form>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
       )}
       <h4>{t("jobs.participants")}</h4>
       <ul>
@@ -203,7 +304,7 @@ export function JobsScreen({ project, item }: { project: string; item: string })
         {item.startsWith("job_") ? (
           <JobDetail key={item} project={project} id={item} onChanged={jobs.reload} />
         ) : item.startsWith("run_") ? (
-          <RunDetail key={item} id={item} />
+          <RunDetail key={item} id={item} onChanged={runs.reload} />
         ) : (
           <p class="muted">{t("jobs.pick")}</p>
         )}
