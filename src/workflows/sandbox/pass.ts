@@ -1,10 +1,13 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, VmCallResult } from "quickjs-emscripten";
 import { ERROR_CODES, type ErrorInfo, NbError } from "../../core/errors.js";
 import { parseScriptJson } from "../../world/sandbox/bridge.js";
-import { hostFailure, type StopState, scriptFailure, type ThrownInfo } from "../../world/sandbox/failures.js";
-import { discardModule, heapBytes, loadedModule, recycleIfLarge } from "../../world/sandbox/module.js";
+import { withLimitedContext } from "../../world/sandbox/context.js";
+import { type StopState, scriptFailure, type ThrownInfo } from "../../world/sandbox/failures.js";
 import { WF_PRELUDE } from "./prelude.js";
 import type { JournalEntry, PassJob, PassOutcome, SandboxLimits } from "./protocol.js";
+
+// The QuickJS stack budget of a pass (bounds recursion depth).
+const STACK_BYTES = 256 * 1024;
 
 /** The line of `filename` a thrown value's stack (or lineNumber) points at. */
 export function thrownLine(info: ThrownInfo, filename: string): number | undefined {
@@ -12,52 +15,6 @@ export function thrownLine(info: ThrownInfo, filename: string): number | undefin
   const m = info.stack ? new RegExp(`${escaped}:(\\d+)`).exec(info.stack) : null;
   const line = m ? Number(m[1]) : info.lineNumber;
   return line !== undefined && Number.isFinite(line) && line > 0 ? line : undefined;
-}
-
-/** One fresh runtime and context with the limits set; `use` runs inside and everything is disposed after. */
-function withContext<T>(
-  limits: SandboxLimits,
-  use: (vm: QuickJSContext, stop: StopState, rt: QuickJSRuntime) => T,
-): T {
-  const module = loadedModule();
-  const runtime = module.newRuntime();
-  let vm: QuickJSContext | null = null;
-  let healthy = true;
-  try {
-    const deadline = Date.now() + limits.timeoutMs;
-    const stop: StopState = {
-      timedOut: false,
-      aborted: false,
-      outOfMemory: false,
-      timeoutMs: limits.timeoutMs,
-      memoryBytes: limits.memoryBytes,
-    };
-    runtime.setMemoryLimit(limits.memoryBytes);
-    runtime.setMaxStackSize(256 * 1024);
-    const heapStart = heapBytes(module);
-    runtime.setInterruptHandler(() => {
-      if (Date.now() > deadline) stop.timedOut = true;
-      else if (heapBytes(module) - heapStart > limits.memoryBytes) stop.outOfMemory = true;
-      return stop.timedOut || stop.outOfMemory;
-    });
-    vm = runtime.newContext();
-    return use(vm, stop, runtime);
-  } catch (e) {
-    if (e instanceof NbError) throw e;
-    healthy = false;
-    discardModule(module);
-    throw hostFailure(e);
-  } finally {
-    if (healthy) {
-      try {
-        vm?.dispose();
-        runtime.dispose();
-        recycleIfLarge(module);
-      } catch {
-        discardModule(module);
-      }
-    }
-  }
 }
 
 /** Handles of one pass, disposed together. */
@@ -147,7 +104,7 @@ function drain(rt: QuickJSRuntime, vm: QuickJSContext, stop: StopState, filename
 
 /** The exported metadata of a workflow module (JSON), or its failure with the line. */
 export function describeModule(source: string, filename: string, limits: SandboxLimits): unknown {
-  return withContext(limits, (vm, stop) => {
+  return withLimitedContext({ ...limits, stackBytes: STACK_BYTES }, undefined, (vm, stop) => {
     const h = new Handles();
     try {
       const ns = evalModule(vm, h, source, filename, stop);
@@ -171,7 +128,7 @@ export function describeModule(source: string, filename: string, limits: Sandbox
  * the journal runs out becomes the pass's requests.
  */
 export function runPass(job: PassJob): PassOutcome {
-  return withContext(job.limits, (vm, stop, rt) => {
+  return withLimitedContext({ ...job.limits, stackBytes: STACK_BYTES }, undefined, (vm, stop, rt) => {
     const h = new Handles();
     try {
       const setup = JSON.stringify({ args: job.args, journal: job.journal, concurrency: job.concurrency });

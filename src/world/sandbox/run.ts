@@ -1,8 +1,9 @@
 import type { QuickJSContext, QuickJSHandle, VmCallResult } from "quickjs-emscripten";
 import { NbError } from "../../core/errors.js";
 import { callHost, flattenApi, type HostApi, parseScriptJson } from "./bridge.js";
-import { hostFailure, type StopState, scriptFailure, scriptLine, type ThrownInfo } from "./failures.js";
-import { discardModule, heapBytes, loadedModule, loadSandbox, recycleIfLarge } from "./module.js";
+import { withLimitedContext } from "./context.js";
+import { type StopState, scriptFailure, scriptLine, type ThrownInfo } from "./failures.js";
+import { loadSandbox } from "./module.js";
 import { PRELUDE } from "./prelude.js";
 
 /** Resource limits of one run. */
@@ -76,48 +77,8 @@ export async function runScript(opts: SandboxOptions): Promise<SandboxResult> {
  * own failure with its message and line.
  */
 export function runScriptSync(opts: SandboxOptions): SandboxResult {
-  const module = loadedModule();
   const limits: SandboxLimits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const runtime = module.newRuntime();
-  let vm: QuickJSContext | null = null;
-  let healthy = true;
-  try {
-    const deadline = Date.now() + limits.timeoutMs;
-    const stop: StopState = {
-      timedOut: false,
-      aborted: false,
-      outOfMemory: false,
-      timeoutMs: limits.timeoutMs,
-      memoryBytes: limits.memoryBytes,
-    };
-    runtime.setMemoryLimit(limits.memoryBytes);
-    runtime.setMaxStackSize(limits.stackBytes);
-    // The heap never shrinks, so its growth during this run bounds what the run allocated.
-    const heapStart = heapBytes(module);
-    runtime.setInterruptHandler(() => {
-      if (opts.signal?.aborted) stop.aborted = true;
-      else if (Date.now() > deadline) stop.timedOut = true;
-      else if (heapBytes(module) - heapStart > limits.memoryBytes) stop.outOfMemory = true;
-      return stop.aborted || stop.timedOut || stop.outOfMemory;
-    });
-    vm = runtime.newContext();
-    return new Run(vm, opts, limits, stop).execute();
-  } catch (e) {
-    if (e instanceof NbError) throw e;
-    healthy = false;
-    discardModule(module);
-    throw hostFailure(e);
-  } finally {
-    if (healthy) {
-      try {
-        vm?.dispose();
-        runtime.dispose();
-        recycleIfLarge(module);
-      } catch {
-        discardModule(module);
-      }
-    }
-  }
+  return withLimitedContext(limits, opts.signal, (vm, stop) => new Run(vm, opts, limits, stop).execute());
 }
 
 /** One execution inside a fresh context; owns every handle it creates. */
