@@ -2,20 +2,13 @@ import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provide
 import { afterEach, describe, expect, it } from "vitest";
 import type { EntryOf } from "../../src/harness/store/index.js";
 import type { AgentInvocationResult } from "../../src/tools/collaboration/service.js";
-import { type CollabFixture, call, collabFixture, stubbornModel } from "./fixture.js";
+import { type CollabFixture, call, collabFixture, stubbornModel, toolResults } from "./fixture.js";
 
 let fx: CollabFixture | undefined;
 afterEach(() => {
   fx?.close();
   fx = undefined;
 });
-
-function results(f: CollabFixture, sessionId: string) {
-  return f.store
-    .allEntries(sessionId)
-    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
-    .map((e) => e.data);
-}
 
 describe("abort propagation", () => {
   it("a parent's abort ends its foreground child's run even when the child's provider ignores it; late output is never recorded", async () => {
@@ -38,7 +31,7 @@ describe("abort propagation", () => {
     expect(fx.store.session("2").status).toBe("idle");
     const ends = fx.store.allEntries("2").filter((e): e is EntryOf<"run_end"> => e.kind === "run_end");
     expect(ends.map((e) => e.data.status)).toEqual(["aborted"]);
-    const invoked = results(fx, leader.id).find((t) => t.key === "invoke_agent");
+    const invoked = toolResults(fx, leader.id).find((t) => t.key === "invoke_agent");
     expect((invoked?.details as AgentInvocationResult | undefined)?.status ?? invoked?.error?.code).toMatch(
       /aborted/,
     );
@@ -153,7 +146,7 @@ describe("foreground children in parallel", () => {
     probe.open();
     expect((await run).status).toBe("completed");
     expect(probe.max).toBe(2);
-    const texts = results(fx, leader.id).map((t) => (t.details as AgentInvocationResult).finalMessage);
+    const texts = toolResults(fx, leader.id).map((t) => (t.details as AgentInvocationResult).finalMessage);
     expect(texts).toEqual(["r1 done", "r2 done", "r3 done"]);
   });
 });

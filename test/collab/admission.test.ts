@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { admit } from "../../src/collab/admission.js";
 import type { NbError } from "../../src/core/errors.js";
 import type { EntryOf } from "../../src/harness/store/index.js";
-import { type CollabFixture, collabFixture, stubbornModel } from "./fixture.js";
+import { type CollabFixture, collabFixture, stubbornModel, toolResults } from "./fixture.js";
 
 const msg = { hasMessage: true, hasInput: false, hasModel: false };
 const none = { hasMessage: false, hasInput: false, hasModel: false };
@@ -82,13 +82,6 @@ afterEach(() => {
   fx = undefined;
 });
 
-function results(f: CollabFixture, sessionId: string) {
-  return f.store
-    .allEntries(sessionId)
-    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
-    .map((e) => e.data);
-}
-
 describe("invoke_agent applies the matrix to real sessions", () => {
   it("idle child: steer and followup are refused, continue with a message is an input error", async () => {
     fx = collabFixture({});
@@ -131,7 +124,7 @@ describe("invoke_agent applies the matrix to real sessions", () => {
     await busy.started;
     const r = await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
     expect(r.status).toBe("completed");
-    const calls = results(fx, leader.id);
+    const calls = toolResults(fx, leader.id);
     expect(calls.slice(0, 3).map((c) => (c.details as { status: string }).status)).toEqual([
       "queued",
       "queued",

@@ -3,20 +3,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EntryOf } from "../../src/harness/store/index.js";
 import type { AgentInvocationResult } from "../../src/tools/collaboration/service.js";
-import { type CollabFixture, call, collabFixture } from "./fixture.js";
+import { type CollabFixture, call, collabFixture, toolResults } from "./fixture.js";
 
 let fx: CollabFixture | undefined;
 afterEach(() => {
   fx?.close();
   fx = undefined;
 });
-
-function results(f: CollabFixture, sessionId: string) {
-  return f.store
-    .allEntries(sessionId)
-    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
-    .map((e) => e.data);
-}
 
 describe("no escalation through delegation", () => {
   it("a discuss-mode leader's writer is stopped for approval; approving it runs exactly that call once and the leader gets the result", async () => {
@@ -53,7 +46,7 @@ describe("no escalation through delegation", () => {
     const file = join(fx.project.root, "manuscript/03.md");
     expect(existsSync(file)).toBe(false);
 
-    const invoked = results(fx, leader.id)[1];
+    const invoked = toolResults(fx, leader.id)[1];
     const details = invoked.details as AgentInvocationResult;
     expect(details).toMatchObject({
       status: "waiting",
@@ -70,7 +63,7 @@ describe("no escalation through delegation", () => {
     const settled = await fx.harness.settle("2", details.approvalId as string, { approved: true });
     expect(settled.status).toBe("completed");
     expect(readFileSync(file, "utf8")).toBe("The bell rang.\n");
-    expect(results(fx, "2").filter((t) => t.callId === "w1")).toHaveLength(1);
+    expect(toolResults(fx, "2").filter((t) => t.callId === "w1")).toHaveLength(1);
     // The result flows back once, as a system follow-up that starts the leader's turn (which may
     // already have ended: awaiting an ended run is a no-op).
     await fx.harness.flowBackRun(leader.id);
@@ -102,7 +95,7 @@ describe("no escalation through delegation", () => {
     });
     const leader = fx.root("leader.default", { mode: "plan" });
     await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
-    const first = results(fx, leader.id)[1].details as AgentInvocationResult;
+    const first = toolResults(fx, leader.id)[1].details as AgentInvocationResult;
     const again = await fx.harness.settle("2", first.approvalId as string, { approved: true });
     expect(again.status).toBe("waiting");
     expect(again.pending?.tool).toBe("write");
@@ -147,7 +140,7 @@ describe("no escalation through delegation", () => {
     });
     const leader = fx.root();
     await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
-    const [sql] = results(fx, "2");
+    const [sql] = toolResults(fx, "2");
     expect(sql).toMatchObject({ ok: false, error: { code: "not_allowed" } });
     expect(sql.text).toContain("not allowed for profile writer");
   });
@@ -166,7 +159,7 @@ describe("invoke_agent in the background", () => {
     });
     const leader = fx.root();
     await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
-    const started = results(fx, leader.id)[1].details as AgentInvocationResult;
+    const started = toolResults(fx, leader.id)[1].details as AgentInvocationResult;
     expect(started).toMatchObject({ status: "started", sessionId: "2", finalMessage: "", data: null });
     expect(started.jobId).toBeTruthy();
     await fx.harness.jobs.whenIdle();
@@ -197,7 +190,7 @@ describe("a flow-back to a caller another process is running", () => {
     });
     const leader = fx.root("leader.default", { mode: "discuss" });
     await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
-    const waiting = results(fx, leader.id)[1].details as AgentInvocationResult;
+    const waiting = toolResults(fx, leader.id)[1].details as AgentInvocationResult;
     // As another process records while it runs the leader.
     fx.store.setStatus(leader.id, "running");
     await fx.harness.settle("2", waiting.approvalId as string, { approved: true });
@@ -225,7 +218,7 @@ describe("a waiting agent detached by its caller", () => {
     });
     const leader = fx.root("leader.default", { mode: "discuss" });
     await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
-    const waiting = results(fx, leader.id)[1].details as AgentInvocationResult;
+    const waiting = toolResults(fx, leader.id)[1].details as AgentInvocationResult;
     const done = await fx.harness.settle("2", waiting.approvalId as string, { approved: true });
     expect(done.status).toBe("completed");
     expect(fx.store.queued(leader.id)).toEqual([]);

@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { EntryOf } from "../../src/harness/store/index.js";
-import { type CollabFixture, call, collabFixture } from "./fixture.js";
+import { type CollabFixture, call, collabFixture, toolResults } from "./fixture.js";
 
 let fx: CollabFixture | undefined;
 afterEach(() => {
@@ -11,13 +10,6 @@ afterEach(() => {
 });
 
 /** The tool results a session recorded, in order. */
-function results(f: CollabFixture, sessionId: string) {
-  return f.store
-    .allEntries(sessionId)
-    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
-    .map((e) => e.data);
-}
-
 describe("create_agent and invoke_agent in the foreground", () => {
   it("creates a linked child in the parent's project and returns its report as the call's result", async () => {
     fx = collabFixture({
@@ -37,7 +29,7 @@ describe("create_agent and invoke_agent in the foreground", () => {
     const leader = fx.root();
     const r = await fx.harness.invoke(leader.id, { mode: "prompt", message: "Write chapter 3" });
     expect(r.status).toBe("completed");
-    const [created, invoked] = results(fx, leader.id);
+    const [created, invoked] = toolResults(fx, leader.id);
     expect(created.ok).toBe(true);
     expect(created.details).toMatchObject({ sessionId: "2", profileKey: "writer", title: "Chapter 3" });
     const child = fx.store.session("2");

@@ -5,6 +5,7 @@ import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provide
 import { AgentCollaboration } from "../../src/collab/service.js";
 import { EventBus, type HarnessEvent } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
+import type { EntryOf } from "../../src/harness/store/index.js";
 import { type Session, SessionStore } from "../../src/harness/store/index.js";
 import type { LoopSettings, ResolvedModel } from "../../src/harness/types.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
@@ -118,6 +119,14 @@ export function collabFixture(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The tool results recorded in a session, in order (every branch). */
+export function toolResults(f: CollabFixture, sessionId: string) {
+  return f.store
+    .allEntries(sessionId)
+    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
+    .map((e) => e.data);
 }
 
 /** One tool call of a scripted turn. */

@@ -1,24 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EntryOf } from "../../src/harness/store/index.js";
 import type {
   AgentInvocationResult,
   AgentSummary,
   SessionView,
 } from "../../src/tools/collaboration/service.js";
-import { type CollabFixture, call, collabFixture, stubbornModel } from "./fixture.js";
+import { type CollabFixture, call, collabFixture, stubbornModel, toolResults } from "./fixture.js";
 
 let fx: CollabFixture | undefined;
 afterEach(() => {
   fx?.close();
   fx = undefined;
 });
-
-function results(f: CollabFixture, sessionId: string) {
-  return f.store
-    .allEntries(sessionId)
-    .filter((e): e is EntryOf<"tool_result"> => e.kind === "tool_result")
-    .map((e) => e.data);
-}
 
 describe("create_agent", () => {
   it("refuses system_only profiles and creates nothing", async () => {
@@ -199,7 +191,7 @@ describe("tool results in the parent's session", () => {
     });
     const leader = fx.root();
     await fx.harness.invoke(leader.id, { mode: "prompt", message: "go" });
-    const d = results(fx, leader.id)[1].details as Record<string, unknown>;
+    const d = toolResults(fx, leader.id)[1].details as Record<string, unknown>;
     expect(Object.keys(d).sort()).toEqual(["data", "finalMessage", "sessionId", "stats", "status"]);
     expect(Object.keys(d.stats as object).sort()).toEqual([
       "elapsedMs",
