@@ -1,8 +1,15 @@
-import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EntryOf } from "../../src/harness/store/index.js";
 import type { AgentInvocationResult } from "../../src/tools/collaboration/service.js";
-import { type CollabFixture, call, collabFixture, stubbornModel, toolResults } from "./fixture.js";
+import {
+  type CollabFixture,
+  call,
+  collabFixture,
+  gatedTextStream,
+  stubbornModel,
+  toolResults,
+} from "./fixture.js";
 
 let fx: CollabFixture | undefined;
 afterEach(() => {
@@ -89,25 +96,10 @@ function concurrencyProbe() {
         probe.inFlight++;
         probe.started++;
         probe.max = Math.max(probe.max, probe.inFlight);
-        const stream = new ReadableStream<LanguageModelV3StreamPart>({
-          async start(c) {
-            await gate;
-            probe.inFlight--;
-            c.enqueue({ type: "text-start", id: "t" });
-            c.enqueue({ type: "text-delta", id: "t", delta: `${name} done` });
-            c.enqueue({ type: "text-end", id: "t" });
-            c.enqueue({
-              type: "finish",
-              finishReason: { unified: "stop", raw: "stop" },
-              usage: {
-                inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-                outputTokens: { total: 1, text: 1, reasoning: 0 },
-              },
-            });
-            c.close();
-          },
+        const released = gate.then(() => {
+          probe.inFlight--;
         });
-        return { stream };
+        return { stream: gatedTextStream(released, `${name} done`) };
       },
     }) as unknown as LanguageModelV3;
   return { probe, model };

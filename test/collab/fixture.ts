@@ -129,6 +129,30 @@ export function toolResults(f: CollabFixture, sessionId: string) {
     .map((e) => e.data);
 }
 
+/** A model stream that answers `text` once `gate` settles (and then finishes the step). */
+export function gatedTextStream(
+  gate: Promise<unknown>,
+  text: string,
+): ReadableStream<LanguageModelV3StreamPart> {
+  return new ReadableStream<LanguageModelV3StreamPart>({
+    async start(c) {
+      await gate;
+      c.enqueue({ type: "text-start", id: "t" });
+      c.enqueue({ type: "text-delta", id: "t", delta: text });
+      c.enqueue({ type: "text-end", id: "t" });
+      c.enqueue({
+        type: "finish",
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
+      });
+      c.close();
+    },
+  });
+}
+
 /** One tool call of a scripted turn. */
 export function call(name: string, input: Record<string, unknown>, id?: string): ScriptedTurn {
   return { toolCalls: [{ name, input, ...(id ? { id } : {}) }] };
@@ -155,24 +179,7 @@ export function stubbornModel(text: string): LanguageModelV3 & { release(): void
     doGenerate: () => Promise.reject(new Error("not used")),
     doStream: async () => {
       onStart();
-      const stream = new ReadableStream<LanguageModelV3StreamPart>({
-        async start(c) {
-          await gate;
-          c.enqueue({ type: "text-start", id: "t" });
-          c.enqueue({ type: "text-delta", id: "t", delta: text });
-          c.enqueue({ type: "text-end", id: "t" });
-          c.enqueue({
-            type: "finish",
-            finishReason: { unified: "stop", raw: "stop" },
-            usage: {
-              inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-              outputTokens: { total: 1, text: 1, reasoning: 0 },
-            },
-          });
-          c.close();
-        },
-      });
-      return { stream };
+      return { stream: gatedTextStream(gate, text) };
     },
     release: () => release(),
     started,
