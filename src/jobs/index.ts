@@ -11,7 +11,6 @@ export { deliverFollowUp } from "./flow-back.js";
 export { runnerAlive, thisRunner } from "./process.js";
 export { FLOW_BACK_WHOLE_MAX, flowBackText, systemReminder } from "./reminder.js";
 export {
-  authorizeJob,
   cancelElsewhere,
   type JobContext,
   type JobEvent,
@@ -20,5 +19,6 @@ export {
   type JobSpec,
   type JobViewer,
   recoverInterruptedJobs,
+  visibleJob,
 } from "./runner.js";
 export { Slots } from "./slots.js";

@@ -92,15 +92,26 @@ function isActive(job: Job): boolean {
   return ACTIVE_STATUSES.includes(job.status);
 }
 
-/** `not_allowed` unless the viewer may see this job: its owner session, or the user. */
-export function authorizeJob(job: Job, viewer: JobViewer): void {
-  if (viewer === "user") return;
-  if (job.ownerSessionId !== viewer.sessionId) {
+/**
+ * The job as `viewer` may see it: the user sees every job (an unknown id is `not_found`); a
+ * session only its own, and gets the same `not_allowed` for another session's job as for an id that
+ * does not exist, so job ids cannot be probed (as session ids cannot).
+ */
+export function visibleJob(lookup: (id: string) => Job, jobId: string, viewer: JobViewer): Job {
+  if (viewer === "user") return lookup(jobId);
+  let job: Job | null = null;
+  try {
+    job = lookup(jobId);
+  } catch (e) {
+    if (!(e instanceof NbError) || e.code !== "not_found") throw e;
+  }
+  if (job?.ownerSessionId !== viewer.sessionId) {
     throw new NbError(
       "not_allowed",
-      `Job ${job.id} belongs to another session; only its owner may see or cancel it`,
+      `Job ${jobId} is not one of this session's jobs: a session sees and cancels only the jobs it started (list_jobs lists them)`,
     );
   }
+  return job;
 }
 
 /**
@@ -202,11 +213,9 @@ export class JobRunner {
     return job;
   }
 
-  /** One job with its whole result; `not_found`, or `not_allowed` for another session's job. */
+  /** One job with its whole result, as `viewer` may see it (visibleJob). */
   get(jobId: string, viewer: JobViewer): Job {
-    const job = this.table.getFull(jobId);
-    authorizeJob(job, viewer);
-    return job;
+    return visibleJob((id) => this.table.getFull(id), jobId, viewer);
   }
 
   /** Jobs newest first: a session sees only its own, the user every one. */
@@ -224,8 +233,7 @@ export class JobRunner {
    * ended here if it has not within the grace (or at once when that process is gone).
    */
   async cancel(jobId: string, viewer: JobViewer): Promise<Job> {
-    const job = this.table.get(jobId);
-    authorizeJob(job, viewer);
+    const job = visibleJob((id) => this.table.get(id), jobId, viewer);
     if (!isActive(job)) return job;
     const live = this.live.get(jobId);
     if (live) await this.cancelLive(live, "Cancelled.");

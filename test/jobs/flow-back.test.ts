@@ -248,7 +248,9 @@ describe("the job tools", () => {
       .flatMap((e) =>
         e.kind === "tool_result" ? [`${e.data.key}:${e.data.error?.code ?? "ok"}:${e.data.text}`] : [],
       );
-    expect(results[0]).toMatch(/^cancel_job:not_allowed:Job job_[0-9a-f]{8} belongs to another session/);
+    expect(results[0]).toMatch(
+      /^cancel_job:not_allowed:Job job_[0-9a-f]{8} is not one of this session.s jobs/,
+    );
     expect(results[1]).toMatch(/^get_job:not_allowed:/);
     expect(results[2]).toBe("list_jobs:ok:No background jobs.");
     expect(fx.store.jobs.get(jobId).status).toBe("running");

@@ -105,6 +105,34 @@ describe("the job runner", () => {
     expect(ended.status).toBe("cancelled");
   });
 
+  it("answers a session alike for another session's job and an id that was never issued", async () => {
+    runner = new JobRunner({ table: store.jobs, cancelGraceMs: 50 });
+    const owner = store.createSession({ profile });
+    const other = store.createSession({ profile });
+    const g = gated(owner.id);
+    const job = runner.start(g.spec);
+    const unknown = "job_00000000";
+    const answer = async (p: Promise<unknown> | (() => unknown), id: string) => {
+      try {
+        await (typeof p === "function" ? p() : p);
+      } catch (e) {
+        if (isNbError(e)) return `${e.code}: ${e.message.replaceAll(id, "<id>")}`;
+        throw e;
+      }
+      return "no error";
+    };
+    const viewer = { sessionId: other.id };
+    const theirs = await answer(() => runner.get(job.id, viewer), job.id);
+    expect(theirs).toMatch(/^not_allowed: /);
+    expect(await answer(() => runner.get(unknown, viewer), unknown)).toBe(theirs);
+    expect(await answer(runner.cancel(job.id, viewer), job.id)).toBe(theirs);
+    expect(await answer(runner.cancel(unknown, viewer), unknown)).toBe(theirs);
+    // The user sees every job, so an unknown id is simply not found.
+    expect(await errorOf(() => runner.get(unknown, "user"))).toBe("not_found");
+    g.open();
+    await runner.whenIdle();
+  });
+
   it("ends a cancelled job within the grace even when its work ignores the signal, and never records its late result", async () => {
     runner = new JobRunner({ table: store.jobs, cancelGraceMs: 100 });
     const s = store.createSession({ profile });
