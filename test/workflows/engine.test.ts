@@ -367,12 +367,29 @@ describe("deterministic re-execution", () => {
     expect(out.error).toMatchObject({ code: "limit_exceeded" });
     expect(out.error?.message).toContain("budget");
     expect(store.journal(run.id)).toHaveLength(2);
+    expect(store.run(run.id).usage).toEqual({ invocations: 2, tokens: 20 });
     await expect(
       r.start({
         target: { script: "export default async function run() {}" },
         budget: { maxTokens: 10 ** 12 },
       }),
     ).rejects.toThrow(/\/budget\/maxTokens/);
+  });
+
+  it("counts the invocations it started in a run its budget stopped mid fan-out", async () => {
+    host.hang.add("slow");
+    const r = runs();
+    const run = await r.start({
+      target: {
+        script: `export default async function run(wf) { return Promise.all(["s1", "s2", "s3"].map((s) => wf.agents.invoke(s, { message: "slow" }))); }`,
+      },
+      budget: { maxInvocations: 2 },
+    });
+    const out = await r.drive(run.id);
+    expect(out.status).toBe("failed");
+    expect(out.error).toMatchObject({ code: "limit_exceeded" });
+    expect(host.calls.filter((c) => c.kind === "session.invoke")).toHaveLength(2);
+    expect(store.run(run.id).usage.invocations).toBe(2);
   });
 
   it("names the runs that need the user: interrupted ones (to resume) and waiting ones (to answer)", async () => {

@@ -65,8 +65,10 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
   const onAbort = () => notify();
   signal?.addEventListener("abort", onAbort);
 
+  // Every ending records the usage: invocations started but not yet journaled (a budget or a
+  // cancel stopped them) were spent all the same.
   const finish = (patch: RunPatch): RunRecord => {
-    run = store.update(runId, { ...patch, owner: null });
+    run = store.update(runId, { usage, ...patch, owner: null });
     deps.onUpdate?.(run);
     return run;
   };
@@ -197,7 +199,7 @@ export async function driveRun(deps: DriveDeps, runId: string, signal?: AbortSig
         start(req);
       }
       if (!inflight.size && !done.length) {
-        if (asks.length) return finish({ status: "waiting", usage });
+        if (asks.length) return finish({ status: "waiting" });
         return finish({
           status: "failed",
           error: {
