@@ -2,7 +2,8 @@ import { toErrorInfo } from "../core/errors.js";
 
 /** JSON-RPC codes for failed resource reads (MCP uses -32002 for "resource not found"). */
 const RESOURCE_NOT_FOUND = -32002;
-const INVALID_PARAMS = -32602;
+/** JSON-RPC "invalid params": MCP's answer to a call of a tool the server does not offer. */
+export const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
 /**

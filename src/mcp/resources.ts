@@ -16,6 +16,24 @@ export interface ResourceInfo {
   mimeType: string;
 }
 
+/** One resource template (RFC 6570). */
+export interface ResourceTemplateInfo {
+  uriTemplate: string;
+  name: string;
+  description: string;
+  mimeType: string;
+}
+
+/** A template per readable folder: `{+path}` is the Markdown file's path inside it. */
+export function resourceTemplates(project: Project): ResourceTemplateInfo[] {
+  return ROOTS.map((root) => ({
+    uriTemplate: `nbook://${encodeURIComponent(project.name)}/${root}/{+path}`,
+    name: `${root} file`,
+    description: `A Markdown file under ${root}/ (path relative to it, ending in .md)`,
+    mimeType: "text/markdown",
+  }));
+}
+
 /** `nbook://<project>/<path>` */
 export function resourceUri(project: string, path: string): string {
   return `nbook://${encodeURIComponent(project)}/${path.split("/").map(encodeURIComponent).join("/")}`;

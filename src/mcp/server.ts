@@ -2,6 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -15,9 +16,9 @@ import { warmWorldSandbox } from "../tools/world/run.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { callWithApproval } from "./approval.js";
-import { toProtocolError } from "./errors.js";
-import { listResources, readResource } from "./resources.js";
-import { isSessionBound, mcpTools, toMcpResult } from "./tools.js";
+import { INVALID_PARAMS, ProtocolError, toProtocolError } from "./errors.js";
+import { listResources, readResource, resourceTemplates } from "./resources.js";
+import { mcpTools, toMcpResult } from "./tools.js";
 
 /** Where and as whom an MCP server runs its calls. */
 export interface McpServerOptions {
@@ -64,25 +65,36 @@ export function createMcpServer(opts: McpServerOptions): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
 
+  const offered = new Set(tools.map((t) => t.name));
+  /**
+   * A call of a tool this server does not list is a protocol error (MCP: unknown tool), not a tool
+   * result; the message says why it is not offered.
+   */
+  const notOffered = (key: string): ProtocolError => {
+    const tool = opts.registry.get(key);
+    const why = !tool
+      ? `Unknown tool: ${key}`
+      : !allow.has(key)
+        ? `Tool ${key} is not allowed for profile ${opts.profileKey}`
+        : `Tool ${key} needs a NeuroBook agent session and is not offered over MCP`;
+    return new ProtocolError(INVALID_PARAMS, `${why} (tools/list lists the tools this server offers)`, {
+      code: tool ? "not_allowed" : "not_found",
+    });
+  };
+
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const key = req.params.name;
-    const tool = opts.registry.get(key);
-    // Everything else, allowlisted or not, gets dispatch's own answer (not_found, not_allowed, …).
-    if (tool && isSessionBound(tool) && allow.has(key)) {
-      return toMcpResult({
-        ok: false,
-        error: {
-          code: "not_allowed",
-          message: `Tool ${key} needs a NeuroBook agent session and is not offered over MCP`,
-        },
-      });
-    }
+    if (!offered.has(key)) throw notOffered(key);
     const call = { key, input: req.params.arguments ?? {} };
     return toMcpResult(await callWithApproval(server, call, { ...base, signal: extra.signal }, log));
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: opts.project && readsFiles ? await listResources(opts.project) : [],
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: opts.project && readsFiles ? resourceTemplates(opts.project) : [],
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {

@@ -2,6 +2,7 @@ import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpServer } from "../../src/mcp/server.js";
@@ -124,6 +125,28 @@ describe("nbook mcp resources follow the profile", () => {
       await reader.close();
     } finally {
       await c.close();
+    }
+  });
+
+  it("answers resources/templates/list: a template per folder for a profile that reads, none otherwise", async () => {
+    const reader = await inProcess("writer");
+    const none = await inProcess("memory.curator");
+    try {
+      const { resourceTemplates } = await reader.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+        "nbook://demo/lorebook/{+path}",
+        "nbook://demo/manuscript/{+path}",
+      ]);
+      expect(resourceTemplates.every((t) => t.mimeType === "text/markdown")).toBe(true);
+      const uri = new UriTemplate(resourceTemplates[0].uriTemplate).expand({
+        path: "characters/mira-vale/index.md",
+      });
+      const r = await reader.readResource({ uri });
+      expect((r.contents[0] as { text: string }).text).toContain("Mira Vale");
+      expect((await none.listResourceTemplates()).resourceTemplates).toEqual([]);
+    } finally {
+      await reader.close();
+      await none.close();
     }
   });
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { errorOf, expectedTools, type McpBed, mcpBed, textOf } from "./fixture.js";
@@ -9,6 +10,16 @@ beforeAll(() => {
   m = mcpBed();
 });
 afterAll(() => m.close());
+
+/** The protocol error a call was answered with (it fails the test when the call succeeds or returns a result). */
+async function unknownToolError(call: Promise<unknown>): Promise<McpError> {
+  const e = await call.then(
+    (r) => r,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(McpError);
+  return e as McpError;
+}
 
 const SESSION_TOOLS = [
   "report_result",
@@ -44,9 +55,11 @@ describe("nbook mcp over stdio: tools", () => {
       if (profile === "writer") {
         expect(world.annotations?.readOnlyHint).toBe(true);
         expect(world.description).toMatch(/read-only/i);
-        const bound = await c.callTool({ name: "report_result", arguments: { summary: "x" } });
-        expect(errorOf(bound)).toMatchObject({ code: "not_allowed" });
-        expect(errorOf(bound).message).toContain("needs a NeuroBook agent session");
+        const bound = await unknownToolError(
+          c.callTool({ name: "report_result", arguments: { summary: "x" } }),
+        );
+        expect(bound).toMatchObject({ code: -32602, data: { code: "not_allowed" } });
+        expect(bound.message).toContain("needs a NeuroBook agent session");
       }
       if (profile === "leader.default") {
         expect(tools.find((t) => t.name === "write")?.annotations?.destructiveHint).toBe(true);
@@ -83,12 +96,29 @@ describe("nbook mcp over stdio: tools", () => {
       fields: expect.arrayContaining([expect.objectContaining({ pointer: "/edits/0/oldText" })]),
     });
     expect(textOf(bad)).toContain("/edits/0/oldText");
-    const notAllowed = await c.callTool({ name: "report_result", arguments: { result: "x" } });
-    expect(notAllowed.isError).toBe(true);
-    expect(errorOf(notAllowed)).toMatchObject({
-      code: "not_allowed",
-      message: "Tool report_result is not allowed for profile leader.default",
-    });
+  });
+
+  it("answers a tool it does not offer with the protocol error -32602 (invalid params), saying why", async () => {
+    const c = await m.connect({});
+    const cases: [string, string, string][] = [
+      ["no_such_tool", "not_found", "Unknown tool: no_such_tool"],
+      ["report_result", "not_allowed", "Tool report_result is not allowed for profile leader.default"],
+      ["task_create", "not_allowed", "Tool task_create needs a NeuroBook agent session"],
+    ];
+    // A tool the profile's allowlist leaves out is not offered either (the writer has no SQL).
+    const writer = await m.connect({ profile: "writer" });
+    const sql = await unknownToolError(
+      writer.callTool({ name: "execute_sql", arguments: { sql: "SELECT 1" } }),
+    );
+    expect(sql).toMatchObject({ code: -32602, data: { code: "not_allowed" } });
+    expect(sql.message).toContain("Tool execute_sql is not allowed for profile writer");
+    for (const [name, code, message] of cases) {
+      const e = await unknownToolError(c.callTool({ name, arguments: {} }));
+      expect(e.code, name).toBe(-32602);
+      expect((e.data as { code: string }).code, name).toBe(code);
+      expect(e.message, name).toContain(message);
+      expect(e.message, name).toContain("tools/list");
+    }
   });
 
   it("answers every refused call with the same code and message as the agents' dispatch", async () => {
@@ -103,9 +133,6 @@ describe("nbook mcp over stdio: tools", () => {
       ["leader.default", "execute_sql", { sql: "SELECT 1; SELECT 2" }],
       ["leader.default", "execute_sql", { sql: "SELECT * FROM world_subjects" }],
       ["leader.default", "save_story_thread", { action: "update", title: "no id" }],
-      ["leader.default", "no_such_tool", {}],
-      ["writer", "execute_sql", { sql: "SELECT 1" }],
-      ["writer", "save_story_thread", { action: "create", name: "t", title: "T" }],
       ["writer", "write", { path: "workspace/nope/x.md", content: "x" }],
     ];
     const clients = new Map<string, Awaited<ReturnType<McpBed["connect"]>>>();

@@ -35,13 +35,14 @@ Tools offered: the profile's allowlist without the tools that need a NeuroBook a
   ${sessionBoundKeys(createToolRegistry()).join(", ")}.
 Every call goes through the same dispatch as NeuroBook's agents (validation, allowlist, file
 authorisation, SQL limits, the writer's read-only World Engine); tool errors come back as results
-with isError and the error code.
+with isError and the error code. A call of a tool not listed is the JSON-RPC error -32602.
 In discuss/plan mode a write asks for approval through MCP elicitation when the client supports it;
 otherwise it returns an approval_required error with the preview and writes nothing. As for the
 agents, bash asks too (it runs confined in bubblewrap; where that is unavailable it asks in every
 mode), and plan mode lets .agent/plan/*.md be written.
 Resources: nbook://<project>/<path> for lorebook/ and manuscript/ Markdown, and nbook://<project>/world/schema,
-for a profile with the read tool (without it, none are listed or read).
+for a profile with the read tool (without it, none are listed or read); resources/templates/list
+gives nbook://<project>/lorebook/{+path} and nbook://<project>/manuscript/{+path}.
 The server's instructions carry the project's AGENTS.md (cut past 12,000 characters).
 Over stdio, stdout carries only MCP messages; logs go to stderr.
 --http serves http://127.0.0.1:<port>/mcp and prints the URL and a bearer token (set NBOOK_MCP_TOKEN
