@@ -4,6 +4,7 @@ import type {
   LanguageModelV3ToolCallPart,
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
+import { neutraliseReminderTags } from "../core/untrusted.js";
 import type { Mode } from "../tools/types.js";
 import type { TaskItem } from "./events.js";
 import { modeReminder } from "./modes.js";
@@ -56,7 +57,9 @@ export function buildSystem(profilePrompt: string, mode: Mode, state: PathState)
   const parts = [profilePrompt, `## Mode\n${modeReminder(mode, state.modeChangedSinceAnswer)}`];
   if (state.tasks.length)
     parts.push(`## Task list (task_create / task_set_status)\n${formatTasks(state.tasks)}`);
-  if (state.summary) parts.push(`## Summary of the earlier conversation\n${state.summary}`);
+  // The summary is a model's retelling of the history, tool output included.
+  if (state.summary)
+    parts.push(`## Summary of the earlier conversation\n${neutraliseReminderTags(state.summary)}`);
   return parts.join("\n\n");
 }
 
@@ -68,7 +71,10 @@ const converted = new WeakMap<Entry, EntryMessage>();
 
 function toEntryMessage(e: Entry): EntryMessage {
   if (e.kind === "user") {
-    const text = e.data.intent === "steer" ? STEER_PREFIX + e.data.text : e.data.text;
+    // Only nbook's own follow-ups (intent system) are reminders: a prompt may be another agent's
+    // message (invoke_agent) or a workflow's, and cannot open one.
+    const said = e.data.intent === "system" ? e.data.text : neutraliseReminderTags(e.data.text);
+    const text = e.data.intent === "steer" ? STEER_PREFIX + said : said;
     return { role: "user", content: [{ type: "text", text }] };
   }
   if (e.kind === "assistant") {
@@ -84,11 +90,14 @@ function toEntryMessage(e: Entry): EntryMessage {
       type: "tool-result",
       toolCallId: e.data.callId,
       toolName: e.data.key,
+      // A tool's output (a page, a file, a command's output) cannot open or close a reminder.
       output: e.data.ok
-        ? { type: "text", value: e.data.text }
+        ? { type: "text", value: neutraliseReminderTags(e.data.text) }
         : {
             type: "error-text",
-            value: `Error [${e.data.error?.code ?? "internal"}]: ${e.data.error?.message ?? e.data.text}`,
+            value: neutraliseReminderTags(
+              `Error [${e.data.error?.code ?? "internal"}]: ${e.data.error?.message ?? e.data.text}`,
+            ),
           },
     };
   }

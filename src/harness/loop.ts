@@ -3,7 +3,7 @@ import { relationOf } from "../collab/ownership.js";
 import { AgentCollaboration } from "../collab/service.js";
 import { isNbError, NbError } from "../core/errors.js";
 import { deliverFollowUp } from "../jobs/flow-back.js";
-import { FLOW_BACK_WHOLE_MAX } from "../jobs/reminder.js";
+import { FLOW_BACK_WHOLE_MAX, untrusted } from "../jobs/reminder.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
@@ -431,13 +431,15 @@ export class Harness {
     if (relationOf(store, caller.sessionId, childId) === null) return;
     const child = store.session(childId);
     const final = result.finalMessage || "(none)";
-    const shown =
+    const more =
       final.length > FLOW_BACK_WHOLE_MAX
-        ? `${final.slice(0, FLOW_BACK_WHOLE_MAX)}\n[… ${final.length - FLOW_BACK_WHOLE_MAX} more characters: get_session {"sessionId": ${childId}, "includeRecentMessages": true} or invoke it to ask]`
-        : final;
+        ? `\n[${final.length - FLOW_BACK_WHOLE_MAX} more characters of its final message: get_session {"sessionId": ${childId}, "includeRecentMessages": true} or invoke it to ask]`
+        : "";
     const data = result.data === undefined ? "" : `\nData: ${JSON.stringify(result.data)}`;
-    const error = result.error ? `\nError: ${result.error.message}` : "";
-    const text = `Agent ${childId} (${child.profileKey}), which was waiting for the user when your invoke_agent call ${caller.callId} returned, has finished with status ${result.status}.${error}\nFinal message: ${shown}${data}`;
+    const error = result.error ? `Error: ${result.error.message}\n` : "";
+    // The child's words and data may carry whatever it read: they go to the caller as fenced data.
+    const output = `${error}Final message: ${final.slice(0, FLOW_BACK_WHOLE_MAX)}${data}`;
+    const text = `Agent ${childId} (${child.profileKey}), which was waiting for the user when your invoke_agent call ${caller.callId} returned, has finished with status ${result.status}.\n${untrusted("What it reported", "agent-output", output)}${more}`;
     this.deliver(caller.sessionId, `agent-result:${childId}:${approvalId}`, text);
   }
 
