@@ -8,9 +8,9 @@ import {
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { NbError } from "../core/errors.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "./defaults.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
+import { assertStrongToken } from "./token.js";
 
 /** A running Streamable HTTP MCP endpoint. */
 export interface McpHttpHandle {
@@ -23,7 +23,7 @@ export interface McpHttpHandle {
 export interface McpHttpOptions extends McpServerOptions {
   /** 0 (or absent) = any free port. */
   port?: number;
-  /** The bearer token; at least `MIN_TOKEN_LENGTH` characters. Absent = a random one. */
+  /** The bearer token, checked by assertStrongToken. Absent = a random one. */
   token?: string;
   /** Most sessions open at once; an initialize beyond it gets 503. */
   maxSessions?: number;
@@ -31,29 +31,6 @@ export interface McpHttpOptions extends McpServerOptions {
   sessionIdleMs?: number;
   /** The clock idle sessions are measured with (tests move it). */
   now?: () => number;
-}
-
-/** Shortest bearer token accepted: a guessable token would open every tool to any local process. */
-export const MIN_TOKEN_LENGTH = 32;
-
-// RFC 6750 b64token: what fits an Authorization header unchanged.
-const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
-
-/** Refuse a user-chosen token that is short or not header-safe (`invalid_input`, saying what to do). */
-export function assertStrongToken(token: string): void {
-  const fix = "unset NBOOK_MCP_TOKEN to get a random one, or make one with `openssl rand -hex 32`";
-  if (token.length < MIN_TOKEN_LENGTH) {
-    throw new NbError(
-      "invalid_input",
-      `The MCP bearer token must be at least ${MIN_TOKEN_LENGTH} random characters (this one has ${token.length}): ${fix}`,
-    );
-  }
-  if (!TOKEN_CHARS.test(token)) {
-    throw new NbError(
-      "invalid_input",
-      `The MCP bearer token may hold only letters, digits and -._~+/ (with = padding at the end): ${fix}`,
-    );
-  }
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {

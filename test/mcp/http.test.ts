@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -201,6 +202,26 @@ describe("nbook mcp over Streamable HTTP", () => {
     expect(stderr).toContain("unset NBOOK_MCP_TOKEN to get a random one");
   });
 
+  it("refuses a long but predictable NBOOK_MCP_TOKEN before serving anything, saying how to make one", async () => {
+    const child = spawn(BIN, ["mcp", "--workspace", m.bed.ws.root, "--project", "demo", "--http"], {
+      env: { ...process.env, NBOOK_MCP_TOKEN: "a".repeat(40) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("too predictable");
+    expect(stderr).toContain("openssl rand -hex 32");
+  });
+
   it("reports a port that is taken as an error, without a stack trace", async () => {
     const { child, out } = await startCli([], { NBOOK_MCP_TOKEN: TOKEN });
     try {
@@ -236,6 +257,26 @@ describe("MCP over HTTP: who may connect", () => {
     }
     await expect(serve({ token: "a".repeat(31) })).rejects.toMatchObject({ code: "invalid_input" });
     await expect(serve({ token: `${"a".repeat(31)} b` })).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it("refuses a long token with too little entropy (repeats, runs, a pattern) and takes random ones", async () => {
+    for (const token of [
+      "a".repeat(64),
+      "abcdefghijklmnopqrstuvwxyz0123456789",
+      "0123456789abcdef0123456789abcdef",
+      "k3Jq".repeat(10),
+      "password-password-password-password",
+    ]) {
+      await expect(serve({ token }), token).rejects.toMatchObject({
+        code: "invalid_input",
+        message: expect.stringContaining("too predictable"),
+      });
+    }
+    for (const token of [randomBytes(16).toString("hex"), randomBytes(32).toString("base64url"), TOKEN]) {
+      const h = await serve({ token });
+      expect(h.token).toBe(token);
+      await h.close();
+    }
   });
 
   it("serves only loopback Host names with its own port, and no foreign Origin", async () => {

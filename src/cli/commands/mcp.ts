@@ -6,7 +6,7 @@ import { overrideNotice } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import { openCliContext } from "../context.js";
 import { parseMode } from "../input.js";
-import { reportCliError } from "../output.js";
+import { reportCliError, writeErr, writeOut } from "../output.js";
 
 interface McpOptions {
   workspace?: string;
@@ -46,9 +46,9 @@ gives nbook://<project>/lorebook/{+path} and nbook://<project>/manuscript/{+path
 The server's instructions carry the project's AGENTS.md (cut past 12,000 characters).
 Over stdio, stdout carries only MCP messages; logs go to stderr.
 --http serves http://127.0.0.1:<port>/mcp and prints the URL and a bearer token (set NBOOK_MCP_TOKEN
-to choose the token: at least 32 random characters); every request needs "Authorization: Bearer
-<token>", a Host of 127.0.0.1:<port> or localhost:<port>, and no Origin other than that (so no web
-page can reach it). At most --max-sessions sessions are open at once (more get 503), and a session
+to choose the token: at least 32 random characters, e.g. from \`openssl rand -hex 32\`; a
+predictable one is refused); every request needs "Authorization: Bearer <token>", a Host of
+127.0.0.1:<port> or localhost:<port>, and no Origin other than that (so no web page can reach it). At most --max-sessions sessions are open at once (more get 503), and a session
 without requests for --session-idle minutes is closed (its id then gets 404).`;
 }
 
@@ -77,7 +77,7 @@ export function registerMcp(program: Command): void {
         const maxSessions = wholeNumber(o.maxSessions, "--max-sessions", 1, 10_000);
         const idleMinutes = wholeNumber(o.sessionIdle, "--session-idle", 1, 7 * 24 * 60);
         const ctx = openCliContext(o);
-        const log = (line: string) => process.stderr.write(`${line}\n`);
+        const log = (line: string) => writeErr(`${line}\n`);
         const notice = overrideNotice(ctx.catalog.get(o.profile));
         if (notice) log(`notice: ${notice}`);
         const opts = { ...ctx, profileKey: o.profile, mode, log };
@@ -91,9 +91,7 @@ export function registerMcp(program: Command): void {
             maxSessions,
             sessionIdleMs: idleMinutes * 60_000,
           });
-          process.stdout.write(
-            `NeuroBook MCP (Streamable HTTP) at ${h.url}\nAuthorization: Bearer ${h.token}\n`,
-          );
+          writeOut(`NeuroBook MCP (Streamable HTTP) at ${h.url}\nAuthorization: Bearer ${h.token}\n`);
           const stop = () => void h.close().then(() => process.exit(0));
           process.on("SIGINT", stop);
           process.on("SIGTERM", stop);
