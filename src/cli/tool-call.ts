@@ -1,7 +1,7 @@
 import { type Allowlist, dispatch, type ToolCall } from "../tools/dispatch.js";
 import type { Mode } from "../tools/types.js";
 import type { CliContext } from "./context.js";
-import { EXIT, printJson } from "./output.js";
+import { EXIT, printJson, writeErr, writeOut } from "./output.js";
 
 /** The gate a command's tool call passes: its mode, the user's approval, and whose allowlist applies. */
 export interface CliCallOptions {
@@ -32,9 +32,8 @@ export async function runCliToolCall(
     approved: o.approved,
   });
   if (o.json) printJson(result);
-  else if (result.ok) process.stdout.write(`${result.text}\n`);
-  else
-    process.stderr.write(`error [${result.error.code}]: ${result.error.message}\n${hint(result.error.code)}`);
+  else if (result.ok) writeOut(`${result.text}\n`);
+  else writeErr(`error [${result.error.code}]: ${result.error.message}\n${hint(result.error.code)}`);
   process.exitCode = result.ok ? EXIT.ok : EXIT.toolError;
 }
 

@@ -11,7 +11,7 @@ import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { parseMode, readJsonArgument } from "./input.js";
 import { locateProject } from "./locate.js";
-import { printJson } from "./output.js";
+import { printJson, writeErr, writeOut } from "./output.js";
 
 export interface RunOpts {
   workspace?: string;
@@ -36,7 +36,7 @@ function progressPrinter(store: WorkflowStore): (run: RunRecord) => void {
     for (const p of store.participants(run.id)) {
       if (seen.has(p.sessionId)) continue;
       seen.add(p.sessionId);
-      process.stderr.write(
+      writeErr(
         `  + agent #${p.sessionId} ${p.profileKey} "${p.title}"${p.ephemeral ? " (ephemeral)" : ""}\n`,
       );
     }
@@ -45,7 +45,7 @@ function progressPrinter(store: WorkflowStore): (run: RunRecord) => void {
       ? `${p.phase}${p.total !== undefined ? ` ${p.done ?? 0}/${p.total}` : ""}`
       : "starting";
     const line = `[${run.id}] ${run.status} · ${phase} · ${seen.size} agent(s) · ${run.usage.invocations} invocation(s), ${run.usage.tokens} tokens`;
-    if (line !== last) process.stderr.write(`${line}\n`);
+    if (line !== last) writeErr(`${line}\n`);
     last = line;
   };
 }
@@ -95,11 +95,11 @@ function printOutcome(runs: WorkflowRuns, run: RunRecord, json?: boolean): void 
     printJson({ ...runs.view(run.id), ok: run.status !== "failed" });
     return;
   }
-  process.stdout.write(`${runSummaryText(run)}\n`);
+  writeOut(`${runSummaryText(run)}\n`);
   if (run.status === "waiting") {
     for (const a of runs.store.asks(run.id))
-      process.stdout.write(`  ask ${a.key} (${String(a.spec.kind)}): ${String(a.spec.title)}\n`);
-    process.stdout.write(`Answer with: nbook workflows answer ${run.id} --answers '{"<key>": …}'\n`);
+      writeOut(`  ask ${a.key} (${String(a.spec.kind)}): ${String(a.spec.title)}\n`);
+    writeOut(`Answer with: nbook workflows answer ${run.id} --answers '{"<key>": …}'\n`);
   }
   if (run.status === "failed") process.exitCode = 1;
 }
@@ -186,7 +186,7 @@ export async function cancelCommand(runId: string, o: RunOpts): Promise<void> {
     const run = await runs.cancel(runId);
     if (o.json) printJson({ run: runs.view(run.id).run });
     else
-      process.stdout.write(
+      writeOut(
         `Run ${run.id}: ${run.status}${run.status === "running" ? " (cancel requested; its process stops it)" : ""}\n`,
       );
   } finally {
@@ -214,7 +214,7 @@ export function printRunView(view: RunView, json?: boolean): void {
     ...(run.status === "completed" ? [`Result: ${JSON.stringify(run.result, null, 2)}`] : []),
     ...run.logs.map((l) => `log: ${l}`),
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  writeOut(`${lines.join("\n")}\n`);
 }
 
 /** `nbook workflows runs`: the latest runs. */
@@ -228,10 +228,10 @@ export function listRunsCommand(o: RunOpts): void {
       return;
     }
     for (const r of runs)
-      process.stdout.write(
+      writeOut(
         `${r.id}  ${r.status.padEnd(10)}${r.workflowKey.padEnd(30)}${new Date(r.updatedAt).toISOString()}\n`,
       );
-    if (!runs.length) process.stdout.write("(no runs)\n");
+    if (!runs.length) writeOut("(no runs)\n");
   } finally {
     store.close();
   }

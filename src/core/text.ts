@@ -26,3 +26,17 @@ export function looksBinary(buf: Uint8Array): boolean {
   for (let i = 0; i < n; i++) if (buf[i] === 0) return true;
   return false;
 }
+
+/** C0 controls but tab and newline, DEL, and C1 controls. */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text for a terminal with its control characters shown as `\xNN` (CR too; tab and newline stay):
+ * an escape sequence or a carriage return in a model's, a tool's or a page's text can then neither
+ * move the cursor, erase what was printed nor draw over it. One ASCII form for C0, DEL and C1
+ * alike, readable in every font, rather than caret notation (none for C1) or control pictures (C0
+ * only, missing from many fonts).
+ */
+export function visibleControls(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}

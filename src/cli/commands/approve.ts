@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import type { Harness } from "../../harness/loop.js";
-import { reportCliError } from "../output.js";
+import { reportCliError, writeOut } from "../output.js";
 import { type AgentCliOptions, openAgentCli, runAndReport } from "./run.js";
 
 interface ApproveOptions extends AgentCliOptions {
@@ -74,7 +74,7 @@ export function registerApprove(program: Command): void {
         if (parent && back) {
           const turn = await back;
           if (!o.json) {
-            process.stdout.write(
+            writeOut(
               `\nThe result went back to agent session ${parent}, whose turn ended ${turn.status}${turn.finalMessage ? `: ${turn.finalMessage}` : "."}\n`,
             );
           }

@@ -10,7 +10,7 @@ import { MODES, type Mode } from "../../tools/types.js";
 import { workflowNotices } from "../../workflows/notices.js";
 import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
 import { locateProject } from "../locate.js";
-import { reportCliError } from "../output.js";
+import { reportCliError, writeErr, writeOut } from "../output.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
 const HELP = `Commands:
@@ -39,7 +39,7 @@ class LineReader {
   constructor() {
     this.rl.on("line", (line) => {
       if (this.waiter) {
-        if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
+        if (!process.stdin.isTTY) writeOut(`${line}\n`);
         const w = this.waiter;
         this.waiter = null;
         w(line);
@@ -54,10 +54,10 @@ class LineReader {
 
   /** The next line after printing `prompt`; null at end of input. */
   next(prompt: string): Promise<string | null> {
-    process.stdout.write(prompt);
+    writeOut(prompt);
     const line = this.lines.shift();
     if (line !== undefined) {
-      if (!process.stdin.isTTY) process.stdout.write(`${line}\n`);
+      if (!process.stdin.isTTY) writeOut(`${line}\n`);
       return Promise.resolve(line);
     }
     if (this.closed) return Promise.resolve(null);
@@ -82,7 +82,7 @@ async function askResolution(reader: LineReader, pending: PendingView): Promise<
       if (!text) return { approved: false, reason: "The user left the question unanswered." };
       const byNumber = input.choices?.[Number(text) - 1];
       if (input.choices && input.allowFreeText === false && !byNumber && !input.choices.includes(text)) {
-        process.stdout.write(`Pick one of: ${input.choices.map((c, i) => `${i + 1}. ${c}`).join("  ")}\n`);
+        writeOut(`Pick one of: ${input.choices.map((c, i) => `${i + 1}. ${c}`).join("  ")}\n`);
         continue;
       }
       return { approved: true, answer: byNumber ?? text };
@@ -133,13 +133,13 @@ export function registerChat(program: Command): void {
         let sessionId = o.session ?? newSession();
         const header = () => {
           const s = h.store.session(sessionId);
-          process.stdout.write(
+          writeOut(
             `Session ${s.id} · ${s.profileKey} · ${s.mode} mode · ${s.project ?? "workspace level"} · model ${s.model ?? "?"}\nType /help for commands.\n`,
           );
         };
         header();
-        for (const line of workflowNotices(locateProject(o).workspace)) process.stdout.write(`${line}\n`);
-        attachPrinter(h, (s) => process.stdout.write(s));
+        for (const line of workflowNotices(locateProject(o).workspace)) writeOut(`${line}\n`);
+        attachPrinter(h, (s) => writeOut(s));
         reader = new LineReader();
         const r = reader;
 
@@ -147,11 +147,11 @@ export function registerChat(program: Command): void {
         const onInterrupt = () => {
           if (h.isRunning(sessionId) && interrupts === 0) {
             interrupts++;
-            process.stderr.write("\n(aborting; Ctrl-C again to exit)\n");
+            writeErr("\n(aborting; Ctrl-C again to exit)\n");
             h.abort(sessionId);
             return;
           }
-          process.stdout.write("\n");
+          writeOut("\n");
           r.close();
           h.close();
           process.exit(130);
@@ -178,7 +178,7 @@ export function registerChat(program: Command): void {
             const [agent] = waitingAgents(h, sessionId);
             if (!agent) break;
             const { session: child, pending } = agent;
-            process.stdout.write(
+            writeOut(
               `\nAgent ${child.id} (${child.profileKey}) waits:\n── [${pending.approvalId}] ${pending.tool} (${pending.kind}) ──\n${pending.preview}\n`,
             );
             const resolution = await askResolution(r, pending);
@@ -187,14 +187,13 @@ export function registerChat(program: Command): void {
             await h.settle(child.id, pending.approvalId, resolution);
             result = (await h.flowBackRun(sessionId)) ?? result;
           }
-          if (result && result.status !== "completed")
-            process.stdout.write(`(run ended: ${result.status})\n`);
+          if (result && result.status !== "completed") writeOut(`(run ended: ${result.status})\n`);
           return true;
         };
 
         const waiting = h.pending(sessionId);
         if (waiting) {
-          process.stdout.write(
+          writeOut(
             `\nThis session is waiting:\n── [${waiting.approvalId}] ${waiting.tool} (${waiting.kind}) ──\n${waiting.preview}\n`,
           );
           const resolution = await askResolution(r, waiting);
@@ -211,7 +210,7 @@ export function registerChat(program: Command): void {
         for (;;) {
           const line = await r.next("\nyou › ");
           if (line === null) {
-            process.stdout.write("\n");
+            writeOut("\n");
             break;
           }
           const text = line.trim();
@@ -220,37 +219,37 @@ export function registerChat(program: Command): void {
             if (text.startsWith("/")) {
               const [cmd, arg] = text.slice(1).split(/\s+/, 2);
               if (cmd === "exit" || cmd === "quit") break;
-              if (cmd === "help") process.stdout.write(HELP);
-              else if (cmd === "tasks") process.stdout.write(`${formatTasks(h.tasks(sessionId))}\n`);
-              else if (cmd === "jobs") process.stdout.write(jobsText(h, sessionId));
+              if (cmd === "help") writeOut(HELP);
+              else if (cmd === "tasks") writeOut(`${formatTasks(h.tasks(sessionId))}\n`);
+              else if (cmd === "jobs") writeOut(jobsText(h, sessionId));
               else if (cmd === "mode" || cmd === "plan") {
                 const target = (cmd === "plan" ? "plan" : arg) as Mode;
                 if (!MODES.includes(target))
                   throw new NbError("invalid_input", `Usage: /mode ${MODES.join("|")}`);
-                if (!h.setMode(sessionId, target)) process.stdout.write(`Already in ${target} mode.\n`);
+                if (!h.setMode(sessionId, target)) writeOut(`Already in ${target} mode.\n`);
               } else if (cmd === "sessions") {
                 for (const s of h.store.listSessions({ limit: 10 })) {
-                  process.stdout.write(
+                  writeOut(
                     `${s.id === sessionId ? "*" : " "} ${s.id.padStart(4)} ${s.status.padEnd(8)} ${s.mode.padEnd(7)} ${s.profileKey.padEnd(16)} ${s.title || "(untitled)"}\n`,
                   );
                 }
               } else if (cmd === "new") {
                 sessionId = newSession();
                 header();
-              } else process.stdout.write(`Unknown command /${cmd}.\n${HELP}`);
+              } else writeOut(`Unknown command /${cmd}.\n${HELP}`);
               continue;
             }
-            process.stdout.write("\n");
+            writeOut("\n");
             if (!(await drive(() => h.invoke(sessionId, { mode: "prompt", message: text, model: o.model }))))
               break;
           } catch (e) {
             const info = toErrorInfo(e);
-            process.stdout.write(`error [${info.code}]: ${info.message}\n`);
+            writeOut(`error [${info.code}]: ${info.message}\n`);
           }
         }
         process.off("SIGINT", onInterrupt);
         const leaving = exitNotice(h);
-        if (leaving) process.stdout.write(leaving);
+        if (leaving) writeOut(leaving);
       } catch (e) {
         reportCliError(e);
       } finally {

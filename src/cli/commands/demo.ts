@@ -7,7 +7,7 @@ import { openHarness } from "../../harness/open.js";
 import { createSampleProject } from "../../workspace/sample.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { attachDelegationPrinter } from "../demo-printer.js";
-import { EXIT, reportCliError } from "../output.js";
+import { EXIT, reportCliError, writeOut } from "../output.js";
 
 const SCRIPT = fileURLToPath(new URL("../../../examples/demo-script.yaml", import.meta.url));
 const PROJECT = "tide-bell";
@@ -37,7 +37,7 @@ export function registerDemo(program: Command): void {
     )
     .action(async (o: { dir?: string }) => {
       let harness: Harness | null = null;
-      const out = (s: string) => process.stdout.write(s);
+      const out = (s: string) => writeOut(s);
       try {
         const dir = o.dir ? resolve(o.dir) : freshDir();
         const workspace = Workspace.init(dir);

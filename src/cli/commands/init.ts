@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { Workspace } from "../../workspace/workspace.js";
-import { reportCliError } from "../output.js";
+import { reportCliError, writeOut } from "../output.js";
 
 /** `nbook init <dir>`: create a workspace. */
 export function registerInit(program: Command): void {
@@ -11,7 +11,7 @@ export function registerInit(program: Command): void {
     .action((dir: string) => {
       try {
         const ws = Workspace.init(dir);
-        process.stdout.write(
+        writeOut(
           `Workspace ready at ${ws.root}\nNext: cd ${dir} && nbook project create <name> [--sample]\n`,
         );
       } catch (e) {

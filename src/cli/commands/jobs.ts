@@ -4,7 +4,7 @@ import { JobStatusSchema, SessionStore } from "../../harness/store/index.js";
 import { jobFacts, jobLine } from "../../jobs/format.js";
 import { cancelElsewhere, recoverInterruptedJobs } from "../../jobs/runner.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 // How long `nbook jobs cancel` waits for the process running a job to stop it before ending it here.
 const CANCEL_WAIT_MS = 3000;
@@ -69,9 +69,8 @@ export function registerJobs(program: Command): void {
           });
         });
         if (o.json) printJson(list);
-        else if (!list.length) process.stdout.write("No background jobs.\n");
-        else
-          for (const j of list) process.stdout.write(`${jobLine(j)}  [session ${j.ownerSessionId ?? "-"}]\n`);
+        else if (!list.length) writeOut("No background jobs.\n");
+        else for (const j of list) writeOut(`${jobLine(j)}  [session ${j.ownerSessionId ?? "-"}]\n`);
       } catch (e) {
         reportCliError(e, o.json);
       }
@@ -92,7 +91,7 @@ export function registerJobs(program: Command): void {
             out += `\nResult:\n${job.result.text}\n`;
             if (job.result.data !== undefined) out += `\nData: ${JSON.stringify(job.result.data)}\n`;
           }
-          process.stdout.write(out);
+          writeOut(out);
         }
       } catch (e) {
         reportCliError(e, o.json);
@@ -115,8 +114,8 @@ export function registerJobs(program: Command): void {
         });
         if (o.json) printJson(job);
         else if (was.endedAt !== null)
-          process.stdout.write(`Job ${job.id} had already ended (${job.status}); nothing to cancel.\n`);
-        else process.stdout.write(`Job ${job.id} ended as ${job.status}.\n`);
+          writeOut(`Job ${job.id} had already ended (${job.status}); nothing to cancel.\n`);
+        else writeOut(`Job ${job.id} ended as ${job.status}.\n`);
       } catch (e) {
         reportCliError(e, o.json);
       }

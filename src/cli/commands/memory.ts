@@ -22,7 +22,7 @@ import { loadModelsConfig } from "../../models/config.js";
 import { subjectFiles } from "../../tools/memory/access.js";
 import type { ToolContext } from "../../tools/types.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 interface Opts {
   workspace?: string;
@@ -118,9 +118,9 @@ export function registerMemory(program: Command): void {
       if (o.json) return printJson({ subjects: out });
       for (const r of out) {
         const what = "error" in r ? `BROKEN ${r.error}` : `${r.events} events, ${r.memories} memories`;
-        process.stdout.write(`${r.id.padEnd(20)}${what}\n`);
+        writeOut(`${r.id.padEnd(20)}${what}\n`);
       }
-      if (!out.length) process.stdout.write("(no subjects)\n");
+      if (!out.length) writeOut("(no subjects)\n");
     } catch (e) {
       reportCliError(e, o.json);
     }
@@ -146,7 +146,7 @@ export function registerMemory(program: Command): void {
       lines.push("", `## Memory (${s.memories.length})`);
       for (const m of s.memories)
         lines.push(`- ${m.topic}${m.aliases?.length ? ` (also: ${m.aliases.join(", ")})` : ""}: ${m.view}`);
-      process.stdout.write(`${lines.join("\n")}\n`);
+      writeOut(`${lines.join("\n")}\n`);
     } catch (e) {
       reportCliError(e, o.json);
     }
@@ -178,7 +178,7 @@ export function registerMemory(program: Command): void {
           retrieval: r.retrieval,
           results: results.map(({ source, hits }) => ({ source, hits })),
         });
-      process.stdout.write(`${results.map((r) => r.text).join("\n\n")}\n`);
+      writeOut(`${results.map((r) => r.text).join("\n\n")}\n`);
     } catch (e) {
       reportCliError(e, o.json);
     }
@@ -199,9 +199,9 @@ export function registerMemory(program: Command): void {
         const what = r.error
           ? `BROKEN ${r.error}`
           : `${r.events} event chunks, ${r.memory} memory chunks, ${r.embedded} embedded`;
-        process.stdout.write(`${String(r.id).padEnd(20)}${what}\n`);
+        writeOut(`${String(r.id).padEnd(20)}${what}\n`);
       }
-      if (!rows.length) process.stdout.write("(no subjects)\n");
+      if (!rows.length) writeOut("(no subjects)\n");
     } catch (e) {
       reportCliError(e, o.json);
     }

@@ -3,7 +3,7 @@ import { describeModels, loadModelsConfig, type ModelsStatus } from "../../model
 import { ProfileCatalog } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 /** `nbook models list`. */
 export function registerModels(program: Command): void {
@@ -28,7 +28,7 @@ export function registerModels(program: Command): void {
           profiles: catalog.list().filter((p) => p.creation === "public"),
         });
         if (o.json) printJson(status);
-        else process.stdout.write(formatStatus(status));
+        else writeOut(formatStatus(status));
       } catch (e) {
         reportCliError(e, o.json);
       }

@@ -17,7 +17,7 @@ import {
 import { DECISION_STATUS, LIMITS, type Placement, PROMISE_STATUS } from "../../plot/schemas.js";
 import type { StoryTree } from "../../plot/tree.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 interface PlotOptions {
   workspace?: string;
@@ -50,7 +50,7 @@ function oneOf<T extends string>(
 
 function out(o: PlotOptions, value: unknown, text: string): void {
   if (o.json) printJson(value);
-  else process.stdout.write(`${text}\n`);
+  else writeOut(`${text}\n`);
 }
 
 /** Run a subcommand body, reporting errors the way every command does. */
@@ -341,9 +341,9 @@ export function registerPlot(program: Command): void {
           });
         }
         if (!o.yes) {
-          process.stdout.write(`${summary.join("\n")}\n`);
+          writeOut(`${summary.join("\n")}\n`);
           if (!(await confirm("Type y to delete: "))) {
-            process.stdout.write("Not deleted.\n");
+            writeOut("Not deleted.\n");
             return;
           }
         }

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { overridesBuiltin } from "../../profiles/catalog.js";
 import { describeProfile } from "../../profiles/describe.js";
 import { openCliContext } from "../context.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeErr, writeOut } from "../output.js";
 
 /** `nbook profile list|show`. */
 export function registerProfile(program: Command): void {
@@ -31,11 +31,11 @@ export function registerProfile(program: Command): void {
           return;
         }
         for (const r of rows) {
-          process.stdout.write(
+          writeOut(
             `${r.key.padEnd(18)}${r.creation.padEnd(13)}${r.source.padEnd(9)}${r.tools} tools  ${r.name}${r.overridesBuiltin ? `  [overrides the built-in ${r.key}]` : ""}\n`,
           );
         }
-        for (const p of catalog.problems) process.stderr.write(`not loaded: ${p.file}: ${p.message}\n`);
+        for (const p of catalog.problems) writeErr(`not loaded: ${p.file}: ${p.message}\n`);
       } catch (e) {
         reportCliError(e, o.json);
       }
@@ -49,7 +49,7 @@ export function registerProfile(program: Command): void {
     .action((key: string, o: { workspace?: string; project?: string }) => {
       try {
         const { catalog } = openCliContext(o);
-        process.stdout.write(`${JSON.stringify(describeProfile(catalog.get(key)), null, 2)}\n`);
+        writeOut(`${JSON.stringify(describeProfile(catalog.get(key)), null, 2)}\n`);
       } catch (e) {
         reportCliError(e);
       }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 /** `nbook project create|list`. */
 export function registerProject(program: Command): void {
@@ -32,7 +32,7 @@ export function registerProject(program: Command): void {
           const p = o.sample
             ? await (await import("../../workspace/sample.js")).createSampleProject(ws, name, opts)
             : ws.createProject(name, opts);
-          process.stdout.write(`Created project ${p.name} ("${p.meta().title}") at ${p.root}\n`);
+          writeOut(`Created project ${p.name} ("${p.meta().title}") at ${p.root}\n`);
           ws.close();
         } catch (e) {
           reportCliError(e);
@@ -48,9 +48,8 @@ export function registerProject(program: Command): void {
       try {
         const list = Workspace.discover({ workspace: o.workspace }).listProjects();
         if (o.json) printJson(list);
-        else if (!list.length)
-          process.stdout.write("No projects yet. Create one with `nbook project create <name>`.\n");
-        else for (const p of list) process.stdout.write(`${p.name}\t${p.title}\t${p.language}\n`);
+        else if (!list.length) writeOut("No projects yet. Create one with `nbook project create <name>`.\n");
+        else for (const p of list) writeOut(`${p.name}\t${p.title}\t${p.language}\n`);
       } catch (e) {
         reportCliError(e, o.json);
       }

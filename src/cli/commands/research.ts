@@ -4,7 +4,7 @@ import { type BoardRow, type SnapshotRow, storedBoards, storedSnapshots } from "
 import { formatInstant } from "../../tools/research/format.js";
 import { openCliContext } from "../context.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 import { runCliToolCall } from "../tool-call.js";
 
 interface ResearchOptions {
@@ -69,7 +69,7 @@ function listSnapshots(platform: string | undefined, board: string | undefined, 
       if (o.json) printJson({ platform, board, snapshots: rows });
       else {
         const lines = rows.map(snapshotLine);
-        process.stdout.write(
+        writeOut(
           `${rows[0].boardName} (${platform}/${board}): ${rows.length} stored snapshot${rows.length === 1 ? "" : "s"}, newest first\n${lines.join("\n")}\n`,
         );
       }
@@ -78,10 +78,10 @@ function listSnapshots(platform: string | undefined, board: string | undefined, 
     const boards = storedBoards(workspace.root);
     if (o.json) printJson({ boards });
     else if (boards.length === 0) {
-      process.stdout.write(
+      writeOut(
         "No ranking snapshots stored yet. `nbook research rankings <platform> <board>` fetches one (with no source configured, the offline sample has qidian yuepiao and fanqie 0_1_1139).\n",
       );
-    } else process.stdout.write(`${boards.map(boardLine).join("\n")}\n`);
+    } else writeOut(`${boards.map(boardLine).join("\n")}\n`);
   } catch (e) {
     reportCliError(e, o.json);
   }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { reportCliError } from "../output.js";
+import { reportCliError, writeErr, writeOut } from "../output.js";
 
 interface ServeCliOptions {
   workspace?: string;
@@ -48,17 +48,13 @@ export function registerServe(program: Command): void {
         const { hashPassword, startServer } = await import("../../serve/index.js");
         if (o.hashPassword) {
           const password = (await readStdin()).replace(/\r?\n$/, "");
-          process.stdout.write(
-            `${JSON.stringify({ serve: { passwordHash: hashPassword(password) } }, null, 2)}\n`,
-          );
+          writeOut(`${JSON.stringify({ serve: { passwordHash: hashPassword(password) } }, null, 2)}\n`);
           return;
         }
         const workspace = Workspace.discover({ workspace: o.workspace });
-        const log = (line: string) => process.stderr.write(`${line}\n`);
+        const log = (line: string) => writeErr(`${line}\n`);
         const h = await startServer({ workspace, host: o.host, port: port(o.port), script: o.script, log });
-        process.stdout.write(
-          `NeuroBook is serving ${workspace.root}\nOpen ${h.loginUrl}  (the link works once)\n`,
-        );
+        writeOut(`NeuroBook is serving ${workspace.root}\nOpen ${h.loginUrl}  (the link works once)\n`);
         const stop = () => void h.close().then(() => process.exit(0));
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);

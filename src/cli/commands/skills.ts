@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import { listSkills, SKILL_FILE, type SkillEntry } from "../../skills/index.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 interface Opts {
   workspace?: string;
@@ -48,9 +48,9 @@ export function registerSkills(program: Command): void {
         }
         for (const r of rows) {
           const what = r.status === "ok" ? r.description : `BROKEN ${r.file}: ${r.reason}`;
-          process.stdout.write(`${r.name.padEnd(22)}${r.status.padEnd(8)}${r.layer.padEnd(11)}${what}\n`);
+          writeOut(`${r.name.padEnd(22)}${r.status.padEnd(8)}${r.layer.padEnd(11)}${what}\n`);
         }
-        if (rows.length === 0) process.stdout.write("(no skills)\n");
+        if (rows.length === 0) writeOut("(no skills)\n");
       } catch (e) {
         reportCliError(e, o.json);
       }
@@ -69,7 +69,7 @@ export function registerSkills(program: Command): void {
         if (s.status === "broken")
           throw new NbError("config_error", `Skill ${name} is broken: ${s.path}/${SKILL_FILE}: ${s.reason}`);
         const text = readFileSync(join(s.dir, SKILL_FILE), "utf8");
-        process.stdout.write(`# ${s.name} (${s.layer}, ${s.path}; agents read ${s.locator})\n\n${text}`);
+        writeOut(`# ${s.name} (${s.layer}, ${s.path}; agents read ${s.locator})\n\n${text}`);
       } catch (e) {
         reportCliError(e);
       }

@@ -4,7 +4,7 @@ import type { Allowlist } from "../../tools/dispatch.js";
 import { groupOfKey, loadToolRegistry } from "../../tools/groups.js";
 import { parseMode, readJsonArgument } from "../input.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 import { runCliToolCall } from "../tool-call.js";
 
 interface ToolOptions {
@@ -45,9 +45,7 @@ export function registerTool(program: Command): void {
               effect: typeof t.effect === "function" ? "per call" : t.effect,
             }));
           if (o.json) printJson(rows);
-          else
-            for (const r of rows)
-              process.stdout.write(`${r.key.padEnd(28)}${r.group.padEnd(15)}${r.effect}\n`);
+          else for (const r of rows) writeOut(`${r.key.padEnd(28)}${r.group.padEnd(15)}${r.effect}\n`);
           return;
         }
         if (!key) throw new NbError("invalid_input", "Name a tool (nbook tool <key>) or pass --list");

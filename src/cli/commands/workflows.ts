@@ -3,7 +3,7 @@ import { NbError } from "../../core/errors.js";
 import { listWorkflows, usable, type WorkflowEntry } from "../../workflows/catalog.js";
 import { closeWorkflowSandbox } from "../../workflows/sandbox/index.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 import {
   answerCommand,
   cancelCommand,
@@ -50,9 +50,9 @@ async function listCommand(o: Opts): Promise<void> {
   }
   for (const { w } of rows) {
     const what = w.status === "ok" ? w.meta?.title : `BROKEN ${where(w)}: ${w.reason?.split("\n").join(" ")}`;
-    process.stdout.write(`${w.key.padEnd(30)}${w.status.padEnd(8)}${w.layer.padEnd(11)}${what}\n`);
+    writeOut(`${w.key.padEnd(30)}${w.status.padEnd(8)}${w.layer.padEnd(11)}${what}\n`);
   }
-  if (rows.length === 0) process.stdout.write("(no workflows)\n");
+  if (rows.length === 0) writeOut("(no workflows)\n");
 }
 
 async function showDefinition(key: string, o: Opts): Promise<void> {
@@ -73,7 +73,7 @@ async function showDefinition(key: string, o: Opts): Promise<void> {
     `Phases: ${w.meta.phases.map((p) => `${p.key} (${p.title})`).join(", ")}`,
     `Args (JSON Schema): ${JSON.stringify(w.meta.args, null, 2)}`,
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  writeOut(`${lines.join("\n")}\n`);
 }
 
 /** Run a command body, report its error, and stop the sandbox workers so the process can exit. */

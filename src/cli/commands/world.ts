@@ -8,7 +8,7 @@ import { type Calendar, openCalendar } from "../../world/calendar/index.js";
 import { openWorld, type World } from "../../world/world.js";
 import { openCliContext } from "../context.js";
 import { parseMode } from "../input.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 import { runCliToolCall } from "../tool-call.js";
 
 interface WorldOptions {
@@ -25,7 +25,7 @@ interface Env {
   time: (t: number) => string;
 }
 
-const out = (line = "") => process.stdout.write(`${line}\n`);
+const out = (line = "") => writeOut(`${line}\n`);
 
 /** Open the project's world, run one subcommand, report errors the CLI way and close the workspace. */
 async function withWorld(o: WorldOptions, fn: (env: Env) => void | Promise<void>): Promise<void> {
