@@ -9,7 +9,7 @@ import type { RunResult } from "../../harness/types.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { jobEndedLine } from "../chat-jobs.js";
 import { parseMode, readJsonArgument } from "../input.js";
-import { EXIT, printJson, reportCliError } from "../output.js";
+import { EXIT, printJson, reportCliError, writeErr, writeOut } from "../output.js";
 
 /** Options shared by the agent commands (run, approve, chat). */
 export interface AgentCliOptions {
@@ -169,15 +169,15 @@ function reportRun(r: RunResult, json: boolean | undefined, before?: string, job
       r.pending.kind === "user_input"
         ? `nbook approve ${r.sessionId} ${r.pending.approvalId} --answer "<your answer>"`
         : `nbook approve ${r.sessionId} ${r.pending.approvalId} [--reject --reason "…"]`;
-    process.stdout.write(`\nSession ${r.sessionId} is waiting. Settle it with:\n  ${how}\n`);
+    writeOut(`\nSession ${r.sessionId} is waiting. Settle it with:\n  ${how}\n`);
   } else if (resume) {
-    process.stdout.write(
+    writeOut(
       `\n${before ? `${before} ` : ""}Session ${r.sessionId}: the run ended with status ${r.status}. It can go on: ${resume}\n`,
     );
   } else if (r.status !== "completed") {
-    process.stdout.write(`\nSession ${r.sessionId}: run ended with status ${r.status}.\n`);
+    writeOut(`\nSession ${r.sessionId}: run ended with status ${r.status}.\n`);
   } else {
-    process.stdout.write(`\n(session ${r.sessionId}; continue with --session ${r.sessionId})\n`);
+    writeOut(`\n(session ${r.sessionId}; continue with --session ${r.sessionId})\n`);
   }
   process.exitCode =
     r.status === "completed" || r.status === "waiting" || r.status === "queued" ? EXIT.ok : EXIT.toolError;
@@ -195,7 +195,7 @@ export async function runAndReport(
   start: () => Promise<RunResult>,
   before?: string,
 ): Promise<void> {
-  const write = (s: string) => process.stdout.write(s);
+  const write = (s: string) => writeOut(s);
   if (!json) attachPrinter(harness, write);
   const started: string[] = [];
   const offJobs = harness.jobs.on((e) => {
@@ -239,7 +239,7 @@ async function awaitJobs(harness: Harness, sessionId: string, first: RunResult):
       continue;
     }
     const line = `Waiting for ${running} background job${running > 1 ? "s" : ""} of session ${sessionId} to end; the result comes back to the session here (Ctrl-C stops the jobs and exits).`;
-    if (line !== said) process.stderr.write(`${line}\n`);
+    if (line !== said) writeErr(`${line}\n`);
     said = line;
     let off = () => {};
     await Promise.race([
@@ -265,7 +265,7 @@ function abortOnSigint(harness: Harness, sessionId: () => string | null): () => 
       process.exit(130);
     }
     pressed = true;
-    process.stderr.write("\n(aborting the run; Ctrl-C again to exit)\n");
+    writeErr("\n(aborting the run; Ctrl-C again to exit)\n");
     harness.abort(id);
   };
   process.on("SIGINT", handler);

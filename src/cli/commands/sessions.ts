@@ -12,7 +12,7 @@ import {
 } from "../../harness/store/index.js";
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { printJson, reportCliError } from "../output.js";
+import { printJson, reportCliError, writeOut } from "../output.js";
 
 /** Run `fn` with the workspace's session store, closing it afterwards. */
 function withStore<T>(workspace: string | undefined, fn: (store: SessionStore) => T): T {
@@ -70,21 +70,20 @@ export function registerSessions(program: Command): void {
             sessionTree(store.listSessions({ project: o.project, limit: o.limit }), (id) => store.linkOf(id)),
           );
           if (o.json) printJson(treeJson(roots));
-          else if (!roots.length) process.stdout.write("No sessions yet.\n");
-          else process.stdout.write(`${renderTree(roots, treeLine).join("\n")}\n`);
+          else if (!roots.length) writeOut("No sessions yet.\n");
+          else writeOut(`${renderTree(roots, treeLine).join("\n")}\n`);
           return;
         }
         const list = withStore(o.workspace, (store) =>
           store.listSessions({ project: o.project, limit: o.limit }),
         );
         if (o.json) printJson(list);
-        else if (!list.length)
-          process.stdout.write("No sessions yet. Start one with `nbook chat` or `nbook run`.\n");
+        else if (!list.length) writeOut("No sessions yet. Start one with `nbook chat` or `nbook run`.\n");
         else {
-          process.stdout.write(
+          writeOut(
             `${"id".padStart(4)} ${"status".padEnd(8)} ${"mode".padEnd(7)} ${"profile".padEnd(16)} ${"project".padEnd(14)} ${"items".padStart(5)}  updated (UTC)     title\n`,
           );
-          for (const s of list) process.stdout.write(`${listLine(s)}\n`);
+          for (const s of list) writeOut(`${listLine(s)}\n`);
         }
       } catch (e) {
         reportCliError(e, o.json);
@@ -155,7 +154,7 @@ export function registerSessions(program: Command): void {
             if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
             out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
           }
-          process.stdout.write(out);
+          writeOut(out);
         });
       } catch (e) {
         reportCliError(e, o.json);
@@ -180,7 +179,7 @@ export function registerSessions(program: Command): void {
             : exportJsonl(session, store.allEntries(id), store.approvals(id));
         });
         if (o.out) writeFileAtomicSync(o.out, text);
-        else process.stdout.write(text);
+        else writeOut(text);
       } catch (e) {
         reportCliError(e);
       }
