@@ -239,9 +239,9 @@ export class AgentCollaboration implements CollaborationService {
     return { sessionId, status: "detached" };
   }
 
-  /** The target's state as this process can act on it (a run here, a pending approval, or idle). */
+  /** The target's state: running (here, or in another live process), waiting on the user, or idle. */
   private stateOf(session: Session): TargetState {
-    if (this.harness.isRunning(session.id)) return "running";
+    if (this.harness.isRunning(session.id) || this.harness.store.liveRunner(session.id)) return "running";
     return this.harness.pending(session.id) ? "waiting" : "idle";
   }
 }

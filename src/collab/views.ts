@@ -28,11 +28,11 @@ function lastRunEnd(path: readonly Entry[]) {
 }
 
 /**
- * The real status of a session: running (a run here, or one another process recorded), waiting
+ * The real status of a session: running (a run here, or in another live process), waiting
  * (on the user), error (its latest run failed or hit the step limit), else idle.
  */
 export function agentStatus(harness: Harness, session: Session, path?: readonly Entry[]): AgentStatus {
-  if (harness.isRunning(session.id) || session.status === "running") return "running";
+  if (harness.isRunning(session.id) || harness.store.liveRunner(session.id)) return "running";
   if (harness.pending(session.id)) return "waiting";
   const end = lastRunEnd(path ?? harness.store.activePath(session.id));
   return end && (end.status === "error" || end.status === "step_limit") ? "error" : "idle";

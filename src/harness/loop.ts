@@ -22,7 +22,13 @@ import {
   stepEnv,
 } from "./run.js";
 import { runStepCalls } from "./step.js";
-import type { EntryInput, QueueKind, Session, SessionStore } from "./store/index.js";
+import {
+  type EntryInput,
+  type QueueKind,
+  runningElsewhere,
+  type Session,
+  type SessionStore,
+} from "./store/index.js";
 import {
   DEFAULT_LOOP_SETTINGS,
   type InvocationCaller,
@@ -94,6 +100,8 @@ export class Harness {
     this.jobs.on((e) => {
       if (e.type === "job_ended" && e.job.ownerSessionId) this.runQueued(e.job.ownerSessionId);
     });
+    // As for jobs: sessions a process that is gone left running are closed, so they can go on.
+    opts.store.recoverInterrupted();
     this.deliver = opts.deliver ?? ((owner, id, text) => deliverFollowUp(this, owner, id, text));
     this.visibleModels = opts.visibleModels ?? (() => []);
     this.deps = {
@@ -167,10 +175,10 @@ export class Harness {
    * session takes it after its run.
    */
   runQueued(sessionId: string): Promise<RunResult> | null {
-    // A session another process is running (its stored status says so) takes the input after that
-    // run: starting a second run here would interleave two runs in one history.
-    const status = this.deps.store.session(sessionId).status;
-    if (this.active.has(sessionId) || status === "archived" || status === "running") return null;
+    // A session another live process is running takes the input after that run: starting a second
+    // run here would interleave two runs in one history.
+    if (this.active.has(sessionId) || this.deps.store.session(sessionId).status === "archived") return null;
+    if (this.deps.store.liveRunner(sessionId)) return null;
     if (this.pending(sessionId)) return null;
     const next = this.deps.store.queued(sessionId)[0];
     if (!next) return null;
@@ -217,8 +225,16 @@ export class Harness {
       });
     }
     if (session.status === "archived") throw new NbError("conflict", `Session ${sessionId} is archived`);
-    if (this.active.has(sessionId)) {
-      if (req.mode === "continue") throw new NbError("conflict", `Session ${sessionId} is already running`);
+    // Run by another live process: input waits in the store's queue, which that run takes as a run here would.
+    const elsewhere = this.active.has(sessionId) ? null : store.liveRunner(sessionId);
+    if (this.active.has(sessionId) || elsewhere) {
+      if (req.mode === "continue") {
+        throw new NbError(
+          "conflict",
+          elsewhere ? runningElsewhere(sessionId, elsewhere) : `Session ${sessionId} is already running`,
+          { details: { reason: "active_invocation_exists" } },
+        );
+      }
       const kind = req.mode === "steer" ? "steer" : req.mode === "followup" ? "followup" : "prompt";
       store.enqueue(sessionId, kind, req.message as string);
       this.bus.emit({

@@ -220,7 +220,7 @@ export async function runOnce(
     for (const e of entries) path.push(e);
   };
 
-  store.setStatus(sessionId, "running");
+  store.claimRun(sessionId);
   push(
     store.append(sessionId, {
       kind: "run_start",

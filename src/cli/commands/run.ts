@@ -174,6 +174,11 @@ function reportRun(r: RunResult, json: boolean | undefined, before?: string, job
     writeOut(
       `\n${before ? `${before} ` : ""}Session ${r.sessionId}: the run ended with status ${r.status}. It can go on: ${resume}\n`,
     );
+  } else if (r.status === "queued") {
+    // A new harness runs nothing yet: the session is another process's run, which takes the queue.
+    writeOut(
+      `\nSession ${r.sessionId} is running in another nbook process; your message waits in its queue, and that run takes it when it completes (or the session's next run does).\n`,
+    );
   } else if (r.status !== "completed") {
     writeOut(`\nSession ${r.sessionId}: run ended with status ${r.status}.\n`);
   } else {

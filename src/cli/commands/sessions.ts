@@ -14,10 +14,14 @@ import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
 
-/** Run `fn` with the workspace's session store, closing it afterwards. */
+/**
+ * Run `fn` with the workspace's session store, closing it afterwards. Sessions a process that is
+ * gone left running are closed first (as `nbook jobs` does for jobs), so they show as they are.
+ */
 function withStore<T>(workspace: string | undefined, fn: (store: SessionStore) => T): T {
   const store = SessionStore.forWorkspace(Workspace.discover({ workspace }));
   try {
+    store.recoverInterrupted();
     return fn(store);
   } finally {
     store.close();

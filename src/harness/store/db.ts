@@ -6,7 +6,7 @@ import { openVersionedDb } from "../../core/sqlite.js";
 type Db = Database.Database;
 
 /** Schema version this code writes; a newer file is refused rather than misread. */
-export const STORE_SCHEMA_VERSION = 3;
+export const STORE_SCHEMA_VERSION = 4;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -102,6 +102,15 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_session_id);
 CREATE INDEX IF NOT EXISTS jobs_active ON jobs(runner) WHERE status IN ('queued', 'running', 'waiting');
+
+-- The process running each running session (host:pid:start, as jobs.runner), so another process
+-- can tell a session left running by a dead process (interrupted: closed, then it goes on) from one
+-- a live process runs (not run twice). A row exists only while the session's status is running.
+CREATE TABLE IF NOT EXISTS session_runners (
+  session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
+  runner TEXT NOT NULL,
+  since TEXT NOT NULL
+);
 
 -- Flow-back: one row per delivery id, written in the transaction that queues its follow-up, so a
 -- delivery is queued once however many processes try.

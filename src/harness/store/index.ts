@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import type Database from "better-sqlite3";
+import { NbError } from "../../core/errors.js";
+import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
 import { openAgentDb } from "./db.js";
@@ -39,6 +41,8 @@ export function agentDbPath(workspace: Pick<Workspace, "nbookDir">): string {
  * connection; several processes may open the same file (WAL, busy timeout).
  */
 export class SessionStore {
+  /** This process as the runner of the sessions it runs (`host:pid:start`, as a job's runner). */
+  readonly runner = thisRunner();
   private readonly sessions: SessionTable;
   private readonly tree: EntryTree;
   private readonly approvalTable: ApprovalTable;
@@ -48,7 +52,7 @@ export class SessionStore {
   private readonly links: LinkTable;
 
   private constructor(private readonly db: Database.Database) {
-    this.sessions = new SessionTable(db);
+    this.sessions = new SessionTable(db, this.runner);
     this.links = new LinkTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
@@ -123,9 +127,60 @@ export class SessionStore {
     return this.sessions.update(id, patch);
   }
 
-  /** Set a session's status (idle, running, waiting, archived). */
+  /** Set a session's status (idle, running, waiting, archived); running records this process as its runner. */
   setStatus(id: string, status: SessionStatus): Session {
     return this.sessions.update(id, { status });
+  }
+
+  // ── runners ───────────────────────────────────────────────────────────────
+
+  /**
+   * Mark a session running in this process; `conflict` when another process that is still alive
+   * runs it, so one session is never run by two processes at once.
+   */
+  claimRun(id: string): void {
+    this.db
+      .transaction(() => {
+        const holder = this.liveRunner(id);
+        if (holder && holder !== this.runner) throw new NbError("conflict", runningElsewhere(id, holder));
+        this.sessions.update(id, { status: "running" });
+      })
+      .immediate();
+  }
+
+  /**
+   * The live process running a session (this one counts), or null when none does. A session left
+   * running by a process that is gone (killed, crashed) is closed first: its open run ends aborted,
+   * saying why, and the session is idle again, so it can go on.
+   */
+  liveRunner(id: string): string | null {
+    if (this.sessions.getRow(id).status !== "running") return null;
+    const runner = this.sessions.runnerOf(id);
+    if (runner !== null && (runner === this.runner || runnerAlive(runner))) return runner;
+    this.db
+      .transaction(() => {
+        // Another process may have closed it (or started it again) since the look above.
+        if (this.sessions.getRow(id).status !== "running" || this.sessions.runnerOf(id) !== runner) return;
+        const runId = openRunId(this.activePath(id));
+        if (runId) {
+          const message = `Interrupted: the nbook process running it${runner ? ` (${describeRunner(runner)})` : ""} ended before the run finished.`;
+          this.tree.commit(id, [
+            { kind: "run_error", data: { runId, error: { code: "aborted", message } } },
+            { kind: "run_end", data: { runId, status: "aborted", finalMessage: "" } },
+          ]);
+        }
+        this.sessions.update(id, { status: "idle" });
+      })
+      .immediate();
+    return this.liveRunner(id);
+  }
+
+  /** Close every session left running by a process that is gone (see liveRunner); returns their ids. */
+  recoverInterrupted(): string[] {
+    return this.sessions
+      .list({ status: "running" })
+      .filter((s) => this.liveRunner(s.id) === null)
+      .map((s) => s.id);
   }
 
   // ── history ───────────────────────────────────────────────────────────────
@@ -291,4 +346,21 @@ export class SessionStore {
   clearQueue(sessionId: string, kind?: QueueKind): number {
     return this.queueTable.clear(this.sessions.getRow(sessionId).id, kind);
   }
+}
+
+/** What refuses a run of a session another live process runs. */
+export function runningElsewhere(id: string, runner: string): string {
+  const where =
+    runner === thisRunner() ? "this nbook process" : `another nbook process (${describeRunner(runner)})`;
+  return `Session ${id} is running in ${where}; continue it once that run has ended`;
+}
+
+/** The run id of the active path's last run, when it has not ended. */
+function openRunId(path: readonly Entry[]): string | null {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const e = path[i];
+    if (e.kind === "run_end") return null;
+    if (e.kind === "run_start") return e.data.runId;
+  }
+  return null;
 }

@@ -53,8 +53,21 @@ export class SessionTable {
   private readonly insert: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly updates = new Map<string, Database.Statement>();
+  private readonly setRunner: Database.Statement;
+  private readonly dropRunner: Database.Statement;
+  private readonly getRunner: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  /** `runner`: this process, recorded as the runner of each session it sets running. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly runner: string,
+  ) {
+    this.setRunner = db.prepare(
+      `INSERT INTO session_runners (session_id, runner, since) VALUES (?, ?, ?)
+       ON CONFLICT(session_id) DO UPDATE SET runner = excluded.runner, since = excluded.since`,
+    );
+    this.dropRunner = db.prepare("DELETE FROM session_runners WHERE session_id = ?");
+    this.getRunner = db.prepare("SELECT runner FROM session_runners WHERE session_id = ?");
     this.insert = db.prepare(
       `INSERT INTO sessions (profile_key, project, title, initial_mode, mode, model, initial, status,
          parent_session_id, created_at, updated_at, activity)
@@ -137,7 +150,10 @@ export class SessionTable {
     return (this.db.prepare(sql).all(...args) as SessionRow[]).map(toSession);
   }
 
-  /** Change the title, status or pinned model. */
+  /**
+   * Change the title, status or pinned model. A session set running is recorded as run by this
+   * process; any other status clears its runner.
+   */
   update(id: string, patch: { title?: string; status?: SessionStatus; model?: string | null }): Session {
     const p = parseOrThrow(UpdateSchema, patch, "session update");
     const key = this.getRow(id).id;
@@ -152,8 +168,21 @@ export class SessionTable {
       sets.push(`${col} = ?`);
       args.push(v);
     }
-    if (sets.length) this.updateStatement(sets).run(...args, now(), key);
+    if (sets.length) {
+      const t = now();
+      this.db.transaction(() => {
+        this.updateStatement(sets).run(...args, t, key);
+        if (p.status === "running") this.setRunner.run(key, this.runner, t);
+        else if (p.status !== undefined) this.dropRunner.run(key);
+      })();
+    }
     return this.get(id);
+  }
+
+  /** The process recorded as running a session (`host:pid:start`); null when none is. */
+  runnerOf(id: string): string | null {
+    const row = this.getRunner.get(toKey(id, "session")) as { runner: string } | undefined;
+    return row?.runner ?? null;
   }
 
   // Status changes happen twice per run: the statement for each column set is prepared once.

@@ -347,7 +347,17 @@ function waitForAbort(signal: AbortSignal | undefined, index: number): Promise<n
     );
   }
   return new Promise((_, reject) => {
-    if (signal.aborted) reject(abortError());
-    else signal.addEventListener("abort", () => reject(abortError()), { once: true });
+    if (signal.aborted) return reject(abortError());
+    // A provider's open connection keeps the process alive until the call ends; so does this wait.
+    // Without it a CLI run that nothing aborts would leave with its promise unsettled (exit 13).
+    const hold = setInterval(() => {}, 2 ** 30);
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearInterval(hold);
+        reject(abortError());
+      },
+      { once: true },
+    );
   });
 }
