@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { Command } from "commander";
 import { waitingAgents } from "../../collab/waiting.js";
 import { NbError, toErrorInfo } from "../../core/errors.js";
@@ -9,6 +8,7 @@ import type { Resolution, RunResult } from "../../harness/types.js";
 import { MODES, type Mode } from "../../tools/types.js";
 import { workflowNotices } from "../../workflows/notices.js";
 import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
+import { LineReader } from "../line-reader.js";
 import { locateProject } from "../locate.js";
 import { reportCliError, writeErr, writeOut } from "../output.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
@@ -22,54 +22,9 @@ ${JOBS_HELP.trimEnd()}
   /new                         start a new session (same profile and project)
   /help                        this help
   /exit                        quit
-Ctrl-C aborts a running turn; a second Ctrl-C exits.
+At the prompt, Ctrl-C clears a half-typed line; on an empty line it exits, as Ctrl-D does.
+While a turn runs, Ctrl-C aborts it; a second Ctrl-C exits.
 `;
-
-/** Lines from stdin, one at a time, whether typed or piped (piped lines are never dropped). */
-class LineReader {
-  private readonly lines: string[] = [];
-  private waiter: ((line: string | null) => void) | null = null;
-  private closed = false;
-  readonly rl = createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    terminal: process.stdin.isTTY === true,
-  });
-
-  constructor() {
-    this.rl.on("line", (line) => {
-      if (this.waiter) {
-        if (!process.stdin.isTTY) writeOut(`${line}\n`);
-        const w = this.waiter;
-        this.waiter = null;
-        w(line);
-      } else this.lines.push(line);
-    });
-    this.rl.on("close", () => {
-      this.closed = true;
-      this.waiter?.(null);
-      this.waiter = null;
-    });
-  }
-
-  /** The next line after printing `prompt`; null at end of input. */
-  next(prompt: string): Promise<string | null> {
-    writeOut(prompt);
-    const line = this.lines.shift();
-    if (line !== undefined) {
-      if (!process.stdin.isTTY) writeOut(`${line}\n`);
-      return Promise.resolve(line);
-    }
-    if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
-  }
-
-  close(): void {
-    this.rl.close();
-  }
-}
 
 /** Ask the user to settle a pending approval or question. Null when input ended. */
 async function askResolution(reader: LineReader, pending: PendingView): Promise<Resolution | null> {
@@ -140,23 +95,30 @@ export function registerChat(program: Command): void {
         header();
         for (const line of workflowNotices(locateProject(o).workspace)) writeOut(`${line}\n`);
         attachPrinter(h, (s) => writeOut(s));
-        reader = new LineReader();
-        const r = reader;
-
         let interrupts = 0;
-        const onInterrupt = () => {
-          if (h.isRunning(sessionId) && interrupts === 0) {
-            interrupts++;
-            writeErr("\n(aborting; Ctrl-C again to exit)\n");
-            h.abort(sessionId);
-            return;
-          }
+        const exit = () => {
           writeOut("\n");
           r.close();
           h.close();
           process.exit(130);
         };
-        r.rl.on("SIGINT", onInterrupt);
+        reader = new LineReader({
+          input: process.stdin,
+          output: process.stdout,
+          terminal: process.stdin.isTTY === true,
+          // A running turn takes Ctrl-C (abort, then exit); at a prompt the reader clears the line or exits.
+          onInterrupt: () => {
+            if (!h.isRunning(sessionId)) return false;
+            if (interrupts++ > 0) exit();
+            writeErr("\n(aborting; Ctrl-C again to exit)\n");
+            h.abort(sessionId);
+            return true;
+          },
+          onExit: exit,
+        });
+        const r = reader;
+        // Ctrl-C as a signal (stdin piped, or kill -INT): the same as the key.
+        const onInterrupt = () => r.interrupt();
         process.on("SIGINT", onInterrupt);
 
         /**
