@@ -47,8 +47,9 @@ export async function requestJson(url: URL, req: JsonRequest, signal: AbortSigna
     throw failure(e, signal, deadline, req.timeoutMs, scrub);
   }
   if (!res.ok) {
-    const body = text.replace(/\s+/g, " ").trim().slice(0, BODY_CHARS);
-    throw new ProviderError(scrub(`HTTP ${res.status}${body ? `: ${body}` : ""}`));
+    // Quoted: the body is the provider's words, and the reason is shown in web_search's own text.
+    const body = scrub(text).replace(/\s+/g, " ").trim().slice(0, BODY_CHARS);
+    throw new ProviderError(`HTTP ${res.status}${body ? `: ${JSON.stringify(body)}` : ""}`);
   }
   try {
     return JSON.parse(text);
