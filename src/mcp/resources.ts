@@ -1,9 +1,10 @@
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { NbError } from "../core/errors.js";
 import { resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
+import { readTextSafe } from "../workspace/safe-read.js";
 import { SCHEMA_FILE } from "../world/default-schema.js";
 
 const ROOTS = ["lorebook", "manuscript"] as const;
@@ -77,14 +78,18 @@ function parseUri(uri: string): { name: string; path: string } {
   }
 }
 
+/** The most of one resource read: a chapter fits many times. */
+const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+
+/** A project file's text through the safe read (no FIFO, device or link out; null: missing). */
+function readProjectText(project: Project, abs: string, label: string): Promise<string | null> {
+  return readTextSafe(abs, { label, root: project.realRoot, maxBytes: MAX_RESOURCE_BYTES });
+}
+
 async function readSchema(project: Project): Promise<string> {
   const r = resolveFileAddress(project.workspace, project, SCHEMA_FILE);
-  try {
-    return await readFile(r.abs, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    return `# No ${SCHEMA_FILE}: the schema is empty and permissive.\n`;
-  }
+  const text = await readProjectText(project, r.abs, SCHEMA_FILE);
+  return text ?? `# No ${SCHEMA_FILE}: the schema is empty and permissive.\n`;
 }
 
 /**
@@ -103,7 +108,11 @@ export async function readResource(
   const listed = r.project.name === project.name && ROOTS.some((root) => r.rel.startsWith(`${root}/`));
   if (!listed || !r.rel.toLowerCase().endsWith(".md"))
     throw new NbError("not_found", `No such resource: ${uri}`);
-  const st = await stat(r.abs).catch(() => null);
-  if (!st?.isFile()) throw new NbError("not_found", `No such resource: ${uri}`);
-  return { uri, mimeType: "text/markdown", text: await readFile(r.abs, "utf8") };
+  const text = await readProjectText(project, r.abs, r.rel).catch((e) => {
+    // A folder of that name is no resource either; a FIFO, a device or a link out says so.
+    if (e instanceof NbError && e.code === "invalid_input") return null;
+    throw e;
+  });
+  if (text === null) throw new NbError("not_found", `No such resource: ${uri}`);
+  return { uri, mimeType: "text/markdown", text };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { extname, join, relative } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -7,6 +7,7 @@ import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { skillsSection, usableSkills } from "../skills/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Project } from "../workspace/project.js";
+import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { BUILTIN_PROFILES } from "./builtin/index.js";
 import { basePrompt } from "./builtin/prompt.js";
@@ -32,6 +33,9 @@ export const ProfileFileSchema = z
     defaultModel: z.string().optional(),
   })
   .strict();
+
+/** The largest profile file read. */
+const MAX_PROFILE_BYTES = 1024 * 1024;
 
 const BUILTIN_KEYS = new Map(BUILTIN_PROFILES.map((p) => [p.key, p]));
 
@@ -85,9 +89,10 @@ export class ProfileCatalog {
     this.opts = opts;
     for (const p of BUILTIN_PROFILES) this.add(p, registry, "(builtin)");
     if (workspace)
-      this.loadDir(join(workspace.nbookDir, "agent", "profiles"), "user", registry, workspace.root);
+      this.loadDir(join(workspace.nbookDir, "agent", "profiles"), "user", registry, workspace.root, null);
     if (workspace && project) {
-      this.loadDir(join(project.root, ".nbook", "agent", "profiles"), "project", registry, workspace.root);
+      const dir = join(project.root, ".nbook", "agent", "profiles");
+      this.loadDir(dir, "project", registry, workspace.root, project.realRoot);
     }
   }
 
@@ -162,7 +167,14 @@ export class ProfileCatalog {
     return Object.freeze({ ...p, systemPrompt });
   }
 
-  private loadDir(dir: string, source: "user" | "project", registry: ToolRegistry, base: string): void {
+  /** Load a layer's profile files; `within`: the real path they must really be inside (a project's), or null. */
+  private loadDir(
+    dir: string,
+    source: "user" | "project",
+    registry: ToolRegistry,
+    base: string,
+    within: string | null,
+  ): void {
     if (!existsSync(dir)) return;
     for (const name of readdirSync(dir).sort()) {
       const ext = extname(name).toLowerCase();
@@ -170,7 +182,13 @@ export class ProfileCatalog {
       const path = join(dir, name);
       const file = relative(base, path).split("\\").join("/");
       try {
-        const text = readFileSync(path, "utf8");
+        const text = readTextSafeSync(path, {
+          label: file,
+          root: within,
+          maxBytes: MAX_PROFILE_BYTES,
+        });
+        // Listed a moment ago, so gone now: a link to nothing.
+        if (text === null) throw new NbError("not_found", `${file} is a broken symbolic link`);
         const raw = ext === ".json" ? JSON.parse(text) : parseYaml(text);
         const r = ProfileFileSchema.safeParse(raw);
         if (!r.success) {

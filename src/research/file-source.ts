@@ -1,8 +1,8 @@
-import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NbError } from "../core/errors.js";
-import { isInside } from "../workspace/paths.js";
+import { readTextSafeSync } from "../workspace/safe-read.js";
 import {
   type BookDetail,
   BookDetailSchema,
@@ -181,24 +181,17 @@ export class FileSource implements ResearchSource {
     }
   }
 
+  /**
+   * A snapshot file's JSON, through the safe read: a FIFO or a device is refused at once, and in a
+   * project's folder (`confine`) so is a link out of the project.
+   */
   private readJson(rel: string): unknown {
-    const abs = join(this.dir, rel);
-    let text: string;
-    try {
-      if (this.confine && !isInside(realpathSync(abs), this.confine)) {
-        throw new NbError("not_allowed", `${this.label}: ${rel} leads outside the project`);
-      }
-      if (statSync(abs).size > MAX_FILE_BYTES) {
-        throw new NbError("limit_exceeded", `${this.label}: ${rel} is larger than 8 MB`);
-      }
-      text = readFileSync(abs, "utf8");
-    } catch (e) {
-      if (e instanceof NbError) throw e;
-      throw new NbError(
-        "io_error",
-        `Cannot read ${this.label}: ${rel}: ${(e as NodeJS.ErrnoException).code ?? "error"}`,
-      );
-    }
+    const text = readTextSafeSync(join(this.dir, rel), {
+      label: `${this.label}: ${rel}`,
+      root: this.confine ?? null,
+      maxBytes: MAX_FILE_BYTES,
+    });
+    if (text === null) throw new NbError("not_found", `${this.label}: ${rel} is missing`);
     try {
       return JSON.parse(text);
     } catch (e) {

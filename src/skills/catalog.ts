@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { toErrorInfo } from "../core/errors.js";
 import { isInside } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
+import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { parseSkillFile, SKILL_FILE, type SkillFrontMatter } from "./skill-file.js";
 
@@ -31,6 +33,9 @@ export type Skill = SkillEntry & { status: "ok"; meta: SkillFrontMatter };
 
 /** The folder the built-in skills ship in (copied into dist/ by the build). */
 export const BUILTIN_SKILLS_DIR = fileURLToPath(new URL("./builtin/", import.meta.url));
+
+/** The largest SKILL.md read. */
+const MAX_SKILL_BYTES = 1024 * 1024;
 
 // One parse per SKILL.md version: the catalog is listed before every model call.
 const cache = new Map<string, { stamp: string; entry: SkillEntry }>();
@@ -118,7 +123,14 @@ function loadEntry(name: string, root: SkillRoot, dir: string, path: string): Sk
   }
   const cached = cache.get(file);
   if (cached?.stamp === stamp) return cached.entry;
-  const entry = parseEntry(base, readFileSync(file, "utf8"));
+  let text: string | null;
+  try {
+    text = readTextSafeSync(file, { label: SKILL_FILE, root: root.within, maxBytes: MAX_SKILL_BYTES });
+  } catch (e) {
+    return { ...base, status: "broken", reason: toErrorInfo(e).message };
+  }
+  if (text === null) return { ...base, status: "broken", reason: `no ${SKILL_FILE} in the folder` };
+  const entry = parseEntry(base, text);
   cache.set(file, { stamp, entry });
   return entry;
 }

@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ErrorInfo, isNbError, NbError, toErrorInfo } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { isInside } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
+import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { argsSchema } from "./args.js";
 import { WORKFLOW_FILE, WorkflowKey, type WorkflowMeta, WorkflowMetaSchema } from "./definition.js";
@@ -62,6 +63,9 @@ function roots(workspace: Workspace | null, project: Project | null): Root[] {
   }
   return out;
 }
+
+/** The largest workflow.js read. */
+const MAX_WORKFLOW_BYTES = 1024 * 1024;
 
 // One evaluation per file version (inode, mtime, size): the catalog is listed on every call.
 const cache = new Map<string, { stamp: string; entry: WorkflowEntry }>();
@@ -153,7 +157,13 @@ async function loadEntry(key: string, root: Root, abs: string, file: string): Pr
   }
   const cached = cache.get(abs);
   if (cached?.stamp === stamp) return cached.entry;
-  const source = readFileSync(abs, "utf8");
+  let source: string | null;
+  try {
+    source = readTextSafeSync(abs, { label: WORKFLOW_FILE, root: root.within, maxBytes: MAX_WORKFLOW_BYTES });
+  } catch (e) {
+    return { ...base, status: "broken", reason: toErrorInfo(e).message };
+  }
+  if (source === null) return { ...base, status: "broken", reason: `no ${WORKFLOW_FILE} in the folder` };
   const entry = await parseEntry(base, source);
   cache.set(abs, { stamp, entry });
   return entry;

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type ProjectMeta, readProjectMeta } from "./project-meta.js";
+import { PROJECT_FILE, type ProjectMeta, readProjectMeta } from "./project-meta.js";
 import type { Workspace } from "./workspace.js";
 
 /** Something a project keeps open for its lifetime (a database connection, an index). */
@@ -27,10 +27,10 @@ export class Project {
 
   /** project.yaml, validated; re-read only when the file changes. */
   meta(): ProjectMeta {
-    const file = join(this.root, "project.yaml");
-    const st = statSync(file);
-    const stamp = `${st.mtimeMs}:${st.size}`;
-    if (this.metaCache?.stamp !== stamp) this.metaCache = { stamp, meta: readProjectMeta(file) };
+    const st = statSync(join(this.root, PROJECT_FILE));
+    const stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
+    if (this.metaCache?.stamp !== stamp)
+      this.metaCache = { stamp, meta: readProjectMeta(this.root, this.realRoot) };
     return this.metaCache.meta;
   }
 

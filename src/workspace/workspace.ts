@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync,
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomicSync } from "../core/atomic-write.js";
-import { NbError } from "../core/errors.js";
+import { NbError, toErrorInfo } from "../core/errors.js";
 import { writeProjectLayout } from "./layout.js";
 import { Project } from "./project.js";
 import { type ProjectMeta, readProjectMeta } from "./project-meta.js";
@@ -120,13 +120,19 @@ export class Workspace {
     for (const e of readdirSync(this.root, { withFileTypes: true })) {
       if (!e.isDirectory() || !this.hasProject(e.name)) continue;
       try {
-        const m = readProjectMeta(join(this.root, e.name, "project.yaml"));
+        const m = readProjectMeta(join(this.root, e.name));
         out.push({ name: e.name, title: m.title, language: m.language });
-      } catch {
-        out.push({ name: e.name, title: "(unreadable project.yaml)", language: "?" });
+      } catch (err) {
+        // One broken project.yaml (a FIFO, a link out, bad YAML) is listed as such, not fatal to the list.
+        out.push({ name: e.name, title: this.brokenTitle(err), language: "?" });
       }
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** What a project whose project.yaml cannot be read is called in a list: why, without host paths. */
+  brokenTitle(err: unknown): string {
+    return `(broken project.yaml: ${toErrorInfo(err, [this.root, this.realRoot]).message.split("\n")[0]})`;
   }
 
   /** Open a project (one instance per workspace object, so its resources are shared). */
@@ -153,7 +159,7 @@ export class Workspace {
     if (existsSync(root)) throw new NbError("conflict", `A file or folder named "${name}" already exists`);
     if (opts.sample) {
       cpSync(sampleNovelDir(opts.language ?? "en"), root, { recursive: true });
-      const base = readProjectMeta(join(root, "project.yaml"));
+      const base = readProjectMeta(root);
       const meta: ProjectMeta = {
         ...base,
         title: opts.title ?? base.title,

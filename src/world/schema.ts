@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
+import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { AttrDescription, PatchOp, SchemaDescription } from "./api.js";
 import { isPlainObject, isScalar, REF_PREFIX, stableJson } from "./json.js";
 import { isIndexSegment } from "./pointer.js";
@@ -96,10 +98,32 @@ function dict<T>(): Record<string, T> {
 /** The empty, permissive schema used when schema.yaml is missing. */
 export const PERMISSIVE_SCHEMA: WorldSchema = { source: "none", types: dict(), fingerprint: "none" };
 
-/** Load `world-engine/schema.yaml`; missing file = permissive; malformed file = `config_error` naming the line. */
-export function loadSchemaFile(file: string): WorldSchema {
-  if (!existsSync(file)) return PERMISSIVE_SCHEMA;
-  return parseSchema(readFileSync(file, "utf8"));
+/** The largest schema.yaml read. */
+const MAX_SCHEMA_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Load `world-engine/schema.yaml`; missing file = permissive; malformed file = `config_error` naming
+ * the line. Read through the safe read: the file must really be inside `root` (a real path; by
+ * default the folder holding it), so a FIFO, a device or a link out is an error, never a hang or
+ * another file's text.
+ */
+export function loadSchemaFile(file: string, root = realFolderOf(file)): WorldSchema {
+  // No folder, so no file.
+  if (root === null) return PERMISSIVE_SCHEMA;
+  const text = readTextSafeSync(file, {
+    label: "world-engine/schema.yaml",
+    root,
+    maxBytes: MAX_SCHEMA_BYTES,
+  });
+  return text === null ? PERMISSIVE_SCHEMA : parseSchema(text);
+}
+
+function realFolderOf(file: string): string | null {
+  try {
+    return realpathSync(dirname(file));
+  } catch {
+    return null;
+  }
 }
 
 /** Parse schema YAML text (see loadSchemaFile). */

@@ -52,6 +52,8 @@ export interface WorldOptions {
   dbPath: string;
   /** world-engine/schema.yaml path; a missing file means a permissive schema. */
   schemaPath: string;
+  /** The real folder schema.yaml must really be in (a project's root; default: the folder holding it). */
+  schemaRoot?: string;
   /** Workspace config reader (for the `embedding` section). */
   config?: () => Record<string, unknown>;
   /** Patches of an attribute folded between two of its checkpoints (default 32, or a quarter of its items when more). */
@@ -103,7 +105,7 @@ export class World implements WorldApi {
   loadSchema(): WorldSchema {
     const stamp = fileStamp(this.opts.schemaPath);
     if (!this.current || stamp !== this.schemaStamp) {
-      this.current = loadSchemaFile(this.opts.schemaPath);
+      this.current = loadSchemaFile(this.opts.schemaPath, this.opts.schemaRoot);
       this.schemaStamp = stamp;
       this.schemaUnsettled = true;
     }
@@ -476,6 +478,7 @@ export function openWorld(project: Project): World {
       new World({
         dbPath: project.dbPath("world"),
         schemaPath: join(project.root, "world-engine", "schema.yaml"),
+        schemaRoot: project.realRoot,
         config: () => project.workspace.readConfig(),
       }),
   );

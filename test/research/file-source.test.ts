@@ -83,7 +83,7 @@ describe("the file research source", () => {
     mkdirSync(join(project, "research", "qidian", "books"), { recursive: true });
     symlinkSync(outside, join(project, "research", "qidian", "books", "9.json"));
     const e = await failure(open(join(project, "research"), project).book("qidian", "9"));
-    expect(e.code).toBe("not_allowed");
+    expect(e.code).toBe("path_escape");
     expect(e.message).toContain("leads outside the project");
     // Unconfined (the workspace's own folder), the same link is followed.
     expect((await open(join(project, "research")).book("qidian", "9")).title).toBe("Book 9");

@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
@@ -10,6 +10,7 @@ import { writeTool } from "../../tools/files/write.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import type { ToolContext } from "../../tools/types.js";
 import type { Project } from "../../workspace/project.js";
+import { readTextSafe } from "../../workspace/safe-read.js";
 import type { ApiRoutes } from "../api.js";
 import { HttpError } from "../errors.js";
 import type { ServeHub } from "../hub.js";
@@ -74,7 +75,7 @@ async function fileTree(project: Project): Promise<{ tree: TreeNode; truncated: 
       const childAbs = join(abs, e.name);
       if (e.isDirectory()) node.children?.push(await walk(childAbs, childRel, e.name));
       else if (e.isSymbolicLink()) node.children?.push({ name: e.name, path: childRel, kind: "link" });
-      else if (e.isFile()) node.children?.push(await fileNode(childAbs, childRel, e.name));
+      else if (e.isFile()) node.children?.push(await fileNode(childAbs, childRel, e.name, project.realRoot));
     }
     return node;
   };
@@ -82,11 +83,15 @@ async function fileTree(project: Project): Promise<{ tree: TreeNode; truncated: 
   return { tree, truncated };
 }
 
-async function fileNode(abs: string, rel: string, name: string): Promise<TreeNode> {
+async function fileNode(abs: string, rel: string, name: string, root: string): Promise<TreeNode> {
   const st = await stat(abs).catch(() => null);
   const node: TreeNode = { name, path: rel, kind: "file", size: st?.size ?? 0 };
   if (st && /\.md$/i.test(name) && st.size <= WORD_COUNT_MAX_BYTES) {
-    node.words = countWords(await readFile(abs, "utf8").catch(() => ""));
+    // Through the safe read: a file swapped for a FIFO since the listing must not hold a thread.
+    const text = await readTextSafe(abs, { label: rel, root, maxBytes: WORD_COUNT_MAX_BYTES }).catch(
+      () => null,
+    );
+    node.words = countWords(text ?? "");
   }
   return node;
 }

@@ -34,9 +34,18 @@ function newestFileTime(project: Project): number {
   return newest;
 }
 
+/** A project's metadata; a broken project.yaml is shown as its title, so the rest of the bookshelf still lists. */
+function shownMeta(hub: ServeHub, project: Project): { title: string; summary: string; language: string } {
+  try {
+    return project.meta();
+  } catch (e) {
+    return { title: hub.workspace.brokenTitle(e), summary: "", language: "?" };
+  }
+}
+
 /** What the bookshelf shows of a project. */
 function projectView(hub: ServeHub, project: Project) {
-  const meta = project.meta();
+  const meta = shownMeta(hub, project);
   const lastSession = hub.store.listSessions({ project: project.name, limit: 1 })[0];
   const times = [newestFileTime(project), lastSession ? Date.parse(lastSession.updatedAt) : 0];
   const newest = Math.max(...times.filter((t) => Number.isFinite(t)));

@@ -21,7 +21,8 @@ export const CALENDAR_FILE = "world-engine/calendar.yaml";
 export function loadCalendar(project: Project): Calendar {
   const file = project.resource(
     "calendar",
-    () => new CalendarFile(join(project.root, CALENDAR_FILE), () => project.meta().language),
+    () =>
+      new CalendarFile(join(project.root, CALENDAR_FILE), project.realRoot, () => project.meta().language),
   );
   return file.get();
 }
