@@ -1,7 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEvents } from "../../src/memory/files.js";
 import {
   getChapterWriterBrief,
   getStoryTree,
@@ -104,6 +105,37 @@ describe("the Chinese sample novel (--language zh)", () => {
     expect(brief.markdown).toContain("章节写作简报");
     expect(brief.markdown).not.toMatch(/Mira|Saltmarsh|Tomas/);
   });
+});
+
+describe("subject memory in both samples", () => {
+  for (const language of ["en", "zh"] as const) {
+    it(`${language}: each subject is a character of the World Engine, by the same id, and its events are dated in the project calendar`, async () => {
+      const project = await createSampleProject(ws, `memory-${language}`, { language });
+      const characters = openWorld(project)
+        .subject.list()
+        .filter((s) => s.type === "character")
+        .map((s) => s.id);
+      const folder = join(project.root, "simulation/subjects");
+      const subjects = readdirSync(folder).sort();
+      expect(subjects).toEqual(characters);
+      const calendar = loadCalendar(project);
+      for (const id of subjects) {
+        const dossier = readFileSync(join(folder, id, "subject.md"), "utf8");
+        expect(/^id: (.+)$/m.exec(dossier)?.[1]).toBe(id);
+        const events = parseEvents("events.jsonl", readFileSync(join(folder, id, "events.jsonl"), "utf8"));
+        expect(events.length).toBeGreaterThan(0);
+        for (const { value } of events) {
+          expect(value.time, value.text).toBeDefined();
+          // In the calendar, and in the story's present (the chapters are set in 91).
+          const at = calendar.parse(value.time as string);
+          expect(calendar.format(at)).toBe(value.time);
+          expect(at).toBeGreaterThanOrEqual(
+            calendar.parse(language === "zh" ? "簿纪91年雾月12日 12:00" : "12 Fog 91 AL, 12:00"),
+          );
+        }
+      }
+    });
+  }
 });
 
 describe("seeding", () => {

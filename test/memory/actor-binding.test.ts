@@ -6,8 +6,8 @@ import { type HarnessFixture, harnessFixture } from "../harness-fixture.js";
 let fx: HarnessFixture;
 afterEach(() => fx.close());
 
-const MIRA = "simulation/subjects/mira-vale";
-const TOMAS = "simulation/subjects/tomas-rook";
+const MIRA = "simulation/subjects/mira";
+const TOMAS = "simulation/subjects/tomas";
 
 describe("an actor session's subject binding reaches the memory tools", () => {
   it("searches its own subject and is refused another's, from the session's initial.subjectPath", async () => {
@@ -31,8 +31,7 @@ describe("an actor session's subject binding reaches the memory tools", () => {
       },
       {
         expect: {
-          lastToolResult:
-            "simulator.actor plays simulation/subjects/mira-vale and may reach only its own memory",
+          lastToolResult: "simulator.actor plays simulation/subjects/mira and may reach only its own memory",
         },
         toolCalls: [
           {

@@ -17,22 +17,22 @@ describe("nbook memory on the sample novel", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       subjects: [
-        { id: "mira-vale", path: "simulation/subjects/mira-vale", events: 4, memories: 3 },
-        { id: "tomas-rook", path: "simulation/subjects/tomas-rook", events: 2, memories: 2 },
+        { id: "mira", path: "simulation/subjects/mira", events: 4, memories: 3 },
+        { id: "tomas", path: "simulation/subjects/tomas", events: 2, memories: 2 },
       ],
     });
   });
 
   it("searches one subject's sources, and only that subject", async () => {
-    const r = await nbook("search", "mira-vale", "ledger page");
+    const r = await nbook("search", "mira", "ledger page");
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(
-      "events tick=000002 time=first day of the Long Flood month, afternoon\nMira saw that a page",
+      "events tick=000002 time=12 Fog 91 AL, 12:40\nMira saw that the ledger's page",
     );
     expect(r.stdout).toContain("memory topic=the bell-ledger");
     expect(r.stdout).not.toContain("I cut it out myself");
 
-    const t = await nbook("search", "tomas-rook", "ledger page", "--source", "memory", "--json");
+    const t = await nbook("search", "tomas", "ledger page", "--source", "memory", "--json");
     const out = JSON.parse(t.stdout) as {
       retrieval: string;
       results: { source: string; hits: { text: string }[] }[];
@@ -43,21 +43,20 @@ describe("nbook memory on the sample novel", () => {
   });
 
   it("shows a subject, refuses a missing one, and reindex rebuilds from the files", async () => {
-    const s = await nbook("show", "tomas-rook");
+    const s = await nbook("show", "tomas");
     expect(s.stdout).toContain("## Memory (2)\n- Mira Vale (also: the girl, my apprentice): My apprentice");
     const missing = await nbook("show", "nobody");
     expect(missing.status).not.toBe(0);
-    expect(missing.stderr).toContain("No subject at simulation/subjects/nobody");
-
-    writeFileSync(
-      join(bed.project.root, "simulation/subjects/tomas-rook/events.jsonl"),
-      '{"text":"only one"}\n',
+    expect(missing.stderr).toContain(
+      "No subject at simulation/subjects/nobody. The project's subjects: mira, tomas (nbook memory subjects lists them)",
     );
+
+    writeFileSync(join(bed.project.root, "simulation/subjects/tomas/events.jsonl"), '{"text":"only one"}\n');
     const re = await nbook("reindex", "--json");
     expect(JSON.parse(re.stdout)).toEqual({
       subjects: [
-        { id: "mira-vale", events: 4, memory: 3, embedded: 0 },
-        { id: "tomas-rook", events: 1, memory: 2, embedded: 0 },
+        { id: "mira", events: 4, memory: 3, embedded: 0 },
+        { id: "tomas", events: 1, memory: 2, embedded: 0 },
       ],
     });
   });

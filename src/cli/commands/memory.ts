@@ -65,6 +65,15 @@ async function subjectIds(o: Opts): Promise<string[]> {
     .sort();
 }
 
+/** `not_found` for a subject the project does not have, naming the ones it has. */
+async function noSuchSubject(o: Opts, path: string): Promise<NbError> {
+  const ids = await subjectIds(o);
+  const known = ids.length
+    ? `The project's subjects: ${ids.join(", ")} (nbook memory subjects lists them)`
+    : "The project has no subjects yet (each is a folder simulation/subjects/<id>/)";
+  return new NbError("not_found", `No subject at ${path}. ${known}`);
+}
+
 /** Events and memories of one subject, or the parse error of the first broken file. */
 type Summary =
   | { id: string; path: string; events: SubjectEvent[]; memories: SubjectMemory[] }
@@ -132,7 +141,7 @@ export function registerMemory(program: Command): void {
     try {
       const { files } = filesFor(o);
       const s = await summary(files, id);
-      if (!(await files.isDir(s.path))) throw new NbError("not_found", `No subject at ${s.path}`);
+      if (!(await files.isDir(s.path))) throw await noSuchSubject(o, s.path);
       if ("error" in s) throw new NbError("invalid_input", s.error);
       if (o.json) return printJson(s);
       const lines = [`# ${s.path}`, "", `## Events (${s.events.length})`];
@@ -168,7 +177,9 @@ export function registerMemory(program: Command): void {
       const limit = o.limit === undefined ? undefined : Number(o.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 20))
         throw new NbError("invalid_input", "--limit must be 1–20");
-      const r = await searchSubject(files, subjectPathOf(id), sourceOption(o.source), query, {
+      const path = subjectPathOf(id);
+      if (!(await files.isDir(path))) throw await noSuchSubject(o, path);
+      const r = await searchSubject(files, path, sourceOption(o.source), query, {
         ...(limit === undefined ? {} : { limit }),
         embedding: configuredEmbedding(o),
       });
