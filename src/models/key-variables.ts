@@ -1,4 +1,5 @@
 import type { FieldError } from "../core/errors.js";
+import { searchKeyBindings } from "../web/config.js";
 import type { ModelsConfig, ProviderConfig, ProviderKind } from "./config.js";
 
 /** The key variable a provider of each kind reads when `apiKeyEnv` is not set (none for local servers). */
@@ -30,9 +31,10 @@ function endpointOf(p: Pick<ProviderConfig, "kind" | "baseURL">): string {
 /**
  * What a project's `.nbook/config.json` may not do, as field errors (empty when it is fine). A
  * project may add providers, but a key variable goes only where the workspace sends it: a workspace
- * provider keeps its kind, URL and key variable, a key variable of the workspace (or a kind's
- * default one) is not sent to another endpoint, and a new variable must look like a provider key
- * (`PROVIDER_KEY_VARIABLE`) or be listed in the workspace's `allowKeyVariables`.
+ * provider keeps its kind, URL and key variable, a key variable of the workspace (a provider's,
+ * web_search's, or a kind's default one) is not sent to another endpoint, and a new variable must
+ * look like a provider key (`PROVIDER_KEY_VARIABLE`) or be listed in the workspace's
+ * `allowKeyVariables`.
  */
 export function projectConfigViolations(workspace: ModelsConfig, project: ModelsConfig): FieldError[] {
   const out: FieldError[] = [];
@@ -42,18 +44,23 @@ export function projectConfigViolations(workspace: ModelsConfig, project: Models
       message: "only the workspace .nbook/config.json may allow key variables",
     });
   }
-  const sentTo = new Map<string, Set<string>>();
-  const bind = (name: string, endpoint: string) => {
-    const set = sentTo.get(name) ?? new Set<string>();
-    set.add(endpoint);
-    sentTo.set(name, set);
+  // Each key variable the workspace sends, to which endpoints, and whose key it is (for the message).
+  const sentTo = new Map<string, { endpoints: Set<string>; owner: string }>();
+  const bind = (name: string, endpoint: string, owner: string) => {
+    const entry = sentTo.get(name) ?? { endpoints: new Set<string>(), owner };
+    entry.endpoints.add(endpoint);
+    sentTo.set(name, entry);
   };
   for (const [kind, name] of Object.entries(DEFAULT_KEY_ENV)) {
-    if (name) bind(name, endpointOf({ kind: kind as ProviderKind }));
+    if (name) bind(name, endpointOf({ kind: kind as ProviderKind }), "another endpoint");
   }
   for (const p of Object.values(workspace.providers)) {
     const name = apiKeyEnvOf(p);
-    if (name) bind(name, endpointOf(p));
+    if (name) bind(name, endpointOf(p), "another endpoint");
+  }
+  // web_search's keys (its own config section): never a model endpoint, so no project provider gets one.
+  for (const b of searchKeyBindings(workspace.web)) {
+    bind(b.name, `web_search ${b.provider} ${b.url ?? ""}`, `web_search (${b.provider})`);
   }
   const allowed = new Set(workspace.allowKeyVariables ?? []);
 
@@ -80,12 +87,12 @@ export function projectConfigViolations(workspace: ModelsConfig, project: Models
     const name = apiKeyEnvOf(p);
     if (!name) continue;
     const pointer = p.apiKeyEnv ? `${at}/apiKeyEnv` : `${at}/baseURL`;
-    const endpoints = sentTo.get(name);
-    if (endpoints) {
-      if (!endpoints.has(endpointOf(p))) {
+    const bound = sentTo.get(name);
+    if (bound) {
+      if (!bound.endpoints.has(endpointOf(p))) {
         out.push({
           pointer,
-          message: `${name} is the key of another endpoint; a project may not send it to ${p.baseURL ?? `the default ${p.kind} URL`} (configure that provider in the workspace .nbook/config.json)`,
+          message: `${name} is the key of ${bound.owner}; a project may not send it to ${p.baseURL ?? `the default ${p.kind} URL`} (configure that provider in the workspace .nbook/config.json)`,
         });
       }
     } else if (!PROVIDER_KEY_VARIABLE.test(name) && !allowed.has(name)) {

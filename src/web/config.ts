@@ -102,6 +102,35 @@ export const PROVIDER_DEFAULTS: Record<SearchProviderName, { url?: string; apiKe
   tavily: { url: "https://api.tavily.com/search", apiKeyEnv: "TAVILY_API_KEY" },
 };
 
+/** A key variable web_search sends, the provider that sends it and the URL it goes to. */
+export interface SearchKeyBinding {
+  name: string;
+  provider: SearchProviderName;
+  url?: string;
+}
+
+const field = (o: unknown, key: string): unknown =>
+  o && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined;
+
+/**
+ * The key variables web_search sends, each with where it goes: every provider's default
+ * (BRAVE_API_KEY, TAVILY_API_KEY) and whatever a workspace's raw `web` section names instead. Read
+ * leniently, without validating: a section web_search would refuse still names the variables meant.
+ */
+export function searchKeyBindings(rawWeb: unknown): SearchKeyBinding[] {
+  const out: SearchKeyBinding[] = [];
+  for (const provider of SEARCH_PROVIDERS) {
+    const d = PROVIDER_DEFAULTS[provider];
+    if (d.apiKeyEnv) out.push({ name: d.apiKeyEnv, provider, ...(d.url ? { url: d.url } : {}) });
+    const p = field(field(field(rawWeb, "search"), "providers"), provider);
+    const configured = { name: field(p, "apiKeyEnv"), url: field(p, "url") };
+    const name = typeof configured.name === "string" ? configured.name : d.apiKeyEnv;
+    const url = typeof configured.url === "string" ? configured.url : d.url;
+    if (name) out.push({ name, provider, ...(url ? { url } : {}) });
+  }
+  return out;
+}
+
 export const DEFAULT_SEARCH_ORDER: readonly SearchProviderName[] = ["searxng", "brave", "tavily"];
 export const DEFAULT_SEARCH_TIMEOUT_MS = 15_000;
 

@@ -60,7 +60,11 @@ function split(text: string): { before: string; inside: string; after: string } 
   const start = open.index + open[0].length;
   const end = text.indexOf(close, start);
   expect(end).toBeGreaterThan(start);
-  return { before: text.slice(0, open.index), inside: text.slice(start, end), after: text.slice(end + close.length) };
+  return {
+    before: text.slice(0, open.index),
+    inside: text.slice(start, end),
+    after: text.slice(end + close.length),
+  };
 }
 
 describe("text from the web stays inside the untrusted fence", () => {
