@@ -8,8 +8,9 @@ import {
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "./defaults.js";
+import { DEFAULT_DETACHED_GRACE_MS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "./defaults.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
+import { McpSessions } from "./sessions.js";
 import { assertStrongToken } from "./token.js";
 
 /** A running Streamable HTTP MCP endpoint. */
@@ -29,6 +30,8 @@ export interface McpHttpOptions extends McpServerOptions {
   maxSessions?: number;
   /** A session without any request for this long is closed (its id then gets 404). */
   sessionIdleMs?: number;
+  /** How long a session whose client closed its stream is kept for the client to come back. */
+  detachedGraceMs?: number;
   /** The clock idle sessions are measured with (tests move it). */
   now?: () => number;
 }
@@ -84,41 +87,27 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-/** One MCP session: its transport, when it was last used, and how many of its requests are open. */
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  lastActive: number;
-  open: number;
-}
-
 /**
  * Serve MCP over Streamable HTTP on 127.0.0.1. Every request needs a loopback Host with this port,
- * no foreign Origin, and the bearer token. At most `maxSessions` sessions are open at once, and a
- * session idle for `sessionIdleMs` (no request, none open) is closed.
+ * no foreign Origin, and the bearer token. At most `maxSessions` sessions are open at once; a
+ * session idle for `sessionIdleMs` (no request, none open) is closed, and one whose client closed
+ * its stream sooner (McpSessions).
  */
 export async function serveMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle> {
   if (opts.token !== undefined) assertStrongToken(opts.token);
   const token = opts.token ?? randomBytes(32).toString("base64url");
   const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const now = opts.now ?? Date.now;
-  const sessions = new Map<string, Session>();
-  // Initializations under way count against the cap, so a burst cannot overshoot it.
-  let starting = 0;
+  const sessions = new McpSessions({
+    max: maxSessions,
+    idleMs,
+    graceMs: opts.detachedGraceMs ?? DEFAULT_DETACHED_GRACE_MS,
+    now: opts.now ?? Date.now,
+  });
   let port = 0;
 
-  const expireIdle = async () => {
-    const cutoff = now() - idleMs;
-    for (const [id, s] of sessions) {
-      if (s.open === 0 && s.lastActive <= cutoff) {
-        sessions.delete(id);
-        await s.transport.close();
-      }
-    }
-  };
-
   const startSession = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
-    if (sessions.size + starting >= maxSessions) {
+    if (!(await sessions.reserve())) {
       return reply(
         res,
         503,
@@ -126,21 +115,18 @@ export async function serveMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
         { "retry-after": String(Math.max(1, Math.round(Math.min(idleMs, 60_000) / 1000))) },
       );
     }
-    starting++;
     try {
-      const transport = new StreamableHTTPServerTransport({
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport, lastActive: now(), open: 0 });
-        },
+        onsessioninitialized: (id) => sessions.add(id, transport),
       });
       transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+        if (transport.sessionId) sessions.remove(transport.sessionId);
       };
       await createMcpServer(opts).connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
-      starting--;
+      sessions.release();
     }
   };
 
@@ -154,19 +140,12 @@ export async function serveMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
     }
     if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp")
       return reply(res, 404, "Not found: use /mcp");
-    await expireIdle();
+    await sessions.expire();
     const sid = req.headers["mcp-session-id"];
     const existing = typeof sid === "string" ? sessions.get(sid) : undefined;
     // MCP: a session id the server does not know (ended, expired, or never issued) is answered with 404.
     if (sid !== undefined && !existing) return reply(res, 404, "Session not found: initialize a new one");
-    if (existing) {
-      existing.open++;
-      existing.lastActive = now();
-      res.once("close", () => {
-        existing.open--;
-        existing.lastActive = now();
-      });
-    }
+    if (existing) sessions.track(existing, res, req.method === "GET");
     if (req.method === "POST") {
       let body: unknown;
       try {
@@ -203,7 +182,7 @@ export async function serveMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
   port = (http.address() as AddressInfo).port;
   // Idle sessions are also closed when no request comes to trigger it; the timer never keeps the process up.
   const sweeper = setInterval(
-    () => void expireIdle().catch(() => {}),
+    () => void sessions.expire().catch(() => {}),
     Math.max(1000, Math.min(idleMs, 60_000)),
   );
   sweeper.unref();
@@ -212,7 +191,7 @@ export async function serveMcpHttp(opts: McpHttpOptions): Promise<McpHttpHandle>
     token,
     async close() {
       clearInterval(sweeper);
-      for (const s of sessions.values()) await s.transport.close();
+      await sessions.closeAll();
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       // Kept-alive client connections would otherwise hold the server open until they time out.
       http.closeAllConnections();

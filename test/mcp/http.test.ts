@@ -369,3 +369,92 @@ describe("MCP over HTTP: sessions are capped and idle ones expire", () => {
     }
   });
 });
+
+describe("MCP over HTTP: a client that closes frees its session", () => {
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  const ping = (h: McpHttpHandle, id: string) =>
+    rawPost(
+      h.url,
+      { ...auth, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+    );
+  /** Connect the official client, use it, and close it (its close() sends no DELETE); its session id. */
+  const useAndClose = async (url: string, token: string): Promise<string> => {
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
+    const c = new Client({ name: "t", version: "1" });
+    await c.connect(transport);
+    expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+    const id = transport.sessionId!;
+    await c.close();
+    return id;
+  };
+
+  it("the official client opens and closes 100 times against nbook mcp --http, and the 101st still connects", async () => {
+    const { child, out } = await startCli(["--profile", "writer"], { NBOOK_MCP_TOKEN: TOKEN });
+    try {
+      const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(out)![1];
+      for (let i = 0; i < 100; i++) await useAndClose(url, TOKEN);
+      const c = await httpClient(url, TOKEN);
+      const r = await c.callTool({ name: "read", arguments: { path: "lorebook/index.md" } });
+      expect(textOf(r)).toContain("Lorebook");
+      await c.close();
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  }, 120_000);
+
+  it("ends a session once its client's stream has been gone for the grace; a stream reopened in time keeps it", async () => {
+    const h = await serve({ token: TOKEN, detachedGraceMs: 300 });
+    try {
+      const closed = await useAndClose(h.url, TOKEN);
+      // (A request within the grace would keep the session: the client may still be there.)
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await ping(h, closed)).status).toBe(404);
+
+      // A client whose stream drops and comes back within the grace keeps its session.
+      const id = (await rawPost(h.url, auth)).headers["mcp-session-id"] as string;
+      const stream = () => {
+        const ac = new AbortController();
+        const res = fetch(h.url, {
+          headers: {
+            ...auth,
+            accept: "text/event-stream",
+            "mcp-session-id": id,
+            "mcp-protocol-version": "2025-06-18",
+          },
+          signal: ac.signal,
+        });
+        return { ac, res };
+      };
+      const first = stream();
+      expect((await first.res).status).toBe(200);
+      first.ac.abort();
+      await new Promise((r) => setTimeout(r, 100));
+      const second = stream();
+      expect((await second.res).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await ping(h, id)).status).toBe(200);
+      second.ac.abort();
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("at the cap, a new client takes the place of a closed client's session still in its grace", async () => {
+    const h = await serve({ token: TOKEN, maxSessions: 2, detachedGraceMs: 60_000 });
+    try {
+      for (let i = 0; i < 5; i++) await useAndClose(h.url, TOKEN);
+      // A session whose client never opened a stream (it may still come back) is not taken.
+      const raw = await rawPost(h.url, auth);
+      expect(raw.status).toBe(200);
+      const other = await rawPost(h.url, auth);
+      expect(other.status).toBe(200);
+      expect((await rawPost(h.url, auth)).status).toBe(503);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,6 +1,10 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from "../../mcp/defaults.js";
+import {
+  DEFAULT_DETACHED_GRACE_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+} from "../../mcp/defaults.js";
 import { SESSION_BOUND_GROUPS, sessionBoundKeys } from "../../mcp/tools.js";
 import { overrideNotice } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../../tools/builtin.js";
@@ -48,8 +52,10 @@ Over stdio, stdout carries only MCP messages; logs go to stderr.
 --http serves http://127.0.0.1:<port>/mcp and prints the URL and a bearer token (set NBOOK_MCP_TOKEN
 to choose the token: at least 32 random characters, e.g. from \`openssl rand -hex 32\`; a
 predictable one is refused); every request needs "Authorization: Bearer <token>", a Host of
-127.0.0.1:<port> or localhost:<port>, and no Origin other than that (so no web page can reach it). At most --max-sessions sessions are open at once (more get 503), and a session
-without requests for --session-idle minutes is closed (its id then gets 404).`;
+127.0.0.1:<port> or localhost:<port>, and no Origin other than that (so no web page can reach it).
+At most --max-sessions sessions are open at once (more get 503), and a session without requests
+for --session-idle minutes is closed (its id then gets 404); one whose client closed its event
+stream (GET /mcp) is closed ${DEFAULT_DETACHED_GRACE_MS / 1000} s later, or at once when a new client needs its place.`;
 }
 
 /** `nbook mcp`: serve NeuroBook's tools over MCP (stdio by default, or Streamable HTTP). */
