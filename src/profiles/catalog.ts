@@ -4,6 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { yamlErrorLine } from "../core/yaml-error.js";
 import { skillsSection, usableSkills } from "../skills/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Project } from "../workspace/project.js";
@@ -197,7 +198,7 @@ export class ProfileCatalog {
         }
         this.add(this.fromFile(r.data, source, file), registry, file);
       } catch (e) {
-        this.problems.push({ file, message: (e as Error).message.split("\n")[0] });
+        this.problems.push({ file, message: yamlErrorLine(e) ?? (e as Error).message.split("\n")[0] });
       }
     }
   }

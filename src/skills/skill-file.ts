@@ -1,6 +1,7 @@
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { zodFieldErrors } from "../core/validate.js";
+import { yamlErrorLine } from "../core/yaml-error.js";
 
 /** The file every skill folder must hold. */
 export const SKILL_FILE = "SKILL.md";
@@ -31,7 +32,9 @@ export function parseSkillFile(
   try {
     raw = parseYaml(m[1]);
   } catch (e) {
-    return { ok: false, reason: `front matter is not valid YAML: ${(e as Error).message.split("\n")[0]}` };
+    // The front matter starts on the file's second line.
+    const reason = yamlErrorLine(e, 1) ?? (e as Error).message.split("\n")[0];
+    return { ok: false, reason: `front matter is not valid YAML: ${reason}` };
   }
   const r = SkillFrontMatterSchema.safeParse(raw ?? {});
   if (!r.success) {

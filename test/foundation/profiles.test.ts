@@ -107,7 +107,10 @@ describe("profile catalog", () => {
     expect(c.has("missing")).toBe(false);
     const byFile = Object.fromEntries(c.problems.map((p) => [p.file, p.message]));
     expect(byFile[".nbook/agent/profiles/bad-tool.yaml"]).toContain("unknown tool teleport");
-    expect(byFile[".nbook/agent/profiles/broken.yaml"]).toBeTruthy();
+    // The YAML problem, where, and the text there (not a message cut after "column 1:").
+    expect(byFile[".nbook/agent/profiles/broken.yaml"]).toBe(
+      "Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 1, after: name: [unclosed",
+    );
     expect(byFile[".nbook/agent/profiles/missing.json"]).toContain("/name");
   });
 

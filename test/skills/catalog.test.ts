@@ -70,7 +70,10 @@ describe("the skills catalog", () => {
       return s?.reason ?? "";
     };
     expect(broken("no-when")).toContain("/when_to_use");
-    expect(broken("bad-yaml")).toContain("not valid YAML");
+    // Lines counted in the file, front matter from line 2.
+    expect(broken("bad-yaml")).toBe(
+      "front matter is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 3, column 23: description: [unclosed",
+    );
     expect(broken("no-front")).toContain("no YAML front matter");
     expect(broken("renamed")).toContain('"other-name" differs from the folder name "renamed"');
     expect(broken("Großbuchstaben")).toContain("/name: lowercase kebab-case");
