@@ -200,9 +200,11 @@ function toOutcome(raw: RawOutcome, filename: string): PassOutcome {
     const info = raw.failure;
     const line = thrownLine(info, filename);
     const at = line === undefined ? "" : ` (${filename}:${line})`;
+    // A plain Error (an activity's failure passed back, or the script's own) is its message; a
+    // TypeError, a RangeError… keeps its name, which says what went wrong.
     const error: ErrorInfo = {
       code: info.code && isCode(info.code) ? info.code : "invalid_input",
-      message: `${info.name}: ${info.message}${at}`,
+      message: `${info.name === "Error" ? "" : `${info.name}: `}${info.message}${at}`,
     };
     if (line !== undefined) error.details = { line };
     return { ...base, state: "failed", error };
