@@ -4,6 +4,7 @@ import { z } from "zod";
 import { readConfigFile } from "../core/config-file.js";
 import { type FieldError, NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { parseWebConfig, webSettings } from "../web/config.js";
 import { isInside, realPathOf } from "../workspace/paths.js";
 import { DEFAULT_HTTP_TIMEOUT_MS } from "./http-source.js";
 import { DEFAULT_STALE_AFTER_HOURS } from "./staleness.js";
@@ -45,9 +46,20 @@ export const ResearchConfigSchema = z
   .strict();
 export type ResearchConfig = z.infer<typeof ResearchConfigSchema>;
 
-/** One source the config names, in the order they are asked. */
+/**
+ * One source the config names, in the order they are asked. A service a project adds carries
+ * `allowPrivate`: it is reached only through web_fetch's address guard, with the workspace's
+ * `web.fetch.allowPrivate` (a project folder may come from someone else, and must not reach your
+ * own network through a read tool).
+ */
 export type SourceSetting =
-  | { kind: "http"; baseUrl: string; timeoutMs: number; fromProject: boolean }
+  | {
+      kind: "http";
+      baseUrl: string;
+      timeoutMs: number;
+      fromProject: boolean;
+      allowPrivate?: readonly string[];
+    }
   | { kind: "file"; dir: string; shownAs: string; fromProject: boolean; confine?: string };
 
 /** The effective research settings: sources in order (none: the offline sample) and staleness. */
@@ -75,16 +87,23 @@ export function parseResearchConfig(raw: unknown, label: string): ResearchConfig
  * Layer a project's research settings over the workspace's, by the trust rules of model providers
  * (docs/models.md): a project adds sources, asked after the workspace's, and labelled as the
  * project's wherever they answer; it may not redirect the workspace's service (another `baseUrl`
- * while the workspace has one is `config_error`), and its snapshot folder must be inside the project.
+ * while the workspace has one is `config_error`), a service it adds is reached only at an address
+ * web_fetch could reach (with the workspace's `allowPrivate`), and its snapshot folder must be
+ * inside the project.
  */
 export function mergeResearchConfig(
   workspace: ResearchConfig,
   project: ResearchConfig | null,
-  roots: { workspaceRoot: string; projectRoot?: string | null },
+  roots: {
+    workspaceRoot: string;
+    projectRoot?: string | null;
+    /** The workspace's `web.fetch.allowPrivate`, read only when a project adds a service. */
+    allowPrivate?: () => readonly string[];
+  },
   label = "project .nbook/config.json",
 ): ResearchSettings {
   const sources: SourceSetting[] = [];
-  if (workspace.http) sources.push(httpSetting(workspace.http, false));
+  if (workspace.http) sources.push(httpSetting(workspace.http));
   if (workspace.dir) {
     const dir = resolve(roots.workspaceRoot, workspace.dir);
     const shownAs = isAbsolute(workspace.dir) ? `…/${dir.split(/[\\/]/).at(-1)}` : workspace.dir;
@@ -115,7 +134,9 @@ export function mergeResearchConfig(
     if (fields.length) {
       throw new NbError("config_error", `Invalid ${label}:\n${formatFieldErrors(fields)}`, { fields });
     }
-    if (project.http && !workspace.http) sources.push(httpSetting(project.http, true));
+    if (project.http && !workspace.http) {
+      sources.push(httpSetting(project.http, roots.allowPrivate?.() ?? []));
+    }
     if (project.dir && projectDir) {
       const confine = realPathOf(roots.projectRoot, ".");
       const shownAs = `${project.dir} in the project`;
@@ -128,27 +149,31 @@ export function mergeResearchConfig(
   };
 }
 
-function httpSetting(h: NonNullable<ResearchConfig["http"]>, fromProject: boolean): SourceSetting {
+/** A service's setting; `allowPrivate` only for a project's, which goes through the address guard. */
+function httpSetting(
+  h: NonNullable<ResearchConfig["http"]>,
+  allowPrivate?: readonly string[],
+): SourceSetting {
   return {
     kind: "http",
     baseUrl: h.baseUrl,
     timeoutMs: h.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS,
-    fromProject,
+    fromProject: allowPrivate !== undefined,
+    ...(allowPrivate ? { allowPrivate } : {}),
   };
 }
 
 /** Load the effective research settings: the workspace's `.nbook/config.json`, then the project's. */
 export function loadResearchSettings(roots: ResearchConfigRoots): ResearchSettings {
   const wsLabel = ".nbook/config.json";
-  const ws = parseResearchConfig(
-    readConfigFile(join(roots.workspaceRoot, ".nbook", "config.json"), wsLabel).research,
-    wsLabel,
-  );
+  const wsRaw = readConfigFile(join(roots.workspaceRoot, ".nbook", "config.json"), wsLabel);
+  const ws = parseResearchConfig(wsRaw.research, wsLabel);
   let project: ResearchConfig | null = null;
   const label = "project .nbook/config.json";
   if (roots.projectRoot) {
     const file = join(roots.projectRoot, ".nbook", "config.json");
     if (existsSync(file)) project = parseResearchConfig(readConfigFile(file, label).research, label);
   }
-  return mergeResearchConfig(ws, project, roots, label);
+  const allowPrivate = () => webSettings(parseWebConfig(wsRaw.web, wsLabel)).fetch.allowPrivate;
+  return mergeResearchConfig(ws, project, { ...roots, allowPrivate }, label);
 }

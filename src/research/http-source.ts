@@ -19,6 +19,11 @@ export interface HttpSourceOptions {
   note?: string;
   /** Where the address is set, as errors name it. */
   setting?: string;
+  /**
+   * Reach the service only through web_fetch's address guard, with these private addresses
+   * allowed (a service a project adds); absent, the user's own service may be anywhere.
+   */
+  allowPrivate?: readonly string[];
 }
 
 /**
@@ -33,9 +38,11 @@ export class HttpSource implements ResearchSource {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly setting: string;
+  private readonly allowPrivate?: readonly string[];
 
   constructor(opts: HttpSourceOptions) {
     this.baseUrl = opts.baseUrl;
+    this.allowPrivate = opts.allowPrivate;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
     this.setting = opts.setting ?? "research.http.baseUrl in .nbook/config.json";
     this.key = `http ${opts.baseUrl}`;
@@ -66,14 +73,17 @@ export class HttpSource implements ResearchSource {
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
-      res = await fetch(`${this.baseUrl}${path}`, {
+      const init = {
         headers: { accept: "application/json" },
         // A service that redirects would send the request elsewhere than the user configured.
         redirect: "manual",
         signal: combined,
-      });
+      } as const;
+      res = this.allowPrivate
+        ? await guardedFetch(`${this.baseUrl}${path}`, init, this.allowPrivate)
+        : await fetch(`${this.baseUrl}${path}`, init);
     } catch (e) {
-      throw this.requestError(e, signal);
+      throw (await this.blockedError(e)) ?? this.requestError(e, signal);
     }
     let text: string;
     try {
@@ -120,6 +130,19 @@ export class HttpSource implements ResearchSource {
     return new NbError("io_error", `The research service ${this.baseUrl} failed for ${what} (${upstream})`);
   }
 
+  /** `not_allowed` when the address guard refused the connection, else null. */
+  private async blockedError(e: unknown): Promise<NbError | null> {
+    if (!this.allowPrivate) return null;
+    const { findBlocked } = await import("../web/fetch/guard.js");
+    const blocked = findBlocked(e);
+    if (!blocked) return null;
+    return new NbError(
+      "not_allowed",
+      `${capitalised(this.label)} is refused: ${blocked.message}. A research service a project adds must be at a public address; a service of your own can be allowed in web.fetch.allowPrivate of the workspace .nbook/config.json, or set as research.http.baseUrl there.`,
+      { details: { host: blocked.host, address: blocked.address, reason: blocked.reason } },
+    );
+  }
+
   /** A request that got no answer: aborted, timed out, or no connection. */
   private requestError(e: unknown, signal?: AbortSignal): NbError {
     if (signal?.aborted) return new NbError("aborted", "The research request was aborted");
@@ -135,6 +158,23 @@ export class HttpSource implements ResearchSource {
       `Cannot reach the research service at ${this.baseUrl} (${connectionReason(e)}). Is it running? Its address is ${this.setting} (docs/research.md).`,
     );
   }
+}
+
+/** A GET through web_fetch's guarded dispatcher (undici's own fetch, which takes its dispatcher). */
+async function guardedFetch(
+  url: string,
+  init: { headers: Record<string, string>; redirect: "manual"; signal: AbortSignal },
+  allowPrivate: readonly string[],
+): Promise<Response> {
+  const [{ fetch: undiciFetch }, { guardedAgent }] = await Promise.all([
+    import("undici"),
+    import("../web/fetch/client.js"),
+  ]);
+  return (await undiciFetch(url, { ...init, dispatcher: guardedAgent(allowPrivate) })) as unknown as Response;
+}
+
+function capitalised(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function seg(s: string): string {

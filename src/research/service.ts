@@ -50,6 +50,7 @@ function sourceOf(s: SourceSetting): ResearchSource {
       timeoutMs: s.timeoutMs,
       note: s.fromProject ? "(added by the project's .nbook/config.json)" : undefined,
       setting: `research.http.baseUrl in ${s.fromProject ? "the project's " : ""}.nbook/config.json`,
+      ...(s.allowPrivate ? { allowPrivate: s.allowPrivate } : {}),
     });
   }
   return new FileSource({

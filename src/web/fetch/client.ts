@@ -3,7 +3,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher, request } from "undici";
 import { NbError } from "../../core/errors.js";
 import { type BodyKind, kindOfMime, parseContentType, sniffKind } from "./content-type.js";
-import { AllowList, BlockedAddressError, guardedConnector, type Resolver } from "./guard.js";
+import { AllowList, findBlocked, guardedConnector, type Resolver } from "./guard.js";
 
 /** What one fetch may cost. */
 export interface FetchLimits {
@@ -239,11 +239,4 @@ function fetchError(
     "io_error",
     `could not fetch ${url.href}: ${code ?? (err instanceof Error ? err.message : String(e))}`,
   );
-}
-
-function findBlocked(e: unknown): BlockedAddressError | null {
-  for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
-    if (cur instanceof BlockedAddressError) return cur;
-  }
-  return null;
 }

@@ -91,6 +91,14 @@ export class BlockedAddressError extends Error {
   }
 }
 
+/** The guard's refusal inside an error an HTTP client wrapped it in (`fetch failed` and its causes). */
+export function findBlocked(e: unknown): BlockedAddressError | null {
+  for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    if (cur instanceof BlockedAddressError) return cur;
+  }
+  return null;
+}
+
 /** Why connecting to `hostname` at `address` is refused under `allow`, or null when it may go ahead. */
 export function connectionRefusal(hostname: string, address: string, allow: AllowList): string | null {
   if (allow.allowsHost(hostname) || allow.allowsAddress(address)) return null;
