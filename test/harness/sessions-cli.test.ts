@@ -132,6 +132,69 @@ describe("nbook sessions", () => {
     ]);
   });
 
+  it("shows a tool error whole, each field with its pointer", async () => {
+    const store = SessionStore.open(join(dir, ".nbook", "agent.sqlite"));
+    const s = store.createSession({ profile: { key: "writer", initial: z.object({}) }, title: "Bad edits" });
+    const error = (message: string, fields: { pointer: string; message: string }[]) => ({
+      code: "invalid_input" as const,
+      message,
+      fields,
+    });
+    store.commitStep(s.id, [
+      {
+        kind: "assistant",
+        data: {
+          text: "",
+          toolCalls: [
+            { id: "e1", key: "edit", input: { path: "a.md", edits: [{}] } },
+            { id: "w1", key: "write", input: { path: "../x.md", content: "x" } },
+          ],
+        },
+      },
+      {
+        kind: "tool_result",
+        data: {
+          callId: "e1",
+          key: "edit",
+          ok: false,
+          text: "invalid_input: Invalid input for edit",
+          error: error("Invalid input for edit:\n/edits/0/oldText: required\n/edits/0/newText: required", [
+            { pointer: "/edits/0/oldText", message: "required" },
+            { pointer: "/edits/0/newText", message: "required" },
+          ]),
+        },
+      },
+      {
+        kind: "tool_result",
+        data: {
+          callId: "w1",
+          key: "write",
+          ok: false,
+          text: "invalid_input: The path leaves the project",
+          error: error("The path leaves the project", [
+            { pointer: "/path", message: "must stay inside the project" },
+          ]),
+        },
+      },
+    ]);
+    store.close();
+    const out = (await nbook(["sessions", "show", s.id])).stdout;
+    expect(out).toContain(
+      "error [invalid_input]: Invalid input for edit:\n      /edits/0/oldText: required\n      /edits/0/newText: required\n",
+    );
+    expect(out).toContain(
+      "error [invalid_input]: The path leaves the project\n      /path: must stay inside the project\n",
+    );
+  });
+
+  it("says session ids are numbers when given something else", async () => {
+    const r = await nbook(["sessions", "show", "abc"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      'error [not_found]: No session with id "abc": session ids are numbers, such as 1 or 42',
+    );
+  });
+
   it("fails with usage errors for unknown sessions and formats", async () => {
     const missing = await nbook(["sessions", "show", "999"]);
     expect(missing.status).toBe(2);

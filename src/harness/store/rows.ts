@@ -55,8 +55,10 @@ export interface QueueRow {
 
 /** Parse a public id (a decimal string) into the integer key; `not_found` for anything else. */
 export function toKey(id: string, what: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(id)) throw new NbError("not_found", `No ${what} with id "${id}"`);
-  return Number(id);
+  if (/^[1-9]\d{0,15}$/.test(id)) return Number(id);
+  // Something that is not a number at all (a title, a job id) gets told what an id looks like.
+  const hint = /^\d+$/.test(id) ? "" : `: ${what} ids are numbers, such as 1 or 42`;
+  throw new NbError("not_found", `No ${what} with id "${id}"${hint}`);
 }
 
 /** Map a sessions row to a Session. */

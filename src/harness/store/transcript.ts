@@ -1,3 +1,4 @@
+import type { FieldError } from "../../core/errors.js";
 import type { Approval, Entry, EntryOf, Session, Task } from "./schema.js";
 
 /** One line of at most `max` characters: the first non-empty line of `text`. */
@@ -32,7 +33,18 @@ function resultSummary(r: EntryOf<"tool_result"> | undefined): string {
     const n = r.data.text.split("\n").length;
     return `ok${n > 1 ? ` (${n} lines)` : ""}: ${oneLine(r.data.text) || "(empty)"}`;
   }
-  return `error [${r.data.error?.code ?? "error"}]: ${oneLine(r.data.error?.message ?? r.data.text)}`;
+  const e = r.data.error;
+  return errorText(e?.code ?? "error", e?.message ?? r.data.text, e?.fields);
+}
+
+/**
+ * An error whole: its message (continuation lines indented under the call) and every field's
+ * pointer the message does not already give.
+ */
+function errorText(code: string, message: string, fields: readonly FieldError[] = []): string {
+  const lines = message.trim().split("\n");
+  const pointers = fields.map((f) => `${f.pointer || "/"}: ${f.message}`).filter((l) => !lines.includes(l));
+  return `error [${code}]: ${[...lines, ...pointers].join("\n      ")}`;
 }
 
 function taskLine(tasks: Task[]): string {
