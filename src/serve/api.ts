@@ -1,9 +1,8 @@
 import type { Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
-import { HttpError } from "./errors.js";
+import { readCappedBody } from "./body.js";
 
 /** Largest JSON body a route takes unless it says otherwise. */
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
@@ -54,21 +53,15 @@ export class ApiRoutes {
   ): void {
     this.specs.push(spec);
     const limit = spec.maxBody ?? DEFAULT_BODY_LIMIT;
-    const cap = bodyLimit({
-      maxSize: limit,
-      onError: () => {
-        throw new HttpError(413, "limit_exceeded", `The request body is larger than ${limit} bytes`);
-      },
-    });
     const run = async (c: Context) => {
+      // Read first, whatever the route takes: an over-cap body is answered 413 only once it is read out.
+      const text = spec.method === "get" ? "" : await readCappedBody(c.req.raw, limit);
       const params = spec.params ? validate(spec.params, c.req.param(), "params") : undefined;
       const query = spec.query ? validate(spec.query, queryObject(spec.query, c), "query") : undefined;
-      const body = spec.body ? validate(spec.body, await jsonBody(c), "body") : undefined;
+      const body = spec.body ? validate(spec.body, jsonBody(text), "body") : undefined;
       return handler(c, { params, query, body } as RouteInput<P, Q, B>);
     };
-    // A GET body is never read, so only the other methods pay for the cap.
-    if (spec.method === "get") this.app.get(spec.path, run);
-    else this.app.on(spec.method.toUpperCase(), spec.path, cap, run);
+    this.app.on(spec.method.toUpperCase(), spec.path, run);
   }
 }
 
@@ -95,8 +88,7 @@ function validate(schema: z.ZodType, value: unknown, part: string): unknown {
   throw new NbError("invalid_input", `Invalid request ${part}:\n${formatFieldErrors(fields)}`, { fields });
 }
 
-async function jsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+function jsonBody(text: string): unknown {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

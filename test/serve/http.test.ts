@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServer } from "../../src/serve/server.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
@@ -49,7 +52,6 @@ describe("over a real connection (127.0.0.1, any free port)", () => {
   it("answers a request naming another Host with 403, as a DNS-rebinding page would send it", async () => {
     bed = makeTestBed();
     server = await startServer({ workspace: bed.ws, host: "127.0.0.1", port: 0, log: () => {} });
-    const { request } = await import("node:http");
     const port = new URL(server.url).port;
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const req = request(
@@ -63,5 +65,82 @@ describe("over a real connection (127.0.0.1, any free port)", () => {
       req.end();
     });
     expect(status).toBe(403);
+  });
+
+  it("answers a file write over the 8 MiB cap with 413 and the JSON error, not a reset connection", async () => {
+    bed = makeTestBed("novel");
+    server = await startServer({ workspace: bed.ws, host: "127.0.0.1", port: 0, log: () => {} });
+    const login = await fetch(server.loginUrl, { redirect: "manual" });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0];
+    const { host, port } = new URL(server.url);
+    const body = Buffer.from(
+      JSON.stringify({ path: "manuscript/huge.md", content: "x".repeat(9 * 1024 * 1024), baseVersion: null }),
+    );
+    /**
+     * PUT the body 1 MiB at a time, 100 ms apart (a browser on a fast LAN), with or without a
+     * Content-Length: the status, the answer, and any error the connection ended with.
+     */
+    const put = (withLength: boolean) =>
+      new Promise<{ status?: number; text: string; error?: string }>((resolve) => {
+        let error: string | undefined;
+        let answer: { status?: number; text: string } | undefined;
+        let sent = false;
+        const settle = () => {
+          if (error) resolve({ ...(answer ?? { text: "" }), error });
+          else if (answer && sent) resolve(answer);
+        };
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "PUT",
+            path: "/api/projects/novel/files/write",
+            headers: {
+              cookie,
+              origin: `http://${host}`,
+              "content-type": "application/json",
+              ...(withLength ? { "content-length": body.length } : {}),
+            },
+          },
+          (res) => {
+            let text = "";
+            res.setEncoding("utf8");
+            res.on("data", (d: string) => {
+              text += d;
+            });
+            res.on("end", () => {
+              answer = { status: res.statusCode, text };
+              settle();
+            });
+          },
+        );
+        req.on("error", (e) => {
+          error = (e as NodeJS.ErrnoException).code ?? e.message;
+          settle();
+        });
+        const step = 1024 * 1024;
+        const next = (at: number) => {
+          if (error) return;
+          if (at + step >= body.length) {
+            req.end(body.subarray(at), () => {
+              sent = true;
+              settle();
+            });
+            return;
+          }
+          req.write(body.subarray(at, at + step));
+          setTimeout(() => next(at + step), 100);
+        };
+        next(0);
+      });
+    for (const withLength of [true, false]) {
+      const r = await put(withLength);
+      expect(r.error, `with length: ${withLength}`).toBeUndefined();
+      expect(r.status).toBe(413);
+      expect(JSON.parse(r.text)).toMatchObject({
+        error: { code: "limit_exceeded", message: expect.stringContaining("larger than"), fields: [] },
+      });
+    }
+    expect(existsSync(join(bed.project.root, "manuscript", "huge.md"))).toBe(false);
   });
 });
