@@ -1,4 +1,5 @@
 import { visibleModels } from "../collab/visible-models.js";
+import { visibleControls } from "../core/text.js";
 import { agentSettings, createModelResolver, loadModelsConfig } from "../models/index.js";
 import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
@@ -19,9 +20,10 @@ export interface OpenHarnessOptions {
   /**
    * Where a scripted model (`--script` or a configured `scripted` provider) resumes: the number of
    * model calls a session already made, so a conversation continued in a new process (`nbook
-   * approve`, `nbook chat --session`) replays the right turn.
+   * approve`, `nbook chat --session`) replays the right turn. `"recorded"`: the calls recorded for
+   * whichever session calls first (a server, which cannot know that session when it opens).
    */
-  scriptStart?: number;
+  scriptStart?: number | "recorded";
   settings?: Partial<LoopSettings>;
   /**
    * Where notices for the user go (default: stderr, so `--json` output stays clean): a session run
@@ -60,8 +62,10 @@ function configSettings(workspace: Workspace, project: Project | null): Partial<
  */
 export function openHarness(opts: OpenHarnessOptions): Harness {
   const { workspace, project } = opts;
+  const store = SessionStore.forWorkspace(workspace);
   const registry = createToolRegistry();
-  const notice = opts.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // A notice may quote a project's files (a profile overriding a built-in): controls shown, not sent.
+  const notice = opts.notice ?? ((line: string) => process.stderr.write(visibleControls(`${line}\n`)));
   const catalog = new ProfileCatalog(registry, workspace, project, {
     onOverriddenProfile: (text) => notice(`notice: ${text}`),
   });
@@ -69,7 +73,10 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     workspaceRoot: workspace.root,
     projectRoot: project?.root ?? null,
     script: opts.script ?? null,
-    scriptStartAt: opts.scriptStart ?? 0,
+    scriptStartAt:
+      opts.scriptStart === "recorded"
+        ? (caller) => (caller.sessionId ? modelCallsRecorded(store, caller.sessionId) : 0)
+        : (opts.scriptStart ?? 0),
     profileDefault: (key) => catalog.get(key).defaultModel,
   });
   const settings = opts.script
@@ -87,7 +94,7 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
   };
   return new Harness({
     workspace,
-    store: SessionStore.forWorkspace(workspace),
+    store,
     registry,
     catalog,
     resolveModel,

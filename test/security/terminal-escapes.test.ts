@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { visibleControls } from "../../src/core/text.js";
@@ -74,6 +74,20 @@ describe("text from models, tools and workflows reaches the terminal with its co
     // JSON keeps the value (it parses back to the raw command) with no raw control on the wire.
     expect(json.stdout).not.toMatch(RAW_CONTROL);
     expect(JSON.stringify(JSON.parse(json.stdout))).toContain(JSON.stringify(RM).slice(1, -1));
+  });
+
+  it("a notice quoting a project's file name shows its controls visibly", async () => {
+    const profiles = join(bed.project.root, ".nbook", "agent", "profiles");
+    mkdirSync(profiles, { recursive: true });
+    writeFileSync(
+      join(profiles, "lead\u001b[2K\rer.yaml"),
+      "key: leader.default\nname: Lead\ndescription: Mine.\ntools: [read]\nprompt: You lead.\n",
+    );
+    const file = script("hello.json", [{ text: "Hello." }]);
+    const run = await runNbookInProcess(["run", "hi", "--script", file], { cwd: bed.project.root });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toContain("lead\\x1b[2K\\x0der.yaml overrides it");
+    expect(run.stderr).not.toMatch(RAW_CONTROL);
   });
 
   it("a workflow's ask title shows visibly in workflows run and workflows show", async () => {
