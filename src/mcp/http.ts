@@ -72,17 +72,22 @@ function refusedOrigin(req: IncomingMessage, port: number): string | null {
 
 // Tool inputs are text; a body past this is a mistake or an attack, not a request.
 const MAX_BODY = 8 * 1024 * 1024;
+/** Most of an over-cap body read out to answer it; past this the connection is closed. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // An over-cap body is still read out (to DRAIN_LIMIT): leaving the loop would reset the
+  // connection, and the client would see a failed upload instead of the 413.
   for await (const c of req) {
     size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new BodyTooLarge();
-    chunks.push(c as Buffer);
+    if (size > DRAIN_LIMIT) throw new BodyTooLarge();
+    if (size <= MAX_BODY) chunks.push(c as Buffer);
   }
+  if (size > MAX_BODY) throw new BodyTooLarge();
   const text = Buffer.concat(chunks).toString("utf8");
   return text ? JSON.parse(text) : undefined;
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServeHandle, startServer } from "../../src/serve/server.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
+import { pacedUpload } from "../upload.js";
 
 let bed: TestBed;
 let server: ServeHandle;
@@ -76,63 +77,13 @@ describe("over a real connection (127.0.0.1, any free port)", () => {
     const body = Buffer.from(
       JSON.stringify({ path: "manuscript/huge.md", content: "x".repeat(9 * 1024 * 1024), baseVersion: null }),
     );
-    /**
-     * PUT the body 1 MiB at a time, 100 ms apart (a browser on a fast LAN), with or without a
-     * Content-Length: the status, the answer, and any error the connection ended with.
-     */
+    const headers = { cookie, origin: `http://${host}`, "content-type": "application/json" };
     const put = (withLength: boolean) =>
-      new Promise<{ status?: number; text: string; error?: string }>((resolve) => {
-        let error: string | undefined;
-        let answer: { status?: number; text: string } | undefined;
-        let sent = false;
-        const settle = () => {
-          if (error) resolve({ ...(answer ?? { text: "" }), error });
-          else if (answer && sent) resolve(answer);
-        };
-        const req = request(
-          {
-            host: "127.0.0.1",
-            port,
-            method: "PUT",
-            path: "/api/projects/novel/files/write",
-            headers: {
-              cookie,
-              origin: `http://${host}`,
-              "content-type": "application/json",
-              ...(withLength ? { "content-length": body.length } : {}),
-            },
-          },
-          (res) => {
-            let text = "";
-            res.setEncoding("utf8");
-            res.on("data", (d: string) => {
-              text += d;
-            });
-            res.on("end", () => {
-              answer = { status: res.statusCode, text };
-              settle();
-            });
-          },
-        );
-        req.on("error", (e) => {
-          error = (e as NodeJS.ErrnoException).code ?? e.message;
-          settle();
-        });
-        const step = 1024 * 1024;
-        const next = (at: number) => {
-          if (error) return;
-          if (at + step >= body.length) {
-            req.end(body.subarray(at), () => {
-              sent = true;
-              settle();
-            });
-            return;
-          }
-          req.write(body.subarray(at, at + step));
-          setTimeout(() => next(at + step), 100);
-        };
-        next(0);
-      });
+      pacedUpload(
+        { port, method: "PUT", path: "/api/projects/novel/files/write", headers },
+        body,
+        withLength,
+      );
     for (const withLength of [true, false]) {
       const r = await put(withLength);
       expect(r.error, `with length: ${withLength}`).toBeUndefined();
