@@ -20,10 +20,9 @@ export interface OpenHarnessOptions {
   /**
    * Where a scripted model (`--script` or a configured `scripted` provider) resumes: the number of
    * model calls a session already made, so a conversation continued in a new process (`nbook
-   * approve`, `nbook chat --session`) replays the right turn. `"recorded"`: the calls recorded for
-   * whichever session calls first (a server, which cannot know that session when it opens).
+   * approve`, `nbook chat --session`) replays the right turn.
    */
-  scriptStart?: number | "recorded";
+  scriptStart?: number;
   settings?: Partial<LoopSettings>;
   /**
    * Where notices for the user go (default: stderr, so `--json` output stays clean): a session run
@@ -62,7 +61,6 @@ function configSettings(workspace: Workspace, project: Project | null): Partial<
  */
 export function openHarness(opts: OpenHarnessOptions): Harness {
   const { workspace, project } = opts;
-  const store = SessionStore.forWorkspace(workspace);
   const registry = createToolRegistry();
   // A notice may quote a project's files (a profile overriding a built-in): controls shown, not sent.
   const notice = opts.notice ?? ((line: string) => process.stderr.write(visibleControls(`${line}\n`)));
@@ -73,10 +71,7 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     workspaceRoot: workspace.root,
     projectRoot: project?.root ?? null,
     script: opts.script ?? null,
-    scriptStartAt:
-      opts.scriptStart === "recorded"
-        ? (caller) => (caller.sessionId ? modelCallsRecorded(store, caller.sessionId) : 0)
-        : (opts.scriptStart ?? 0),
+    scriptStartAt: opts.scriptStart ?? 0,
     profileDefault: (key) => catalog.get(key).defaultModel,
   });
   const settings = opts.script
@@ -94,7 +89,7 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
   };
   return new Harness({
     workspace,
-    store,
+    store: SessionStore.forWorkspace(workspace),
     registry,
     catalog,
     resolveModel,
