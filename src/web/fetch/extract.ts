@@ -1,6 +1,7 @@
 import { isProbablyReaderable, Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
+import { cjkShare, readerThresholds } from "./script-weight.js";
 
 /** A page as text for the model. */
 export interface Extracted {
@@ -106,6 +107,26 @@ function withBase(html: string, pageUrl: string): string {
   return stripped.slice(0, at) + tag + stripped.slice(at);
 }
 
+/** Characters of candidate text gathered to tell a page's script. */
+const SCRIPT_SAMPLE_CHARS = 20_000;
+
+/**
+ * The text of the blocks Readability's gate weighs (paragraphs, preformatted text, a `<div>` of
+ * `<br>`-separated lines), to tell the script of the article rather than of the menus.
+ */
+function candidateText(doc: LinkedDocument): string {
+  const seen = new Set<unknown>();
+  let text = "";
+  for (const el of doc.querySelectorAll("p, pre, div > br")) {
+    const block = el.nodeName === "BR" ? el.parentNode : el;
+    if (!block || seen.has(block)) continue;
+    seen.add(block);
+    text += `${block.textContent ?? ""}\n`;
+    if (text.length > SCRIPT_SAMPLE_CHARS) break;
+  }
+  return text;
+}
+
 function metaContent(doc: LinkedDocument, selector: string): string | undefined {
   const v = doc.querySelector(selector)?.getAttribute("content")?.trim();
   return v || undefined;
@@ -141,8 +162,11 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
   );
   // A page with no article-like text (a short notice, a list of links such as a ranking) is read
   // whole instead: Readability would keep a fragment of it, or the navigation.
-  const article = isProbablyReaderable(document as never)
+  // Its thresholds count characters; a CJK page holds as much text in a third of them.
+  const { minContentLength, minScore, charThreshold } = readerThresholds(cjkShare(candidateText(document)));
+  const article = isProbablyReaderable(document as never, { minContentLength, minScore })
     ? new Readability(document as never, {
+        charThreshold,
         // Markdown has no classes: keeping them spares Readability a walk over every element.
         keepClasses: true,
         serializer: (el) => el as unknown as ConvertibleNode,
