@@ -20,9 +20,10 @@ export interface OpenHarnessOptions {
   /**
    * Where a scripted model (`--script` or a configured `scripted` provider) resumes: the number of
    * model calls a session already made, so a conversation continued in a new process (`nbook
-   * approve`, `nbook chat --session`) replays the right turn.
+   * approve`, `nbook chat --session`) replays the right turn. `"recorded"`: the calls recorded for
+   * whichever session calls first (a server, which cannot know that session when it opens).
    */
-  scriptStart?: number;
+  scriptStart?: number | "recorded";
   settings?: Partial<LoopSettings>;
   /**
    * Where notices for the user go (default: stderr, so `--json` output stays clean): a session run
@@ -71,7 +72,10 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     workspaceRoot: workspace.root,
     projectRoot: project?.root ?? null,
     script: opts.script ?? null,
-    scriptStartAt: opts.scriptStart ?? 0,
+    scriptStartAt:
+      opts.scriptStart === "recorded"
+        ? (caller) => (caller.sessionId ? modelCallsRecorded(harness.store, caller.sessionId) : 0)
+        : (opts.scriptStart ?? 0),
     profileDefault: (key) => catalog.get(key).defaultModel,
   });
   const settings = opts.script
@@ -87,7 +91,7 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
         );
     return visible;
   };
-  return new Harness({
+  const harness = new Harness({
     workspace,
     store: SessionStore.forWorkspace(workspace),
     registry,
@@ -97,4 +101,5 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     settings,
     visibleModels: visibleToAgents,
   });
+  return harness;
 }

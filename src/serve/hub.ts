@@ -61,6 +61,8 @@ export class ServeHub {
           workspace: this.workspace,
           project: p,
           script: this.opts.script,
+          // Sessions made before a restart continue at their next turn, as `run --session` does.
+          scriptStart: "recorded",
           notice: this.opts.log,
         });
     h.bus.on((e) => this.onEvent(h, e));

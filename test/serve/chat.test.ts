@@ -193,3 +193,42 @@ describe("a chat over the API on a scripted model, in discuss mode", () => {
     expect(await again.json()).toEqual({ mode: "plan", changed: false });
   });
 });
+
+describe("a scripted session continued after nbook serve restarts", () => {
+  it("resumes at the turn after the ones it made (as run --session does), and an answered question is not pending again", async () => {
+    fx = await serveFixture({
+      script: [
+        { toolCalls: [{ name: "request_user_input", input: { question: "Which bell rang?" } }] },
+        { text: "The third bell, then.", expect: { lastToolResult: "the third" } },
+        { text: "Going on from the third bell.", expect: { lastUser: "go on" } },
+      ],
+    });
+    const id = await createSession("normal");
+    await fx.api("POST", `/api/sessions/${id}/prompt`, { message: "Ask me" });
+    await fx.hub.idle();
+    const asked = (await (await fx.api("GET", `/api/sessions/${id}`)).json()) as { pending: PendingView };
+    expect(asked.pending).toMatchObject({ kind: "user_input", preview: "Which bell rang?" });
+    await fx.api("POST", `/api/sessions/${id}/approvals/${asked.pending.approvalId}`, {
+      approved: true,
+      answer: "the third",
+    });
+    await fx.hub.idle();
+
+    await fx.restart();
+    const prompt = await fx.api("POST", `/api/sessions/${id}/prompt`, { message: "go on" });
+    expect(prompt.status).toBe(202);
+    await fx.hub.idle();
+    const state = (await (await fx.api("GET", `/api/sessions/${id}`)).json()) as Json;
+    expect(state).toMatchObject({ pending: null, session: { status: "idle" } });
+    const list = (await (await fx.api("GET", "/api/approvals?project=novel")).json()) as { pending: Json[] };
+    expect(list.pending).toEqual([]);
+    const transcript = (await (await fx.api("GET", `/api/sessions/${id}/transcript`)).json()) as {
+      entries: { kind: string; data: Json }[];
+    };
+    expect(transcript.entries.filter((e) => e.kind === "assistant").map((e) => e.data.text)).toEqual([
+      "",
+      "The third bell, then.",
+      "Going on from the third bell.",
+    ]);
+  });
+});

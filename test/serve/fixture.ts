@@ -26,6 +26,8 @@ export interface ServeFixture {
   cookie: string;
   /** A request as the logged-in browser (Origin set on state-changing methods). */
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Stop this server and start a new one on the same workspace and script (a restart), logged in again. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,19 +60,18 @@ export async function serveFixture(
     script = join(bed.dir, "script.json");
     writeFileSync(script, JSON.stringify({ turns: opts.script }));
   }
-  const hub = new ServeHub({ workspace: bed.ws, script, limits: opts.limits, log: () => {} });
-  const gate = new AuthGate({ host: "127.0.0.1", port: PORT, passwordHash: opts.passwordHash ?? null });
-  const { app, routes } = createServeApp({ hub, gate, webRoot });
-  const cookie = await login(app, gate);
-  return {
+  const start = async () => {
+    const hub = new ServeHub({ workspace: bed.ws, script, limits: opts.limits, log: () => {} });
+    const gate = new AuthGate({ host: "127.0.0.1", port: PORT, passwordHash: opts.passwordHash ?? null });
+    const { app, routes } = createServeApp({ hub, gate, webRoot });
+    return { hub, gate, app, routes, cookie: await login(app, gate) };
+  };
+  const fx: ServeFixture = {
     bed,
-    hub,
-    gate,
-    app,
-    routes,
+    ...(await start()),
     webRoot,
-    cookie,
     async api(method, path, body, headers = {}) {
+      const { app, cookie } = fx;
       const h: Record<string, string> = { cookie, ...headers };
       if (method !== "GET" && !("origin" in headers)) h.origin = ORIGIN;
       if (body !== undefined) h["content-type"] = "application/json";
@@ -80,11 +81,16 @@ export async function serveFixture(
         ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
       });
     },
+    async restart() {
+      await fx.hub.close();
+      Object.assign(fx, await start());
+    },
     async close() {
-      await hub.close();
+      await fx.hub.close();
       bed.cleanup();
     },
   };
+  return fx;
 }
 
 /** Read an SSE body until `until` holds for the events read so far (or the stream ends). */

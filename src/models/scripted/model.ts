@@ -28,9 +28,10 @@ export interface ScriptedModelOptions {
    * Index of the first turn to replay, to resume a conversation in a new process; in a script with
    * sections it applies to the section of the first call. `"history"`: the first call starts at the
    * number of assistant messages in its prompt (exact when every earlier turn left an assistant
-   * message: no error-only turns, no compaction calls).
+   * message: no error-only turns, no compaction calls). A function: the first call's caller says
+   * (a server that learns which session continues only when it calls).
    */
-  startAt?: number | "history";
+  startAt?: number | "history" | ((caller: ScriptCaller) => number);
 }
 
 /** Who makes a call, for a script with turns keyed by profile or session. */
@@ -67,7 +68,7 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
   private readonly keyed: boolean;
   private readonly views = new Map<string, LanguageModelV3>();
   /** Where the first call's section starts; consumed by that call. */
-  private firstStart: number | "history" | null;
+  private firstStart: NonNullable<ScriptedModelOptions["startAt"]> | null;
 
   constructor(script: ParsedScript, opts: ScriptedModelOptions = {}) {
     this.modelId = opts.modelId ?? script.model ?? "script";
@@ -79,14 +80,14 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
     this.keyed = this.byProfile.size + this.bySession.size > 0;
     const start = opts.startAt ?? 0;
     const max = this.keyed ? Number.POSITIVE_INFINITY : (this.main?.turns.length ?? 0);
-    if (start !== "history" && (!Number.isInteger(start) || start < 0 || start > max)) {
+    if (typeof start === "number" && (!Number.isInteger(start) || start < 0 || start > max)) {
       throw new NbError(
         "invalid_input",
         this.keyed ? "startAt must be an integer from 0" : `startAt must be an integer from 0 to ${max}`,
       );
     }
     this.firstStart = start;
-    if (this.main && !this.keyed && start !== "history") this.main.cursor = start;
+    if (this.main && !this.keyed && typeof start === "number") this.main.cursor = start;
   }
 
   /** Index of the next top-level turn (0 before the first call). */
@@ -212,7 +213,11 @@ export class ScriptedLanguageModel implements LanguageModelV3 {
       // A section other than the first one called starts where its caller's history says (0 for a new session).
       const start = this.firstStart ?? "history";
       section.cursor =
-        start === "history" ? options.prompt.filter((m) => m.role === "assistant").length : start;
+        typeof start === "function"
+          ? start(caller)
+          : start === "history"
+            ? options.prompt.filter((m) => m.role === "assistant").length
+            : start;
     }
     this.firstStart = null;
     const index = section.cursor;
