@@ -27,16 +27,18 @@ export function looksBinary(buf: Uint8Array): boolean {
   return false;
 }
 
-/** C0 controls but tab and newline, DEL, and C1 controls. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** A CRLF line ending, or one of the C0 controls but tab and newline, DEL, and the C1 controls. */
+const CONTROL = /\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /**
- * Text for a terminal with its control characters shown as `\xNN` (CR too; tab and newline stay):
- * an escape sequence or a carriage return in a model's, a tool's or a page's text can then neither
- * move the cursor, erase what was printed nor draw over it. One ASCII form for C0, DEL and C1
- * alike, readable in every font, rather than caret notation (none for C1) or control pictures (C0
- * only, missing from many fonts).
+ * Text for a terminal with its control characters shown as `\xNN` (a lone CR too; tab and newline
+ * stay, and a CRLF line ending is a newline): an escape sequence or a carriage return in a model's,
+ * a tool's or a page's text can then neither move the cursor, erase what was printed nor draw over
+ * it. One ASCII form for C0, DEL and C1 alike, readable in every font, rather than caret notation
+ * (none for C1) or control pictures (C0 only, missing from many fonts).
  */
 export function visibleControls(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return text.replace(CONTROL, (c) =>
+    c === "\r\n" ? "\n" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
 }

@@ -33,11 +33,13 @@ const rmTurns = [
 ];
 
 describe("text from models, tools and workflows reaches the terminal with its control characters visible", () => {
-  it("shows C0 (but tab and newline), DEL and C1 controls as \\xNN, CR too", () => {
+  it("shows C0 (but tab and newline), DEL and C1 controls as \\xNN, a lone CR too", () => {
     expect(visibleControls("a\tb\nc\rd\u001be\u0000f\u007fg\u009bh\u0085i")).toBe(
       "a\tb\nc\\x0dd\\x1be\\x00f\\x7fg\\x9bh\\x85i",
     );
     expect(visibleControls("plain — ünïcode 钟")).toBe("plain — ünïcode 钟");
+    // A CRLF line ending draws over nothing: it is a newline (a file written on Windows reads as lines).
+    expect(visibleControls("one\r\ntwo\r\r\n")).toBe("one\ntwo\\x0d\n");
   });
 
   it("nbook chat's approval prompt shows the whole rm, and answering n runs nothing", () => {
