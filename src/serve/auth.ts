@@ -49,9 +49,11 @@ export function assertPasswordHash(stored: string): void {
 
 /** Browser sessions held at once; logging in beyond it ends the oldest. */
 const MAX_SESSIONS = 1000;
-/** Wrong passwords accepted per window before password logins pause (a server reachable from a network). */
+/** Wrong passwords accepted from one client per window before its password logins pause. */
 const MAX_FAILURES = 10;
 const FAILURE_WINDOW_MS = 60_000;
+/** Clients whose wrong passwords are remembered at once; past it, those with none recent go first, then the oldest. */
+const MAX_TRACKED_CLIENTS = 10_000;
 
 /** How the gate is set up. */
 export interface AuthOptions {
@@ -79,7 +81,8 @@ export class AuthGate {
   private port: number;
   private readonly names: string[];
   private readonly sessions = new Set<string>();
-  private failures: number[] = [];
+  /** Times of each client's recent wrong passwords (client: clientKey), least recently failed first. */
+  private readonly failures = new Map<string, number[]>();
 
   constructor(private readonly opts: AuthOptions) {
     this.loginToken = opts.loginToken ?? randomBytes(32).toString("base64url");
@@ -125,22 +128,38 @@ export class AuthGate {
 
   /**
    * Exchange the password for a session id; null when none is configured or it does not match.
-   * After MAX_FAILURES wrong ones within a minute, every attempt is refused (`limit_exceeded`)
-   * until the oldest of them is a minute old, so a password cannot be guessed at speed.
+   * After MAX_FAILURES wrong ones from `client` (a clientKey) within a minute, its every attempt is
+   * refused (`limit_exceeded`) until the oldest of them is a minute old, so a password cannot be
+   * guessed at speed; other clients — the owner's — log in as before.
    */
-  redeemPassword(password: string): string | null {
+  redeemPassword(password: string, client: string): string | null {
     const hash = this.opts.passwordHash;
     if (!hash) return null;
     const now = (this.opts.now ?? Date.now)();
-    this.failures = this.failures.filter((t) => now - t < FAILURE_WINDOW_MS);
-    if (this.failures.length >= MAX_FAILURES) {
-      throw new NbError("limit_exceeded", "Too many wrong passwords: wait a minute and try again");
+    const recent = (this.failures.get(client) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
+    if (recent.length >= MAX_FAILURES) {
+      throw new NbError(
+        "limit_exceeded",
+        "Too many wrong passwords from this address: wait a minute and try again",
+      );
     }
     if (!verifyPassword(password, hash)) {
-      this.failures.push(now);
+      this.rememberFailures(client, [...recent, now], now);
       return null;
     }
+    this.failures.delete(client);
     return this.openSession();
+  }
+
+  private rememberFailures(client: string, times: number[], now: number): void {
+    // Re-inserted, so the Map's order is least recently failed first.
+    this.failures.delete(client);
+    this.failures.set(client, times);
+    if (this.failures.size <= MAX_TRACKED_CLIENTS) return;
+    for (const [key, t] of this.failures)
+      if (now - t[t.length - 1] >= FAILURE_WINDOW_MS) this.failures.delete(key);
+    while (this.failures.size > MAX_TRACKED_CLIENTS)
+      this.failures.delete(this.failures.keys().next().value as string);
   }
 
   /** True for a session id this process handed out and has not ended. */

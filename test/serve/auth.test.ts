@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { hashPassword } from "../../src/serve/auth.js";
+import { clientKey } from "../../src/serve/client-key.js";
 import { startServer } from "../../src/serve/server.js";
 import { makeTestBed } from "../helpers.js";
 import { ORIGIN, PORT, type ServeFixture, serveFixture } from "./fixture.js";
@@ -102,33 +103,79 @@ describe("logging in", () => {
 });
 
 describe("password guessing", () => {
-  it("pauses password logins after ten wrong ones in a minute, the right one included, then lets it through", async () => {
+  const gateAt = async (clock: { now: number }) => {
     const { AuthGate } = await import("../../src/serve/auth.js");
-    let now = 1_000_000;
-    const gate = new AuthGate({
-      host: "127.0.0.1",
+    return new AuthGate({
+      host: "0.0.0.0",
       port: PORT,
       passwordHash: hashPassword("correct horse battery"),
-      now: () => now,
+      now: () => clock.now,
     });
-    for (let i = 0; i < 10; i++) expect(gate.redeemPassword(`guess ${i}`)).toBeNull();
-    expect(() => gate.redeemPassword("correct horse battery")).toThrow(/Too many wrong passwords/);
-    now += 60_001;
-    expect(gate.redeemPassword("correct horse battery")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  };
+
+  it("pauses a client's password logins after ten wrong ones in a minute, the right one included, then lets it through", async () => {
+    const clock = { now: 1_000_000 };
+    const gate = await gateAt(clock);
+    const attacker = clientKey("192.0.2.66");
+    for (let i = 0; i < 10; i++) expect(gate.redeemPassword(`guess ${i}`, attacker)).toBeNull();
+    expect(() => gate.redeemPassword("correct horse battery", attacker)).toThrow(/Too many wrong passwords/);
+    clock.now += 60_001;
+    expect(gate.redeemPassword("correct horse battery", attacker)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it("answers the paused attempts with 429", async () => {
+  it("another client's guesses never lock out the owner's client, even one guess every 6 s", async () => {
+    const clock = { now: 1_000_000 };
+    const gate = await gateAt(clock);
+    const attacker = clientKey("192.0.2.66");
+    const owner = clientKey("192.0.2.10");
+    for (let i = 0; i < 10; i++) expect(gate.redeemPassword(`guess ${i}`, attacker)).toBeNull();
+    let checked = 0;
+    for (let minute = 0; minute < 3; minute++) {
+      for (let i = 0; i < 10; i++) {
+        clock.now += 6_000;
+        try {
+          expect(gate.redeemPassword(`guess ${minute}.${i}`, attacker)).toBeNull();
+          checked++;
+        } catch (e) {
+          expect((e as Error).message).toMatch(/Too many wrong passwords/);
+        }
+        expect(gate.redeemPassword("correct horse battery", owner)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      }
+    }
+    // The attacker's own pace: never more than ten checked guesses a minute.
+    expect(checked).toBeLessThanOrEqual(30);
+    // The owner's own wrong guesses count against the owner only.
+    expect(gate.redeemPassword("typo", owner)).toBeNull();
+    expect(gate.redeemPassword("correct horse battery", owner)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it("counts a client by what it cannot cheaply change: this machine is one client, an IPv6 /64 is one", () => {
+    const loopback = ["127.0.0.1", "127.0.0.2", "127.9.9.9", "::1", "::ffff:127.0.0.1"].map(clientKey);
+    expect(new Set(loopback).size).toBe(1);
+    expect(clientKey("::ffff:192.0.2.10")).toBe(clientKey("192.0.2.10"));
+    expect(clientKey("192.0.2.10")).not.toBe(clientKey("192.0.2.11"));
+    expect(clientKey("2001:db8:1:2:aaaa::1")).toBe(clientKey("2001:db8:1:2:ffff:1:2:3"));
+    expect(clientKey("2001:db8:1:2::1")).not.toBe(clientKey("2001:db8:1:3::1"));
+    expect(clientKey("2001:db8::1")).toBe(clientKey("2001:0db8:0000:0000:0000:0000:0000:0009"));
+  });
+
+  it("answers the paused attempts with 429, per remote address", async () => {
     fx = await serveFixture({ passwordHash: hashPassword("correct horse battery") });
-    const post = (password: string) =>
-      fx.app.request(`${ORIGIN}/api/auth/login`, {
-        method: "POST",
-        headers: { origin: ORIGIN, "content-type": "application/json" },
-        body: JSON.stringify({ password }),
-      });
-    for (let i = 0; i < 10; i++) expect((await post(`guess ${i}`)).status).toBe(401);
-    const paused = await post("correct horse battery");
+    const post = (password: string, remoteAddress: string) =>
+      fx.app.request(
+        `${ORIGIN}/api/auth/login`,
+        {
+          method: "POST",
+          headers: { origin: ORIGIN, "content-type": "application/json" },
+          body: JSON.stringify({ password }),
+        },
+        { incoming: { socket: { remoteAddress } } },
+      );
+    for (let i = 0; i < 10; i++) expect((await post(`guess ${i}`, "192.0.2.66")).status).toBe(401);
+    const paused = await post("correct horse battery", "192.0.2.66");
     expect(paused.status).toBe(429);
     expect(((await paused.json()) as { error: { code: string } }).error.code).toBe("limit_exceeded");
+    expect((await post("correct horse battery", "192.0.2.10")).status).toBe(200);
   });
 });
 

@@ -3,6 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { z } from "zod";
 import type { ApiRoutes } from "../api.js";
 import { type AuthGate, SESSION_COOKIE } from "../auth.js";
+import { clientKey, remoteAddress } from "../client-key.js";
 import { HttpError } from "../errors.js";
 
 function setSessionCookie(c: Context, id: string): void {
@@ -43,7 +44,7 @@ export function registerAuthRoutes(app: Hono, routes: ApiRoutes, gate: AuthGate)
       }
       let id: string | null;
       try {
-        id = gate.redeemPassword(body.password);
+        id = gate.redeemPassword(body.password, clientKey(remoteAddress(c)));
       } catch (e) {
         throw new HttpError(429, "limit_exceeded", (e as Error).message);
       }
