@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
+import { projectPatchFiles } from "../../src/tools/files/apply-patch.js";
 import { applyChunks, commitChanges, type FileChange, planPatch } from "../../src/tools/files/patch/apply.js";
 import { parsePatch } from "../../src/tools/files/patch/parse.js";
+import { type ResolvedPath, resolveFileAddress } from "../../src/workspace/paths.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { type BenchSuite, medianMs, medianTimes } from "../lib.js";
 
@@ -111,19 +113,20 @@ export const suite: BenchSuite = {
       // CPU time of the same calls: steadier than wall time when other work shares the machine.
       report({ name: `apply_patch_match_20_hunks_${LINES / 1000}k_lines_cpu`, unit: "ms", value: match.cpu });
       // Planning as the tool does it: read the file, match, build the new text and its diff (nothing written).
-      const resolve = (p: string) => ({ abs: join(project.root, p), display: p });
-      let planned: FileChange[] = [];
+      const resolve = (p: string) => resolveFileAddress(ws, project, p);
+      const files = projectPatchFiles({ mode: "normal", approved: false, project });
+      let planned: FileChange<ResolvedPath>[] = [];
       const planMs = await medianMs(
         async () => {
-          planned = await planPatch(parsePatch(patch), resolve);
+          planned = await planPatch(parsePatch(patch), resolve, files);
         },
         { iterations: 30, warmup: 3 },
       );
       if (planned.length !== 1 || !planned[0].after?.includes("(revised)"))
         throw new Error("patch not planned");
       report({ name: `apply_patch_read_and_plan_${LINES / 1000}k_lines`, unit: "ms", value: planMs });
-      // The write: temp file, fsync, rename.
-      const writeMs = await medianMs(() => commitChanges(planned), { iterations: 30, warmup: 3 });
+      // The write: through the checked parent folder, temp file, fsync, rename.
+      const writeMs = await medianMs(() => commitChanges(planned, files), { iterations: 30, warmup: 3 });
       report({ name: `apply_patch_fsync_write_${LINES / 1000}k_lines`, unit: "ms", value: writeMs });
       // The whole tool call through dispatch (the file is restored before each call; that time is taken off).
       const applyMs = await medianMs(

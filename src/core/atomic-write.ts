@@ -6,19 +6,32 @@ import { basename, dirname, join } from "node:path";
 // Keeps the temp name within the 255-byte file name limit whatever the target's name.
 const TEMP_NAME_BYTES = 200;
 
-function tempPathFor(target: string): string {
-  const name = Buffer.from(basename(target))
+/** The name of a fresh temp file for writing `name` in the same folder: `.<name>.<12 hex>.tmp`. */
+export function tempNameFor(name: string): string {
+  const kept = Buffer.from(name)
     .subarray(0, TEMP_NAME_BYTES)
     .toString("utf8")
     .replace(/\uFFFD$/, "");
-  return join(dirname(target), `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+  return `.${kept}.${randomBytes(6).toString("hex")}.tmp`;
 }
 
-const PERMISSION_BITS = 0o7777;
+/** True for a name tempNameFor makes. */
+export function isTempName(name: string): boolean {
+  return /^\..+\.[0-9a-f]{12}\.tmp$/s.test(name);
+}
+
+function tempPathFor(target: string): string {
+  return join(dirname(target), tempNameFor(basename(target)));
+}
+
+/** The permission bits a replaced file passes on to its replacement. */
+export const PERMISSION_BITS = 0o7777;
 
 /**
  * Write a file atomically: a temp file in the same folder, then rename. Creates parent folders;
- * a replaced file keeps its permissions (an executable script stays executable).
+ * a replaced file keeps its permissions (an executable script stays executable). It goes by name,
+ * following whatever links the folders are when it runs: for NeuroBook's own files. A project's
+ * files, whose folders an agent's commands can change, go through writeProjectFile (workspace/anchored-fs).
  */
 export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
   await mkdir(dirname(target), { recursive: true });

@@ -1,9 +1,10 @@
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { join, posix } from "node:path";
 import { NbError } from "../core/errors.js";
 import { looksBinary } from "../core/text.js";
 import { isInside, resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
+import { readFileSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { listSkills } from "./catalog.js";
 import { SkillName } from "./skill-file.js";
@@ -11,10 +12,17 @@ import { SkillName } from "./skill-file.js";
 /** The scheme of skill file addresses: `skill://<name>/<file inside the skill folder>`. */
 export const SKILL_SCHEME = "skill://";
 
+/** The largest skill file read. */
+const MAX_SKILL_FILE_BYTES = 8 * 1024 * 1024;
+
 /** A file or folder of a skill, resolved for reading. */
 export interface SkillFile {
   /** Absolute host path; never shown to a model. */
   abs: string;
+  /** The real folder the opened file must be inside: the project's root, or the skill's own folder. */
+  root: string;
+  /** What `root` is, for errors. */
+  rootName: string;
   /** The address as the model should see it. */
   display: string;
   isDirectory: boolean;
@@ -48,13 +56,18 @@ export function resolveSkillFile(workspace: Workspace, project: Project | null, 
   const display = rel === "." ? `${SKILL_SCHEME}${name}` : `${SKILL_SCHEME}${name}/${rel}`;
 
   let abs: string;
+  let root: string;
+  let rootName: string;
   if (skill.layer === "project" && project) {
     const inProject = `.nbook/agent/skills/${name}${rel === "." ? "" : `/${rel}`}`;
-    abs = resolveFileAddress(workspace, project, inProject, { allowRoot: false }).abs;
+    const r = resolveFileAddress(workspace, project, inProject, { allowRoot: false });
+    abs = r.abs;
+    root = r.project.realRoot;
+    rootName = "the project";
   } else {
     abs = rel === "." ? skill.dir : join(skill.dir, ...rel.split("/"));
+    rootName = "the skill folder";
     let real: string;
-    let root: string;
     try {
       root = realpathSync.native(skill.dir);
       real = realpathSync.native(abs);
@@ -68,12 +81,21 @@ export function resolveSkillFile(workspace: Workspace, project: Project | null, 
   if (st.isFile() && st.nlink > 1)
     throw escapeError(`${display} is a hard link (the file has ${st.nlink} names), so it is not read`);
   if (!st.isFile() && !st.isDirectory()) throw new NbError("unsupported", `${display} is not a regular file`);
-  return { abs, display, isDirectory: st.isDirectory() };
+  return { abs, root, rootName, display, isDirectory: st.isDirectory() };
 }
 
-/** The text of a resolved skill file; binary files are refused. */
+/**
+ * The text of a resolved skill file; binary files are refused. Read through the descriptor it is
+ * opened on, checked again there: the name may lead elsewhere since it was resolved.
+ */
 export function readSkillText(f: SkillFile): string {
-  const buf = readFileSync(f.abs);
+  const buf = readFileSafeSync(f.abs, {
+    label: f.display,
+    root: f.root,
+    rootName: f.rootName,
+    maxBytes: MAX_SKILL_FILE_BYTES,
+  });
+  if (buf === null) throw new NbError("not_found", `File not found: ${f.display}`);
   if (looksBinary(buf))
     throw new NbError("unsupported", `${f.display} is a binary file; only text files can be read`);
   return buf.toString("utf8");

@@ -71,14 +71,20 @@ export function isPlanExempt(targets: string[] | null): boolean {
   });
 }
 
+/** The real folder plan-mode writes under the exemption must stay inside (never through a link). */
+export function planRootOf(project: Project): string {
+  return join(project.realRoot, ".agent", "plan");
+}
+
 /**
  * The exemption as it applies on disk: lexically under `.agent/plan/` and, once symlinks are
- * resolved, really inside the current project's `.agent/plan/` folder.
+ * resolved, really inside the current project's `.agent/plan/` folder. The write itself is held to
+ * that folder again when it is made (writeScope in files/common.ts): it may have changed since.
  */
 function planExemptOnDisk(targets: string[] | null, dctx: DispatchContext): boolean {
   const project = dctx.project;
   if (!project || !targets || !isPlanExempt(targets)) return false;
-  const planRoot = join(project.realRoot, ".agent", "plan");
+  const planRoot = planRootOf(project);
   try {
     return targets.every((t) => {
       const real = realPathOf(resolveFileAddress(dctx.workspace, project, t).abs, t);

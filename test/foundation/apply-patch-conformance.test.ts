@@ -8,13 +8,20 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { writeFileAtomic } from "../../src/core/atomic-write.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { dispatch } from "../../src/tools/dispatch.js";
-import { commitChanges, planPatch } from "../../src/tools/files/patch/apply.js";
+import {
+  commitChanges,
+  type PatchFiles,
+  type PatchTarget,
+  planPatch,
+} from "../../src/tools/files/patch/apply.js";
 import { parsePatch } from "../../src/tools/files/patch/parse.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
@@ -29,6 +36,17 @@ const UPSTREAM = fileURLToPath(
 const ALL_OR_NOTHING = "015_failure_after_partial_success_leaves_changes";
 
 type Listing = Record<string, "dir" | string>;
+
+/** The engine on a scratch folder outside any project: its files by plain host path. */
+const scratchFiles: PatchFiles<PatchTarget> = {
+  async read(t) {
+    const st = await stat(t.abs).catch(() => null);
+    if (!st) return null;
+    return st.isDirectory() ? "dir" : readFile(t.abs, "utf8");
+  },
+  write: (t, text) => writeFileAtomic(t.abs, text),
+  remove: (t) => rm(t.abs),
+};
 
 function listing(root: string, skip: Set<string> = new Set()): Listing {
   const out: Listing = {};
@@ -68,8 +86,12 @@ function runScenarios(source: string, root: string, expectedTree: (name: string)
       if (existsSync(join(dir, "input"))) cpSync(join(dir, "input"), scratch, { recursive: true });
       const patch = readFileSync(join(dir, "patch.txt"), "utf8");
       try {
-        const changes = await planPatch(parsePatch(patch), (p) => ({ abs: join(scratch, p), display: p }));
-        await commitChanges(changes);
+        const changes = await planPatch(
+          parsePatch(patch),
+          (p) => ({ abs: join(scratch, p), display: p }),
+          scratchFiles,
+        );
+        await commitChanges(changes, scratchFiles);
       } catch {
         // Outcome reports are ignored; only the tree is judged.
       }

@@ -1,8 +1,20 @@
+import { stat } from "node:fs/promises";
 import { z } from "zod";
+import { removeProjectFile, writeProjectFile } from "../../workspace/anchored-fs.js";
+import type { ResolvedPath } from "../../workspace/paths.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, filePreview, filesBasis, planToRun, unifiedDiff } from "./common.js";
-import { commitChanges, type FileChange, planPatch } from "./patch/apply.js";
+import {
+  authorize,
+  filePreview,
+  filesBasis,
+  planToRun,
+  readTextOrNull,
+  unifiedDiff,
+  type WriteContext,
+  writeScope,
+} from "./common.js";
+import { commitChanges, type FileChange, type PatchFiles, planPatch } from "./patch/apply.js";
 import { parsePatch, patchTargets } from "./patch/parse.js";
 
 const Input = z
@@ -15,12 +27,25 @@ const Input = z
   })
   .strict();
 
+/**
+ * A patch's project files, each read through its own checked descriptor and written or deleted
+ * through its checked parent folder, where the call's mode lets it write (writeScope).
+ */
+export function projectPatchFiles(ctx: WriteContext): PatchFiles<ResolvedPath> {
+  return {
+    async read(r) {
+      // By name only to tell a folder; a file is read through its own descriptor, and checked there.
+      if ((await stat(r.abs).catch(() => null))?.isDirectory()) return "dir";
+      return readTextOrNull(r);
+    },
+    write: (r, text) => writeProjectFile(r, text, writeScope(ctx)),
+    remove: (r) => removeProjectFile(r, writeScope(ctx)),
+  };
+}
+
 async function plan(patch: string, ctx: ToolContext) {
   const ops = parsePatch(patch);
-  const changes = await planPatch(ops, (p) => {
-    const r = authorize(ctx, p, "write");
-    return { abs: r.abs, display: r.display };
-  });
+  const changes = await planPatch(ops, (p) => authorize(ctx, p, "write"), projectPatchFiles(ctx));
   const files = changes.map((c) => ({ path: c.target.display, action: c.action }));
   const basis = filesBasis(changes.map((c) => ({ display: c.target.display, before: c.before })));
   return {
@@ -32,7 +57,7 @@ async function plan(patch: string, ctx: ToolContext) {
   };
 }
 
-function diffOf(changes: FileChange[]): string {
+function diffOf(changes: FileChange<ResolvedPath>[]): string {
   return changes.map((c) => c.diff ?? unifiedDiff(c.target.display, c.before, c.after)).join("\n");
 }
 
@@ -66,7 +91,7 @@ Give about three lines of context around each change; add an @@ anchor when the 
     );
     if (!changed)
       return { text: "Unchanged: the patch leaves every file as it is", details: { files, diff: "" } };
-    await commitChanges(changes);
+    await commitChanges(changes, projectPatchFiles(ctx));
     const summary = files
       .map((f) => `${f.action === "add" ? "A" : f.action === "delete" ? "D" : "M"} ${f.path}`)
       .join("\n");

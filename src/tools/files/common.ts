@@ -5,6 +5,7 @@ import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import { NbError, toErrorInfo } from "../../core/errors.js";
 import { looksBinary } from "../../core/text.js";
+import type { WriteScope } from "../../workspace/anchored-fs.js";
 import {
   controlAreaOf,
   isInside,
@@ -12,7 +13,7 @@ import {
   realPathOf,
   resolveFileAddress,
 } from "../../workspace/paths.js";
-import { isPlanExempt } from "../dispatch.js";
+import { isPlanExempt, planRootOf } from "../dispatch.js";
 import type { ToolContext, ToolPreview } from "../types.js";
 
 /** Addresses that `read` resolves itself (`skill://`, `bash-output://`). */
@@ -183,6 +184,21 @@ export async function planToRun<P extends FilePlan>(
     );
   }
   return planned;
+}
+
+/** What of a call decides where its writes may land. */
+export type WriteContext = Pick<ToolContext, "mode" | "approved" | "project">;
+
+/**
+ * Where a call's writes may land, checked on the opened folder when each is made: anywhere in the
+ * project for a normal-mode or approved call; for a plan-mode call running under the `.agent/plan/`
+ * exemption, only inside the project's real `.agent/plan/` (the gate looked at the folder earlier).
+ */
+export function writeScope(ctx: WriteContext): WriteScope {
+  if (ctx.mode === "normal" || ctx.approved) return {};
+  if (ctx.mode !== "plan" || !ctx.project)
+    throw new NbError("not_allowed", `The session is in ${ctx.mode} mode (read-only); nothing was written`);
+  return { within: planRootOf(ctx.project) };
 }
 
 /** Paths whose hash differs between two bases (or that only one of them has). */

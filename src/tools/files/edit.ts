@@ -1,10 +1,18 @@
 import { z } from "zod";
-import { writeFileAtomic } from "../../core/atomic-write.js";
 import { type FieldError, NbError } from "../../core/errors.js";
 import { detectLineEnding, fromLf, toLf } from "../../core/text.js";
+import { writeProjectFile } from "../../workspace/anchored-fs.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, filePreview, filesBasis, planToRun, readText, unifiedDiff } from "./common.js";
+import {
+  authorize,
+  filePreview,
+  filesBasis,
+  planToRun,
+  readText,
+  unifiedDiff,
+  writeScope,
+} from "./common.js";
 
 const Input = z
   .object({
@@ -113,7 +121,7 @@ export const editTool = defineTool({
         details: { path: r.display, diff: "", unchanged: true },
       };
     }
-    await writeFileAtomic(r.abs, after);
+    await writeProjectFile(r, after, writeScope(ctx));
     const text = diff();
     return {
       text: `Edited ${r.display} (${input.edits.length} replacement${input.edits.length > 1 ? "s" : ""})\n${text}`,

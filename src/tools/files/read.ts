@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { readSkillText, resolveSkillFile, SKILL_SCHEME } from "../../skills/index.js";
+import { type FolderToList, listFolderWithin } from "../../workspace/anchored-fs.js";
 import { defineTool } from "../define.js";
 import { MAX_BYTES, MAX_LINES } from "../truncate.js";
 import type { ToolResult } from "../types.js";
@@ -109,8 +109,9 @@ function sliceToBytes(s: string, maxBytes: number): string {
   return s.slice(0, i);
 }
 
-async function listFolder(abs: string, display: string): Promise<ToolResult> {
-  const entries = await readdir(abs, { withFileTypes: true });
+async function listFolder(f: FolderToList): Promise<ToolResult> {
+  const display = f.label;
+  const entries = await listFolderWithin(f);
   const rows = entries
     .map((e) => ({ name: e.name, kind: e.isDirectory() ? "dir" : e.isSymbolicLink() ? "link" : "file" }))
     .sort((a, b) =>
@@ -136,13 +137,15 @@ export const readTool = defineTool({
     }
     if (input.path.startsWith(SKILL_SCHEME)) {
       const f = resolveSkillFile(ctx.workspace, ctx.project, input.path);
-      if (f.isDirectory) return listFolder(f.abs, f.display);
+      if (f.isDirectory)
+        return listFolder({ abs: f.abs, root: f.root, rootName: f.rootName, label: f.display });
       return pageText(f.display, readSkillText(f), input.offset, input.limit, input.column);
     }
     const r = authorize(ctx, input.path, "list");
     const st = statSync(r.abs, { throwIfNoEntry: false });
     if (!st) throw new NbError("not_found", `File not found: ${r.display}`);
-    if (st.isDirectory()) return listFolder(r.abs, r.display);
+    if (st.isDirectory())
+      return listFolder({ abs: r.abs, root: r.project.realRoot, rootName: "the project", label: r.display });
     return pageText(r.display, await readText(r), input.offset, input.limit, input.column);
   },
 });

@@ -1,9 +1,17 @@
 import { z } from "zod";
-import { writeFileAtomic } from "../../core/atomic-write.js";
 import { keepLineEndings } from "../../core/text.js";
+import { writeProjectFile } from "../../workspace/anchored-fs.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
-import { authorize, filePreview, filesBasis, planToRun, readTextOrNull, unifiedDiff } from "./common.js";
+import {
+  authorize,
+  filePreview,
+  filesBasis,
+  planToRun,
+  readTextOrNull,
+  unifiedDiff,
+  writeScope,
+} from "./common.js";
 
 const Input = z
   .object({
@@ -51,7 +59,7 @@ export const writeTool = defineTool({
         details: { path: r.display, bytes, created: false, unchanged: true },
       };
     }
-    await writeFileAtomic(r.abs, after);
+    await writeProjectFile(r, after, writeScope(ctx));
     return {
       text: `${before === null ? "Created" : "Wrote"} ${r.display} (${bytes} bytes)`,
       details: { path: r.display, bytes, created: before === null },

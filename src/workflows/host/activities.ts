@@ -1,12 +1,14 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { toPointer } from "../../core/json-pointer.js";
 import { looksBinary } from "../../core/text.js";
 import { formatFieldErrors, parseOrThrow, zodFieldErrors } from "../../core/validate.js";
 import { runWorldScript } from "../../tools/world/run.js";
+import { listFolderWithin } from "../../workspace/anchored-fs.js";
 import { resolveFileAddress } from "../../workspace/paths.js";
 import type { Project } from "../../workspace/project.js";
+import { readFileSafeSync } from "../../workspace/safe-read.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { argsSchema } from "../args.js";
 import type { ActivityContext, ActivityHost, ActivityOutcome } from "../engine/activity-host.js";
@@ -164,7 +166,7 @@ export class WorkflowHost implements ActivityHost {
       case "workspace.read":
         return { value: { text: this.read(params(ReadParams, raw, kind).path) } };
       case "workspace.list":
-        return { value: this.list(params(ReadParams, raw, kind).path) };
+        return { value: await this.list(params(ReadParams, raw, kind).path) };
       case "plot.brief": {
         const p = params(BriefParams, raw, kind);
         const { openPlotContext, getChapterWriterBrief } = await import("../../plot/index.js");
@@ -314,13 +316,19 @@ export class WorkflowHost implements ActivityHost {
   }
 
   /** The entries of a project folder, sorted by name: `{name, path, kind}`. */
-  private list(path: string): Array<{ name: string; path: string; kind: "file" | "folder" }> {
+  private async list(path: string): Promise<Array<{ name: string; path: string; kind: "file" | "folder" }>> {
     const project = this.requireProject("wf.workspace.list");
-    const { abs } = resolveFileAddress(this.deps.workspace, project, path);
-    if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory())
+    const r = resolveFileAddress(this.deps.workspace, project, path);
+    if (!statSync(r.abs, { throwIfNoEntry: false })?.isDirectory())
       throw new NbError("not_found", `No folder ${path}`);
     const base = path.replace(/\/+$/, "");
-    return readdirSync(abs, { withFileTypes: true })
+    const entries = await listFolderWithin({
+      abs: r.abs,
+      root: r.project.realRoot,
+      rootName: "the project",
+      label: r.display,
+    });
+    return entries
       .filter((d) => !d.name.startsWith(".") && (d.isFile() || d.isDirectory()))
       .map((d) => ({
         name: d.name,
@@ -332,15 +340,20 @@ export class WorkflowHost implements ActivityHost {
 
   private read(path: string): string {
     const project = this.requireProject("wf.workspace.read");
-    const { abs } = resolveFileAddress(this.deps.workspace, project, path);
-    const st = statSync(abs, { throwIfNoEntry: false });
-    if (!st?.isFile())
-      throw new NbError("not_found", `No file ${path}`, {
+    const r = resolveFileAddress(this.deps.workspace, project, path);
+    const missing = () =>
+      new NbError("not_found", `No file ${path}`, {
         fields: [{ pointer: toPointer(["path"]), message: "no such file" }],
       });
-    if (st.size > MAX_READ_BYTES)
-      throw new NbError("limit_exceeded", `${path} is larger than ${MAX_READ_BYTES} bytes`);
-    const buf = readFileSync(abs);
+    // By name only to tell a folder; the file is read through the descriptor it was opened on,
+    // which must still be a regular file inside the project (it may have changed since the check).
+    if (statSync(r.abs, { throwIfNoEntry: false })?.isDirectory()) throw missing();
+    const buf = readFileSafeSync(r.abs, {
+      label: r.display,
+      root: r.project.realRoot,
+      maxBytes: MAX_READ_BYTES,
+    });
+    if (buf === null) throw missing();
     if (looksBinary(buf)) throw new NbError("unsupported", `${path} is a binary file`);
     return buf.toString("utf8");
   }

@@ -1,7 +1,5 @@
-import { readFile, rm, stat } from "node:fs/promises";
-import { writeFileAtomic } from "../../../core/atomic-write.js";
 import { type ErrorCode, NbError } from "../../../core/errors.js";
-import { detectLineEnding, fromLf, looksBinary, toLf } from "../../../core/text.js";
+import { detectLineEnding, fromLf, toLf } from "../../../core/text.js";
 import { editsToUnifiedDiff, type LineEdit } from "./diff.js";
 import type { Chunk, PatchOp } from "./parse.js";
 
@@ -11,9 +9,20 @@ export interface PatchTarget {
   display: string;
 }
 
+/**
+ * How a patch reaches its files. The tool's own goes through the project's checked descriptors;
+ * nothing here names a file on disk.
+ */
+export interface PatchFiles<T extends PatchTarget> {
+  /** The file's text, "dir" when a folder has its name, null when nothing does. */
+  read(target: T): Promise<string | null | "dir">;
+  write(target: T, text: string): Promise<void>;
+  remove(target: T): Promise<void>;
+}
+
 /** One file's planned change. */
-export interface FileChange {
-  target: PatchTarget;
+export interface FileChange<T extends PatchTarget = PatchTarget> {
+  target: T;
   action: "add" | "update" | "delete";
   before: string | null;
   after: string | null;
@@ -236,25 +245,16 @@ function rewrite(text: string, lines: readonly string[], edits: LineEdit[]): str
   return out + source.slice(start[line]);
 }
 
-async function readCurrent(t: PatchTarget): Promise<string | null | "dir"> {
-  const st = await stat(t.abs).catch(() => null);
-  if (!st) return null;
-  if (st.isDirectory()) return "dir";
-  if (!st.isFile()) throw fail(`${t.display} is not a regular file`, "unsupported");
-  const buf = await readFile(t.abs);
-  if (looksBinary(buf)) throw fail(`${t.display} is a binary file`, "unsupported");
-  return buf.toString("utf8");
-}
-
 /**
  * Plan a whole patch against an in-memory view of the files: later operations see earlier ones.
  * Nothing is written; any failure throws before the disk is touched.
  */
-export async function planPatch(
+export async function planPatch<T extends PatchTarget>(
   ops: PatchOp[],
-  resolve: (path: string) => PatchTarget,
-): Promise<FileChange[]> {
-  const targets = new Map<string, PatchTarget>();
+  resolve: (path: string) => T,
+  files: PatchFiles<T>,
+): Promise<FileChange<T>[]> {
+  const targets = new Map<string, T>();
   const resolved = ops.map((op) => {
     const src = resolve(op.path);
     const dst = op.kind === "update" && op.moveTo ? resolve(op.moveTo) : null;
@@ -263,10 +263,10 @@ export async function planPatch(
   const original = new Map<string, string | null | "dir">();
   const knownDiffs = new Map<string, string>();
   const view = new Map<string, string | null | "dir">();
-  const get = async (t: PatchTarget) => {
+  const get = async (t: T) => {
     targets.set(t.abs, t);
     if (!view.has(t.abs)) {
-      const cur = await readCurrent(t);
+      const cur = await files.read(t);
       original.set(t.abs, cur);
       view.set(t.abs, cur);
     }
@@ -307,12 +307,17 @@ export async function planPatch(
     }
   }
 
-  const changes: FileChange[] = [];
+  const changes: FileChange<T>[] = [];
   for (const [abs, after] of view) {
     const before = original.get(abs) as string | null;
     if (after === before) continue;
     const action = before === null ? "add" : after === null ? "delete" : "update";
-    const change: FileChange = { target: targets.get(abs)!, action, before, after: after as string | null };
+    const change: FileChange<T> = {
+      target: targets.get(abs)!,
+      action,
+      before,
+      after: after as string | null,
+    };
     const diff = knownDiffs.get(abs);
     if (diff !== undefined && action === "update") change.diff = diff;
     changes.push(change);
@@ -321,18 +326,21 @@ export async function planPatch(
 }
 
 /** Write planned changes; if any write fails, restore what was already changed. */
-export async function commitChanges(changes: FileChange[]): Promise<void> {
-  const done: FileChange[] = [];
+export async function commitChanges<T extends PatchTarget>(
+  changes: FileChange<T>[],
+  files: PatchFiles<T>,
+): Promise<void> {
+  const done: FileChange<T>[] = [];
   try {
     for (const c of changes) {
-      if (c.after === null) await rm(c.target.abs);
-      else await writeFileAtomic(c.target.abs, c.after);
+      if (c.after === null) await files.remove(c.target);
+      else await files.write(c.target, c.after);
       done.push(c);
     }
   } catch (e) {
     for (const c of done.reverse()) {
-      if (c.before === null) await rm(c.target.abs, { force: true }).catch(() => {});
-      else await writeFileAtomic(c.target.abs, c.before).catch(() => {});
+      if (c.before === null) await files.remove(c.target).catch(() => {});
+      else await files.write(c.target, c.before).catch(() => {});
     }
     throw e;
   }
