@@ -1,6 +1,4 @@
-import type { z } from "zod";
 import { NbError } from "../core/errors.js";
-import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import type { Harness } from "../harness/loop.js";
 import type { Session } from "../harness/store/index.js";
 import type { RunResult } from "../harness/types.js";
@@ -20,33 +18,12 @@ import type { Mode } from "../tools/types.js";
 import { admit, type TargetState } from "./admission.js";
 import { capMode } from "./mode-ceiling.js";
 import { ancestors, assertAccess, MAX_AGENT_DEPTH } from "./ownership.js";
+import { invocationPayload, invocationText, parseStrict } from "./payload.js";
 import { invocationResult } from "./result.js";
 import { agentSummary, sessionView } from "./views.js";
 
 /** Live links one session may hold at once (detach one to create another). */
 export const MAX_LINKED_AGENTS = 32;
-
-/** Validate a value strictly against a profile schema; field pointers are relative to the value. */
-function parseStrict(schema: z.ZodType, value: unknown, what: string): Record<string, unknown> {
-  const r = schema.safeParse(value);
-  if (r.success) return r.data as Record<string, unknown>;
-  const fields = zodFieldErrors(r.error);
-  throw new NbError(
-    "invalid_input",
-    `Invalid ${what} (fix the object at each JSON Pointer; never send it as a string):\n${formatFieldErrors(fields)}`,
-    { fields },
-  );
-}
-
-/** The user message an invocation writes: the message, then the payload as JSON. */
-function invocationText(
-  message: string | undefined,
-  payload: Record<string, unknown> | undefined,
-): string | undefined {
-  if (payload === undefined) return message;
-  const block = `Input (this invocation's payload):\n\`\`\`json\n${JSON.stringify(payload, null, 2)}\n\`\`\``;
-  return message === undefined ? block : `${message}\n\n${block}`;
-}
 
 /** What a background invocation's job reports: the agent's answer, or what it waits on. */
 function backgroundText(r: AgentInvocationResult): string {
@@ -139,16 +116,8 @@ export class AgentCollaboration implements CollaborationService {
         { details: { reason: "active_invocation_exists" } },
       );
     }
-    let payload: Record<string, unknown> | undefined;
-    if (req.input !== undefined) {
-      const profile = catalog.get(target.profileKey);
-      if (!profile.payload) {
-        throw new NbError("invalid_input", `Profile ${profile.key} takes no input; send a message instead`, {
-          fields: [{ pointer: "/input", message: "not accepted by this profile" }],
-        });
-      }
-      payload = parseStrict(profile.payload, req.input, `input for profile ${profile.key}`);
-    }
+    const payload =
+      req.input === undefined ? undefined : invocationPayload(catalog.get(target.profileKey), req.input);
     if (req.background && admission.action !== "run") {
       throw new NbError(
         "conflict",

@@ -4,6 +4,7 @@ import type {
   LanguageModelV3ToolCallPart,
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
+import { payloadOf } from "../collab/payload.js";
 import { neutraliseReminderTags } from "../core/untrusted.js";
 import type { Mode } from "../tools/types.js";
 import type { TaskItem } from "./events.js";
@@ -23,6 +24,11 @@ export interface PathState {
   summary: string | null;
   /** Entries the model sees verbatim (after the latest compaction's cut). */
   visible: Entry[];
+  /**
+   * The payload of the latest invocation that carried one (its message's input block): what tools
+   * bound to the invocation (the writer's target file) hold it to. nbook's own follow-ups carry none.
+   */
+  payload: Readonly<Record<string, unknown>> | null;
 }
 
 const STEER_PREFIX = "[The user sent this while you were working; take it into account now]\n";
@@ -34,8 +40,10 @@ export function readPath(path: readonly Entry[]): PathState {
   let lastAnswer = -1;
   let summary: string | null = null;
   let visibleFrom = 0;
+  let payload: Readonly<Record<string, unknown>> | null = null;
   path.forEach((e, i) => {
     if (e.kind === "task_list") tasks = e.data.tasks;
+    else if (e.kind === "user" && e.data.intent !== "system") payload = payloadOf(e.data.text) ?? payload;
     else if (e.kind === "mode_change") lastModeChange = i;
     else if (e.kind === "assistant") lastAnswer = i;
     else if (e.kind === "compaction") {
@@ -49,6 +57,7 @@ export function readPath(path: readonly Entry[]): PathState {
     modeChangedSinceAnswer: lastAnswer < 0 || lastModeChange > lastAnswer,
     summary,
     visible: path.slice(visibleFrom),
+    payload,
   };
 }
 

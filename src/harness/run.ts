@@ -163,6 +163,7 @@ export function stepEnv(
     sessionId,
     profileKey: profile.key,
     initial: session.initial,
+    payload: readPath(deps.store.activePath(sessionId)).payload,
     allow: deps.catalog.allowlist(profile.key),
     output: sessionOutput(profile, session.initial),
     tasks: deps.store.tasks(sessionId),
@@ -360,7 +361,13 @@ export async function runOnce(
         return end("completed");
       }
 
-      const outcome = await runStepCalls(turn.toolCalls, { ...env, mode, tasks: state.tasks });
+      // The payload as of this step: a steer may have brought the invocation a new one.
+      const outcome = await runStepCalls(turn.toolCalls, {
+        ...env,
+        mode,
+        tasks: state.tasks,
+        payload: state.payload,
+      });
       live();
       const entries: EntryInput[] = [assistant, ...resultEntries(outcome.results)];
       if (outcome.tasks) entries.push({ kind: "task_list", data: { tasks: outcome.tasks } });

@@ -30,6 +30,8 @@ export interface StepEnv {
   profileKey: string;
   /** The session's `initial` values, handed to tools through ctx.session. */
   initial: Readonly<Record<string, unknown>>;
+  /** The payload of the invocation being run, handed to tools through ctx.session (null: none). */
+  payload: Readonly<Record<string, unknown>> | null;
   allow: Allowlist;
   output: z.ZodType | undefined;
   tasks: TaskItem[];
@@ -154,6 +156,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         id: env.sessionId,
         profileKey: env.profileKey,
         initial: env.initial,
+        ...(env.payload ? { payload: env.payload } : {}),
         callId: call.id,
         services: {
           ...env.services,

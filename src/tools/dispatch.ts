@@ -16,6 +16,7 @@ import type {
   ToolPreview,
   ToolSession,
 } from "./types.js";
+import { assertWriteReach } from "./write-reach.js";
 
 /** Which tools a caller may use: a profile's allowlist (key → binding), or every tool for a trusted user. */
 export type Allowlist = ReadonlyMap<string, ToolBinding> | "all";
@@ -149,6 +150,7 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
   };
 
   try {
+    assertWriteReach(tool, parsed.data, ctx, dctx.allow);
     const effect = typeof tool.effect === "function" ? await tool.effect(parsed.data, ctx) : tool.effect;
     const modeGated =
       effect === "write" &&

@@ -38,6 +38,11 @@ export interface ToolSession {
   readonly profileKey: string;
   /** The session's `initial` values (validated by its profile), e.g. the subject an actor is bound to. */
   readonly initial: Readonly<Record<string, unknown>>;
+  /**
+   * The payload of the invocation being run (the latest one given), validated by the profile's
+   * payload schema; absent when none was. A tool bound with `target` writes only the file it names.
+   */
+  readonly payload?: Readonly<Record<string, unknown>>;
   /** The id of the tool call being run (a background job records the call that started it). */
   readonly callId?: string;
   /** Session-specific services, keyed by name; each session-bound tool group documents its own. */

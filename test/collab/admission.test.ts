@@ -154,7 +154,11 @@ describe("invoke_agent applies the matrix to real sessions", () => {
     });
     const leader = fx.root("leader.default", { mode: "discuss" });
     await fx.tool(leader.id, "create_agent", { profileKey: "writer" });
-    const w = await fx.tool(leader.id, "invoke_agent", { sessionId: "2", message: "write a" });
+    const w = await fx.tool(leader.id, "invoke_agent", {
+      sessionId: "2",
+      message: "write a",
+      input: { path: "a.md" },
+    });
     expect(w.ok && (w.details as { status: string }).status).toBe("waiting");
     for (const input of [
       { message: "more" },

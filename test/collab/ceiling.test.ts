@@ -90,7 +90,7 @@ describe("no escalation through delegation", () => {
       ],
       writer: [
         { toolCalls: [{ name: "write", input: { path: "a.md", content: "a" } }] },
-        { toolCalls: [{ name: "write", input: { path: "b.md", content: "b" } }] },
+        { toolCalls: [{ name: "write", input: { path: "a.md", content: "a, revised" } }] },
       ],
     });
     const leader = fx.root("leader.default", { mode: "plan" });
@@ -99,8 +99,7 @@ describe("no escalation through delegation", () => {
     const again = await fx.harness.settle("2", first.approvalId as string, { approved: true });
     expect(again.status).toBe("waiting");
     expect(again.pending?.tool).toBe("write");
-    expect(existsSync(join(fx.project.root, "a.md"))).toBe(true);
-    expect(existsSync(join(fx.project.root, "b.md"))).toBe(false);
+    expect(readFileSync(join(fx.project.root, "a.md"), "utf8")).toBe("a");
     // Still waiting: nothing flows back yet.
     expect(fx.store.queued(leader.id)).toEqual([]);
     expect(fx.harness.flowBackRun(leader.id)).toBeUndefined();

@@ -30,7 +30,13 @@ export const inlineEditor = defineProfile({
     })
     .strict(),
   output: z.object({}).strict(),
-  tools: ["read", "edit", "write", "report_result"],
+  // One target file (payload.targetPath): dispatch refuses writes to any other.
+  tools: [
+    "read",
+    { key: "edit", target: "targetPath" },
+    { key: "write", target: "targetPath" },
+    "report_result",
+  ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the inline editor: you make one precise change to a selected passage.", ctx)}
 

@@ -23,8 +23,9 @@ export const writer = defineProfile({
   output: z.object({ summary: z.string(), outputPath: z.string().optional() }).strict(),
   tools: [
     "read",
-    "write",
-    "edit",
+    // One target file per invocation (payload.path): dispatch refuses writes to any other.
+    { key: "write", target: "path" },
+    { key: "edit", target: "path" },
     // bash runs confined (docs/bash.md); read-only here, since prose goes through write and edit.
     { key: "bash", access: "readonly" },
     "report_result",

@@ -1,3 +1,4 @@
+import { invocationPayload, invocationText } from "../../collab/payload.js";
 import { invocationResult } from "../../collab/result.js";
 import { NbError } from "../../core/errors.js";
 import type { Harness } from "../../harness/loop.js";
@@ -66,11 +67,15 @@ export function userPort(harness: Harness, project: string | null, runMode: Mode
         throw new NbError("not_allowed", `Model ${req.model} is not visible to agents`, {
           fields: [{ pointer: "/model", message: "not a model visible to agents" }],
         });
-      const mode = req.mode ?? (req.message !== undefined ? "prompt" : "continue");
+      // The payload is validated and carried as the collaboration service does: tools bound to it
+      // (the writer's target file) read it from the message.
+      const profile = harness.catalog.get(harness.store.session(req.sessionId).profileKey);
+      const message = invocationText(req.message, invocationPayload(profile, req.input));
+      const mode = req.mode ?? (message !== undefined ? "prompt" : "continue");
       const started = performance.now();
       const r = await harness.invoke(req.sessionId, {
         mode,
-        ...(req.message !== undefined ? { message: req.message } : {}),
+        ...(message !== undefined ? { message } : {}),
         ...(req.model ? { model: req.model } : {}),
         signal,
         ceiling: runMode,
