@@ -8,6 +8,7 @@ import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { argsSchema } from "./args.js";
+import { BrokenWorkflowCache, fileIdentity } from "./broken-cache.js";
 import { WORKFLOW_FILE, WorkflowKey, type WorkflowMeta, WorkflowMetaSchema } from "./definition.js";
 import { describeWorkflowModule } from "./sandbox/index.js";
 
@@ -41,17 +42,23 @@ interface Root {
   base: string | null;
   /** A real path the workflow files must stay inside (a project's), or null. */
   within: string | null;
+  /** Where broken files of this layer are remembered across processes (none for the built-ins). */
+  broken: BrokenWorkflowCache | null;
 }
 
 /** The layers' roots, lowest first. */
 function roots(workspace: Workspace | null, project: Project | null): Root[] {
-  const out: Root[] = [{ layer: "builtin", dir: BUILTIN_WORKFLOWS_DIR, base: null, within: null }];
+  const out: Root[] = [
+    { layer: "builtin", dir: BUILTIN_WORKFLOWS_DIR, base: null, within: null, broken: null },
+  ];
   if (workspace) {
+    const broken = new BrokenWorkflowCache(workspace);
     out.push({
       layer: "workspace",
       dir: join(workspace.nbookDir, "agent", "workflows"),
       base: ".nbook",
       within: null,
+      broken,
     });
     if (project)
       out.push({
@@ -59,6 +66,7 @@ function roots(workspace: Workspace | null, project: Project | null): Root[] {
         dir: join(project.root, ".nbook", "agent", "workflows"),
         base: `${project.name}/.nbook`,
         within: project.realRoot,
+        broken,
       });
   }
   return out;
@@ -67,8 +75,11 @@ function roots(workspace: Workspace | null, project: Project | null): Root[] {
 /** The largest workflow.js read. */
 const MAX_WORKFLOW_BYTES = 1024 * 1024;
 
-// One evaluation per file version (inode, mtime, size): the catalog is listed on every call.
+// One evaluation per file version (fileIdentity) in a process: the catalog is listed on every call.
 const cache = new Map<string, { stamp: string; entry: WorkflowEntry }>();
+
+/** Sandbox failures that say nothing of the file (the sandbox could not start, it was stopped). */
+const PASSING_FAILURES = new Set(["internal", "aborted"]);
 
 /**
  * Every workflow of the three layers (built-in < workspace < project), the winning one per key,
@@ -149,14 +160,21 @@ async function loadEntry(key: string, root: Root, abs: string, file: string): Pr
         status: "broken",
         reason: `${WORKFLOW_FILE} leads out of the project through a symbolic link`,
       };
-    const st = statSync(abs);
+    const st = statSync(abs, { bigint: true });
     if (!st.isFile()) return { ...base, status: "broken", reason: `${WORKFLOW_FILE} is not a regular file` };
-    stamp = `${root.layer}:${st.ino}:${st.mtimeMs}:${st.size}`;
+    stamp = fileIdentity(st);
   } catch {
     return { ...base, status: "broken", reason: `no ${WORKFLOW_FILE} in the folder` };
   }
   const cached = cache.get(abs);
   if (cached?.stamp === stamp) return cached.entry;
+  // Found broken by another process (or an earlier one): not evaluated again until it changes.
+  const known = root.broken?.get(abs, stamp);
+  if (known) {
+    const entry: WorkflowEntry = { ...base, status: "broken", ...known };
+    cache.set(abs, { stamp, entry });
+    return entry;
+  }
   let source: string | null;
   try {
     source = readTextSafeSync(abs, { label: WORKFLOW_FILE, root: root.within, maxBytes: MAX_WORKFLOW_BYTES });
@@ -164,24 +182,45 @@ async function loadEntry(key: string, root: Root, abs: string, file: string): Pr
     return { ...base, status: "broken", reason: toErrorInfo(e).message };
   }
   if (source === null) return { ...base, status: "broken", reason: `no ${WORKFLOW_FILE} in the folder` };
-  const entry = await parseEntry(base, source);
+  const { entry, lasting } = await evaluateEntry(base, source);
   cache.set(abs, { stamp, entry });
+  if (entry.status === "broken" && lasting) {
+    root.broken?.set(abs, stamp, {
+      reason: entry.reason ?? "broken",
+      ...(entry.line ? { line: entry.line } : {}),
+    });
+  }
   return entry;
 }
 
-/** Evaluate a workflow module's metadata in the sandbox and check it; a problem makes the entry broken. */
-export async function parseEntry(
+/**
+ * Evaluate a workflow module's metadata in the sandbox and check it; a problem makes the entry
+ * broken. `lasting`: the verdict is the file's own, to hold until the file changes.
+ */
+async function evaluateEntry(
   base: Pick<WorkflowEntry, "key" | "layer" | "file">,
   source: string,
-): Promise<WorkflowEntry> {
+): Promise<{ entry: WorkflowEntry; lasting: boolean }> {
   let raw: unknown;
   try {
     raw = await describeWorkflowModule(source, WORKFLOW_FILE);
   } catch (e) {
     const info: ErrorInfo = toErrorInfo(e);
     const line = (info.details as { line?: number } | undefined)?.line;
-    return { ...base, status: "broken", reason: info.message, ...(line ? { line } : {}) };
+    return {
+      entry: { ...base, status: "broken", reason: info.message, ...(line ? { line } : {}) },
+      lasting: !PASSING_FAILURES.has(info.code),
+    };
   }
+  return { entry: checkExports(base, source, raw), lasting: true };
+}
+
+/** The entry for a module's evaluated exports: ok, or broken saying which export is wrong. */
+function checkExports(
+  base: Pick<WorkflowEntry, "key" | "layer" | "file">,
+  source: string,
+  raw: unknown,
+): WorkflowEntry {
   const { hasRun, ...exported } = raw as { hasRun: boolean } & Record<string, unknown>;
   if (!hasRun)
     return {
