@@ -105,6 +105,7 @@ export async function readTextSafe(abs: string, o: SafeReadOptions): Promise<str
 function missingOrThrow(e: unknown, o: SafeReadOptions): null {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return null;
+  if (code === "EISDIR") throw new NbError("invalid_input", `${o.label} is a folder, not a file`);
   if (code === "ELOOP") throw new NbError("path_escape", `${o.label} goes through a loop of symbolic links`);
   throw new NbError("io_error", `Cannot read ${o.label}: ${code ?? "error"}`);
 }

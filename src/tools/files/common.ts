@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { constants, realpathSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import { NbError, toErrorInfo } from "../../core/errors.js";
@@ -13,6 +11,7 @@ import {
   realPathOf,
   resolveFileAddress,
 } from "../../workspace/paths.js";
+import { readFileSafe } from "../../workspace/safe-read.js";
 import { isPlanExempt, planRootOf } from "../dispatch.js";
 import type { ToolContext, ToolPreview } from "../types.js";
 
@@ -42,48 +41,22 @@ export function authorize(ctx: ToolContext, path: string, op: "read" | "write" |
   return r;
 }
 
-/**
- * Where an open file really is, from its descriptor (Linux's /proc/self/fd), or null where the
- * system cannot say.
- */
-function openedRealPath(fd: number): string | null {
-  try {
-    return realpathSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return null;
-  }
-}
+/** The largest file the file tools read (a sparse file of gigabytes costs a command nothing). */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Read a text file as UTF-8, or null when it does not exist. Refuses folders, special and binary
- * files. The checks the authorisation made on the path are made again on the file actually opened
- * (still inside the project, one name only), so a file swapped in between is not read.
+ * files. Through the safe read: the checks the authorisation made on the path are made again on the
+ * file actually opened (still inside the project, one name only), so a file swapped in between is
+ * not read.
  */
 export async function readTextOrNull(r: ResolvedPath): Promise<string | null> {
-  let file: FileHandle;
-  try {
-    // Non-blocking, so opening a FIFO returns at once (and is then refused as not a regular file).
-    file = await open(r.abs, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-    if ((e as NodeJS.ErrnoException).code === "EISDIR")
-      throw new NbError("invalid_input", `${r.display} is a folder, not a file`);
-    throw e;
-  }
-  let buf: Buffer;
-  try {
-    const st = await file.stat();
-    if (st.isDirectory()) throw new NbError("invalid_input", `${r.display} is a folder, not a file`);
-    // A FIFO or device would block the read or never end.
-    if (!st.isFile()) throw new NbError("unsupported", `${r.display} is not a regular file`);
-    const real = openedRealPath(file.fd);
-    if (st.nlink > 1 || (real !== null && !isInside(real, r.project.realRoot))) {
-      throw new NbError("path_escape", `${r.display} changed into a link to a file outside the project`);
-    }
-    buf = await file.readFile();
-  } finally {
-    await file.close();
-  }
+  const buf = await readFileSafe(r.abs, {
+    label: r.display,
+    root: r.project.realRoot,
+    maxBytes: MAX_FILE_BYTES,
+  });
+  if (buf === null) return null;
   if (looksBinary(buf))
     throw new NbError("unsupported", `${r.display} is a binary file; only text files can be read or edited`);
   return buf.toString("utf8");
