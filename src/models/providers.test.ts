@@ -212,7 +212,9 @@ describe("openai and anthropic providers reach the configured baseURL with the k
     );
     const { model } = resolveModel("claude/claude-test", config, { NB_ANT: "ant-key-1" });
     const before = seen.length;
-    const result = streamText({ model, prompt: "hi" });
+    // Given, as the harness gives a configured limit: for a model id it does not know, the provider
+    // would otherwise pick one itself and the AI SDK print a warning about it.
+    const result = streamText({ model, prompt: "hi", maxOutputTokens: 64 });
     expect(await result.text).toBe("Hello from the stub.");
     expect((await result.usage).outputTokens).toBe(6);
     const req = seen[before];

@@ -38,6 +38,8 @@ function bundle(): string {
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "nbook-webbuild-"));
+  // As the real repository's: without it Vite loads web/vite.config.ts as CommonJS and warns.
+  write("package.json", '{ "type": "module" }\n', 60);
   write("src/word.ts", 'export const WORD: string = "hello";\n', 60);
   write(
     "web/index.html",
