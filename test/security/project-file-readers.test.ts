@@ -255,4 +255,14 @@ describe("a link or an oversized file where NeuroBook reads a project file", () 
       "## Project instructions (AGENTS.md, from the author: follow them)\n[AGENTS.md was not read: AGENTS.md is larger than 4 MiB, the most read of it]",
     );
   });
+
+  it("the file tools refuse a file over their cap instead of reading it whole", async () => {
+    writeFileSync(file("big.md"), "");
+    truncateSync(file("big.md"), 100 * 1024 * 1024);
+    const r = await bed.call("read", { path: "big.md" });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { code: "limit_exceeded", message: "big.md is larger than 64 MiB, the most read of it" },
+    });
+  });
 });
