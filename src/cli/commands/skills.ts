@@ -1,8 +1,12 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { listSkills, SKILL_FILE, type SkillEntry } from "../../skills/index.js";
+import {
+  listSkills,
+  readSkillText,
+  resolveSkillFile,
+  SKILL_FILE,
+  type SkillEntry,
+} from "../../skills/index.js";
 import { locateProject } from "../locate.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
 
@@ -68,7 +72,7 @@ export function registerSkills(program: Command): void {
         if (!s) throw new NbError("not_found", `No skill named ${name} (nbook skills list shows them)`);
         if (s.status === "broken")
           throw new NbError("config_error", `Skill ${name} is broken: ${s.path}/${SKILL_FILE}: ${s.reason}`);
-        const text = readFileSync(join(s.dir, SKILL_FILE), "utf8");
+        const text = readSkillText(resolveSkillFile(workspace, project, s.locator));
         writeOut(`# ${s.name} (${s.layer}, ${s.path}; agents read ${s.locator})\n\n${text}`);
       } catch (e) {
         reportCliError(e);

@@ -1,11 +1,9 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { describeModels, loadModelsConfig } from "../../models/index.js";
 import { overridesBuiltin, ProfileCatalog } from "../../profiles/catalog.js";
 import { describeProfile } from "../../profiles/describe.js";
-import { listSkills, SKILL_FILE, type SkillEntry } from "../../skills/index.js";
+import { listSkills, readSkillText, resolveSkillFile, type SkillEntry } from "../../skills/index.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { Project } from "../../workspace/project.js";
@@ -117,7 +115,8 @@ export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
       const s = listSkills(hub.workspace, projectOf(query.project)).find((x) => x.name === params.name);
       if (!s) throw new NbError("not_found", `No skill named ${params.name}`);
       if (s.status === "broken") throw new NbError("config_error", `Skill ${s.name} is broken: ${s.reason}`);
-      return c.json({ skill: skillView(s), text: readFileSync(join(s.dir, SKILL_FILE), "utf8") });
+      const text = readSkillText(resolveSkillFile(hub.workspace, projectOf(query.project), s.locator));
+      return c.json({ skill: skillView(s), text });
     },
   );
 }
