@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import type { CharsetSource } from "./decode.js";
-import type { Extracted } from "./extract.js";
+import type { Extracted } from "./tidy.js";
 
 /** A fetched and extracted page as the cache keeps it. */
 export interface FetchedPage extends Extracted {

@@ -2,7 +2,7 @@ import { pipeline, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { Agent, type Dispatcher, request } from "undici";
 import { NbError } from "../../core/errors.js";
-import { type BodyKind, kindOfMime, parseContentType, sniffKind } from "./content-type.js";
+import { type BodyKind, hasNulBytes, kindOfMime, parseContentType, sniffKind } from "./content-type.js";
 import { AllowList, findBlocked, guardedConnector, type Resolver } from "./guard.js";
 
 /** What one fetch may cost. */
@@ -132,7 +132,9 @@ export async function fetchRaw(
         decompressed(res.body, header(res.headers, "content-encoding")),
         limits.maxBytes,
       );
-      const kind = declared === "unknown" ? sniffKind(body.subarray(0, 1024)) : declared;
+      const head = body.subarray(0, 1024);
+      const kind =
+        declared === "unknown" ? sniffKind(head) : hasNulBytes(head, type.charset) ? "refused" : declared;
       if (kind === "refused") throw binaryRefused(url, type.mime || "no content type");
       return {
         url: start.href,

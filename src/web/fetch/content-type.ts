@@ -53,15 +53,27 @@ const MAGIC: readonly number[][] = [
   [0x00, 0x00, 0x00], // MP4/ftyp-style boxes and other length-prefixed containers
 ];
 
+/**
+ * True when the first KiB of a body holds a NUL byte, which no text in an ASCII-compatible charset
+ * has: the body is binary whatever type it claims. UTF-16 text carries NULs in every other byte;
+ * a BOM or a declared UTF-16 charset says it is that.
+ */
+export function hasNulBytes(head: Uint8Array, charset?: string): boolean {
+  const utf16 =
+    (head[0] === 0xff && head[1] === 0xfe) ||
+    (head[0] === 0xfe && head[1] === 0xff) ||
+    /^utf-?16/i.test(charset?.trim() ?? "");
+  if (utf16) return false;
+  const n = Math.min(head.length, 1024);
+  for (let i = 0; i < n; i++) if (head[i] === 0) return true;
+  return false;
+}
+
 /** Sniff a body without a usable type: binary signatures or NUL bytes refuse it; markup is HTML. */
 export function sniffKind(head: Uint8Array): BodyKind {
   if (MAGIC.some((sig) => sig.every((b, i) => head[i] === b))) return "refused";
+  if (hasNulBytes(head)) return "refused";
   const n = Math.min(head.length, 1024);
-  // UTF-16 text carries NULs too; a BOM says which it is.
-  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
-  if (!utf16) {
-    for (let i = 0; i < n; i++) if (head[i] === 0) return "refused";
-  }
   const start = Buffer.from(head.subarray(0, n)).toString("latin1").trimStart().toLowerCase();
   return /^(?:\ufeff|ï»¿)?\s*<(?:!doctype html|html|head|body|meta|title|div|p\b|!--)/.test(start)
     ? "html"

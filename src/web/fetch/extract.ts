@@ -1,37 +1,39 @@
 import { isProbablyReaderable, Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
 import TurndownService from "turndown";
+import { assertExtractable } from "./complexity.js";
+import { stripElements } from "./markup.js";
 import { cjkShare, readerThresholds } from "./script-weight.js";
-
-/** A page as text for the model. */
-export interface Extracted {
-  title?: string;
-  description?: string;
-  content: string;
-  /** `markdown` for HTML pages, `text` for everything else. */
-  format: "markdown" | "text";
-  /** `readability` found an article; `fallback` took the main/article/body text. */
-  method: "readability" | "fallback" | "text";
-}
+import { type Extracted, tidy } from "./tidy.js";
 
 /**
- * Markup that holds no article text: comments, scripts, styles, embedded documents, and the
- * navigation, sidebars, footers and form controls that every reading drops anyway. Cut from the
- * string before parsing: a site's menus can be a third of its DOM, and building those nodes only
- * to remove them costs more than the rest of the extraction.
+ * Elements that hold no article text: scripts, styles, embedded documents, and the navigation,
+ * sidebars, footers and form controls that every reading drops anyway. Cut from the string (with
+ * comments) before parsing: a site's menus can be a third of its DOM, and building those nodes
+ * only to remove them costs more than the rest of the extraction.
  */
-const NOISE =
-  /<!--[\s\S]*?-->|<(script|style|noscript|template|svg|iframe|nav|aside|footer|select|button)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
+const NOISE = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "iframe",
+  "nav",
+  "aside",
+  "footer",
+  "select",
+  "button",
+]);
 
 /**
  * Paragraph indents of runs of U+00A0 / U+3000 (and their entities) after a block boundary, as
  * Chinese sites write them; left in, a Markdown converter keeps them and a reader sees code blocks.
+ * No `<` inside a tag and no line break before the indent, so no match attempt runs on past the
+ * next tag or line (each would, on a page of unclosed tags or blank lines, and take quadratic time).
  */
 const INDENT =
-  /((?:<(?:p|div|br|li|td|section|article|blockquote|h[1-6])\b[^>]*>|\n)\s*)(?:[\u00a0\u3000]|&nbsp;|&#160;|&#xa0;|&#12288;|&#x3000;|&emsp;|&ensp;)+/gi;
-
-/** Leading U+00A0 / U+3000 left at the start of a Markdown line. */
-const LINE_INDENT = /^[\u00a0\u3000]+/gm;
+  /((?:<(?:p|div|br|li|td|section|article|blockquote|h[1-6])\b[^<>]*>|\n)[ \t\r]*)(?:[\u00a0\u3000]|&nbsp;|&#160;|&#xa0;|&#12288;|&#x3000;|&emsp;|&ensp;)+/gi;
 
 /** Containers read when Readability finds no article, most specific first. */
 const FALLBACK_ROOTS = ["main", "article", "[role=main]", "#content", ".content", "body"];
@@ -91,7 +93,7 @@ function asDocument(html: string): string {
 /** Put a `<base>` with the page's absolute base in the head, so relative links come out absolute. */
 function withBase(html: string, pageUrl: string): string {
   let base = pageUrl;
-  const declared = /<base\b[^>]*?\bhref\s*=\s*["']?([^"'\s>]+)/i.exec(html);
+  const declared = /<base\b[^<>]*?\bhref\s*=\s*["']?([^"'\s<>]+)/i.exec(html);
   if (declared) {
     try {
       base = new URL(declared[1], pageUrl).href;
@@ -100,8 +102,8 @@ function withBase(html: string, pageUrl: string): string {
     }
   }
   const tag = `<base href="${base.replace(/"/g, "%22")}">`;
-  const stripped = html.replace(/<base\b[^>]*>/gi, "");
-  const head = /<head\b[^>]*>/i.exec(stripped);
+  const stripped = html.replace(/<base\b[^<>]*>/gi, "");
+  const head = /<head\b[^<>]*>/i.exec(stripped);
   if (!head) return tag + stripped;
   const at = head.index + head[0].length;
   return stripped.slice(0, at) + tag + stripped.slice(at);
@@ -139,20 +141,14 @@ function short(text: string | null | undefined): string | undefined {
   return t.length > 300 ? `${t.slice(0, 299)}…` : t;
 }
 
-function tidy(markdown: string): string {
-  return markdown
-    .replace(LINE_INDENT, "")
-    .replace(/[ \t]+$/gm, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-}
-
 /**
  * Readable Markdown from an HTML page: Readability's article when the page reads as one, else the
- * main/article/body text without navigation, header, footer and asides.
+ * main/article/body text without navigation, header, footer and asides. A page too large or too
+ * deeply nested to extract in reasonable time is refused before it is parsed (`limit_exceeded`).
  */
 export function extractHtml(html: string, pageUrl: string): Extracted {
-  const prepared = withBase(asDocument(html.replace(NOISE, "").replace(INDENT, "$1")), pageUrl);
+  const prepared = withBase(asDocument(stripElements(html, NOISE).replace(INDENT, "$1")), pageUrl);
+  assertExtractable(prepared, pageUrl);
   const { document } = parseHTML(prepared);
   // The first <title> wherever it is (document.title only looks in <head>).
   const title = short(document.querySelector("title")?.textContent);
@@ -193,9 +189,4 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
     format: "markdown",
     method: "fallback",
   };
-}
-
-/** Plain text, XML or JSON, as it is (trimmed, indents and blank runs tidied). */
-export function extractText(text: string): Extracted {
-  return { content: tidy(text), format: "text", method: "text" };
 }

@@ -1,14 +1,16 @@
 /**
  * web_fetch's domain: a guarded HTTP fetch (SSRF checks at connection time), charset decoding,
- * extraction to Markdown, a short-lived page cache and paging. Knows nothing about tools.
+ * extraction to Markdown (in a worker thread), a short-lived page cache and paging. Knows nothing
+ * about tools.
  */
 import type { Dispatcher } from "undici";
 import type { FetchSettings } from "../config.js";
 import { type FetchedPage, PageCache } from "./cache.js";
 import { fetchRaw, guardedAgent, parseFetchUrl } from "./client.js";
 import { decodeBody } from "./decode.js";
-import { extractHtml, extractText } from "./extract.js";
+import { extractInWorker } from "./extraction.js";
 import type { Resolver } from "./guard.js";
+import { extractText } from "./tidy.js";
 
 export type { FetchedPage } from "./cache.js";
 
@@ -20,6 +22,8 @@ export interface FetchPageOptions {
   resolve?: Resolver;
   /** The dispatcher to fetch through (a guarded one from `guardedAgent`, or the benchmark's unguarded baseline). */
   dispatcher?: Dispatcher;
+  /** How long extracting the text may take (tests); EXTRACT_DEADLINE_MS by default. */
+  extractDeadlineMs?: number;
 }
 
 /** Fetch a page (or take it from the cache) and extract its text. */
@@ -38,7 +42,13 @@ export async function fetchPage(
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   const decoded = decodeBody(raw.body, raw.headerCharset, raw.kind === "html" || raw.mime.includes("xml"));
-  const extracted = raw.kind === "html" ? extractHtml(decoded.text, raw.finalUrl) : extractText(decoded.text);
+  const extracted =
+    raw.kind === "html"
+      ? await extractInWorker(decoded.text, raw.finalUrl, {
+          ...(opts.extractDeadlineMs ? { deadlineMs: opts.extractDeadlineMs } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        })
+      : extractText(decoded.text);
   const page: FetchedPage = {
     url: raw.url,
     finalUrl: raw.finalUrl,

@@ -25,6 +25,8 @@ export interface PoolOptions {
   maxWorkers: number;
   /** How long a worker may take to start (tsx transpiling on a busy machine is the slow case). */
   bootTimeoutMs: number;
+  /** What the workers are, as their failures name them (default "The script sandbox"). */
+  label?: string;
 }
 
 export interface JobLimits {
@@ -48,17 +50,18 @@ class Slot {
     readonly worker: Worker,
     bootTimeoutMs: number,
     gone: () => void,
+    label: string,
   ) {
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();
-        reject(new NbError("internal", "The script sandbox did not start in time"));
+        reject(new NbError("internal", `${label} did not start in time`));
       }, bootTimeoutMs);
       this.onReply = (m) => {
         clearTimeout(timer);
         this.onReply = null;
         if ("ready" in m) resolve();
-        else reject(new NbError("internal", `The script sandbox could not start: ${failure(m)}`));
+        else reject(new NbError("internal", `${label} could not start: ${failure(m)}`));
       };
       this.onDeath = (e) => {
         clearTimeout(timer);
@@ -66,10 +69,10 @@ class Slot {
       };
     });
     worker.on("message", (m: PoolMessage) => this.onReply?.(m));
-    worker.on("error", (e) => this.die(new NbError("internal", `The script sandbox failed: ${e.message}`)));
+    worker.on("error", (e) => this.die(new NbError("internal", `${label} failed: ${e.message}`)));
     worker.on("exit", (code) => {
       gone();
-      this.die(new NbError("internal", `The script sandbox stopped (${code})`));
+      this.die(new NbError("internal", `${label} stopped (${code})`));
     });
   }
 
@@ -182,8 +185,11 @@ export class WorkerPool<Job, Result> {
   }
 
   private spawn(): Slot {
-    const slot: Slot = new Slot(spawnWorker(this.opts.base, this.opts.name), this.opts.bootTimeoutMs, () =>
-      this.slots.delete(slot),
+    const slot: Slot = new Slot(
+      spawnWorker(this.opts.base, this.opts.name),
+      this.opts.bootTimeoutMs,
+      () => this.slots.delete(slot),
+      this.opts.label ?? "The script sandbox",
     );
     slot.worker.unref();
     this.slots.add(slot);
