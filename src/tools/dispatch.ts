@@ -16,6 +16,7 @@ import type {
   ToolPreview,
   ToolSession,
 } from "./types.js";
+import { worldAccess } from "./world/access.js";
 import { assertWriteReach } from "./write-reach.js";
 
 /** Which tools a caller may use: a profile's allowlist (key → binding), or every tool for a trusted user. */
@@ -143,6 +144,10 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
     mode: dctx.mode,
     profileKey: dctx.profileKey,
     binding,
+    worldFiles: worldAccess({
+      binding: dctx.allow === "all" ? {} : (dctx.allow.get("execute_world") ?? {}),
+      profileKey: dctx.profileKey,
+    }),
     approved: dctx.approved === true,
     ...(dctx.approved && dctx.approvedBasis !== undefined ? { approvedBasis: dctx.approvedBasis } : {}),
     signal: dctx.signal,
@@ -150,7 +155,7 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
   };
 
   try {
-    assertWriteReach(tool, parsed.data, ctx, dctx.allow);
+    assertWriteReach(tool, parsed.data, ctx);
     const effect = typeof tool.effect === "function" ? await tool.effect(parsed.data, ctx) : tool.effect;
     const modeGated =
       effect === "write" &&

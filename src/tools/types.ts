@@ -59,6 +59,12 @@ export interface ToolContext {
   readonly profileKey: string | null;
   /** The binding from the profile's allowlist entry for this tool (empty when none). */
   readonly binding: ToolBinding;
+  /**
+   * How the caller may touch the project's `world-engine/` files (schema, calendar): they belong to
+   * the World Engine, so this is the caller's World Engine access (its `execute_world` binding),
+   * whatever tool writes — the file tools and bash alike.
+   */
+  readonly worldFiles: "readonly" | "readwrite";
   /** True when the user approved this one call in a read-only mode. */
   readonly approved: boolean;
   /**

@@ -1,12 +1,10 @@
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { isInside, type ResolvedPath, realPathOf, resolveFileAddress } from "../workspace/paths.js";
-import type { Allowlist } from "./dispatch.js";
 import type { AnyTool, ToolContext } from "./types.js";
-import { worldAccess } from "./world/access.js";
 
 /** The folder of a project's World Engine files (schema, calendar): part of the World Engine's access level. */
-const WORLD_DIR = "world-engine";
+export const WORLD_DIR = "world-engine";
 
 /**
  * Where a profile's file writes may land, beyond the authorisation every call gets; checked by
@@ -18,7 +16,7 @@ const WORLD_DIR = "world-engine";
  * - A tool bound with `target: "<payload field>"` (the writer, the inline editor) writes only the
  *   file its invocation's payload names in that field.
  */
-export function assertWriteReach(tool: AnyTool, input: unknown, ctx: ToolContext, allow: Allowlist): void {
+export function assertWriteReach(tool: AnyTool, input: unknown, ctx: ToolContext): void {
   if (!tool.writeTargets || ctx.profileKey === null) return;
   const targets = tool.writeTargets(input);
   const field = typeof ctx.binding.target === "string" ? ctx.binding.target : null;
@@ -31,8 +29,7 @@ export function assertWriteReach(tool: AnyTool, input: unknown, ctx: ToolContext
     );
   }
   const resolved = targets.map((t) => resolveFileAddress(ctx.workspace, ctx.project, t));
-  const worldBinding = allow === "all" ? {} : (allow.get("execute_world") ?? {});
-  if (worldAccess({ binding: worldBinding, profileKey: ctx.profileKey }) !== "readwrite") {
+  if (ctx.worldFiles !== "readwrite") {
     const world = resolved.find(inWorldDir);
     if (world) {
       throw new NbError(

@@ -164,6 +164,7 @@ describe("a file write that changes nothing does not ask", () => {
       mode: "discuss",
       profileKey: null,
       binding: {},
+      worldFiles: "readwrite",
       approved: false,
     };
     for (const [key, input] of Object.entries(writes)) {

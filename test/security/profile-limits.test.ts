@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
@@ -213,6 +213,39 @@ describe("world-engine/*.yaml follows the World Engine's access level", () => {
     // Everything else stays the scribe's to write.
     const notes = await callAs("scribe", "write", { path: "lorebook/notes.md", content: "n\n" });
     expect(notes.ok).toBe(true);
+  });
+
+  it("bash of a profile without read-write World Engine access sees world-engine/ read-only, the rest writable; a linked world-engine is refused", async () => {
+    writeFileSync(
+      join(bed.ws.nbookDir, "agent", "profiles", "shell.yaml"),
+      "key: shell\nname: Shell\ntools: [bash]\nprompt: You run commands.\n",
+    );
+    catalog = new ProfileCatalog(registry, bed.ws, bed.project);
+    const before = WORLD_FILES.map((p) => readFileSync(file(p), "utf8"));
+    const r = await callAs("shell", "bash", {
+      command:
+        "echo 'type: gregorian' > world-engine/calendar.yaml; echo cal=$?; touch world-engine/new.yaml; echo new=$?; echo n > lorebook/n.md; echo lore=$?",
+    });
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    const text = r.ok ? r.text : "";
+    expect(text).toContain("lore=0");
+    expect(text).not.toContain("cal=0");
+    expect(text).not.toContain("new=0");
+    expect(WORLD_FILES.map((p) => readFileSync(file(p), "utf8"))).toEqual(before);
+    expect(existsSync(file("world-engine/new.yaml"))).toBe(false);
+    expect(readFileSync(file("lorebook/n.md"), "utf8")).toBe("n\n");
+    // The leader's bash (read-write World Engine access) may change them.
+    const leader = await callAs("leader.default", "bash", { command: "echo '# leader' >> world-engine/schema.yaml" });
+    expect(leader.ok, JSON.stringify(leader)).toBe(true);
+    expect(readFileSync(file("world-engine/schema.yaml"), "utf8")).toContain("# leader");
+    // A world-engine/ that is a link cannot be mounted read-only as the project's own: refused.
+    const outside = join(bed.ws.root, "..", `outside-${process.pid}`);
+    mkdirSync(outside, { recursive: true });
+    renameSync(file("world-engine"), file("world-engine.bak"));
+    symlinkSync(outside, file("world-engine"));
+    const linked = await callAs("shell", "bash", { command: "echo x > lorebook/m.md" });
+    expect(linked).toMatchObject({ ok: false, error: { code: "not_allowed" } });
+    expect(existsSync(file("lorebook/m.md"))).toBe(false);
   });
 
   it("world.engine and the leader (read-write World Engine access) may write them", async () => {

@@ -51,6 +51,7 @@ function filesFor(o: Opts): { files: SubjectFiles; root: string } {
     mode: "normal",
     profileKey: null,
     binding: {},
+    worldFiles: "readwrite",
     approved: false,
   };
   return { files: subjectFiles(ctx), root: project.root };

@@ -35,6 +35,8 @@ export interface RunSpec {
    * the process has closed, and the call ends only when the returned promise does.
    */
   onInfo?: (info: string) => Promise<void>;
+  /** Open descriptors the process gets from fd 4 on (with `onInfo` only, which takes fd 3). */
+  passFds?: number[];
 }
 
 /** A process's state letter (R, S, T, Z, …) from /proc; null when it is gone. */
@@ -91,7 +93,9 @@ export function runCommand(spec: RunSpec): Promise<RunOutcome> {
     const child = spawn(spec.file, spec.args, {
       cwd: spec.cwd,
       detached: true,
-      stdio: spec.onInfo ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+      stdio: spec.onInfo
+        ? ["ignore", "pipe", "pipe", "pipe", ...(spec.passFds ?? [])]
+        : ["ignore", "pipe", "pipe"],
       env: spec.env,
     });
     const info: Buffer[] = [];

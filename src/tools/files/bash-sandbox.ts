@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { WORLD_DIR } from "../write-reach.js";
 
 /** Where the project folder appears inside the sandbox. */
 export const SANDBOX_PROJECT = "/project";
@@ -79,6 +80,13 @@ export interface ConfinedCall {
   workspaceRealRoot: string;
   projectRealRoot: string;
   writable: boolean;
+  /**
+   * A descriptor (as the process numbers it) of the project's `world-engine/` folder, mounted
+   * read-only over it in a writable project: those files follow the caller's World Engine access.
+   * bwrap mounts the opened folder itself (so a link swapped in by name is not followed) and closes
+   * the descriptor before the command runs.
+   */
+  worldReadOnlyFd?: number;
 }
 
 /**
@@ -99,6 +107,9 @@ export function bwrapArgs(call: ConfinedCall): string[] {
     hidden,
     "--remount-ro",
     hidden,
+    ...(call.writable && call.worldReadOnlyFd !== undefined
+      ? ["--ro-bind-fd", String(call.worldReadOnlyFd), `${SANDBOX_PROJECT}/${WORLD_DIR}`]
+      : []),
     "--chdir",
     SANDBOX_PROJECT,
   );

@@ -1,4 +1,5 @@
-import { lstat, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, lstat, mkdir, mkdtemp, open, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -10,6 +11,7 @@ import { defineTool } from "../define.js";
 import { JOBS_SERVICE, type JobsService } from "../jobs/service.js";
 import { truncateTail } from "../truncate.js";
 import type { ToolBinding, ToolContext } from "../types.js";
+import { WORLD_DIR } from "../write-reach.js";
 import { commandEnv } from "./bash-env.js";
 import { spillBashOutput } from "./bash-output.js";
 import { type RunOutcome, runCommand } from "./bash-run.js";
@@ -109,21 +111,58 @@ async function runConfined(
   onOutput?: (chunk: string) => void,
 ): Promise<RunOutcome> {
   await ensureControlArea(project);
+  const writable = !readOnlyBinding(ctx.binding);
+  const world = writable && ctx.worldFiles !== "readwrite" ? await openWorldFolder(project) : null;
   const args = bwrapArgs({
     workspaceRealRoot: ctx.workspace.realRoot,
     projectRealRoot: project.realRoot,
-    writable: !readOnlyBinding(ctx.binding),
+    writable,
+    ...(world ? { worldReadOnlyFd: WORLD_FD } : {}),
   });
-  return runCommand({
-    file: bwrap,
-    args: [...args, "--info-fd", "3", "--", "bash", "-c", input.command],
-    cwd: "/",
-    env: commandEnv({ path: SANDBOX_PATH, home: SANDBOX_HOME, projectRoot: SANDBOX_PROJECT }),
-    timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
-    signal: ctx.signal,
-    onOutput,
-    onInfo: sandboxTeardown,
+  try {
+    return await runCommand({
+      file: bwrap,
+      args: [...args, "--info-fd", "3", "--", "bash", "-c", input.command],
+      cwd: "/",
+      env: commandEnv({ path: SANDBOX_PATH, home: SANDBOX_HOME, projectRoot: SANDBOX_PROJECT }),
+      timeoutMs: (input.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+      signal: ctx.signal,
+      onOutput,
+      onInfo: sandboxTeardown,
+      ...(world ? { passFds: [world.fd] } : {}),
+    });
+  } finally {
+    await world?.close();
+  }
+}
+
+/** Where the sandbox finds the `world-engine/` descriptor: the first after stdio and --info-fd's pipe. */
+const WORLD_FD = 4;
+
+/**
+ * The project's `world-engine/` folder, opened for a read-only mount: created when missing (a
+ * project has one), and refused when it is a link or not a folder, so the mount can never show
+ * anything but the project's own folder.
+ */
+async function openWorldFolder(project: Project): Promise<FileHandle> {
+  const dir = join(project.realRoot, WORLD_DIR);
+  await mkdir(dir).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== "EEXIST") throw e;
   });
+  const refused = new NbError(
+    "not_allowed",
+    `The project's ${WORLD_DIR} is not a plain folder (a link or a file), so bash cannot keep it read-only for this profile; fix the project first`,
+  );
+  const folder = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
+    () => {
+      throw refused;
+    },
+  );
+  if ((await readlink(`/proc/self/fd/${folder.fd}`).catch(() => dir)) !== dir) {
+    await folder.close();
+    throw refused;
+  }
+  return folder;
 }
 
 /** Run the command as this process's user (only ever after the user approved this one call). */
