@@ -88,6 +88,7 @@ export const suite: BenchSuite = {
         mode: "normal",
         profileKey: null,
         binding: {},
+        worldFiles: "readwrite",
         approved: false,
       });
       const rnd = random(12);

@@ -170,6 +170,7 @@ describe("a file swapped between authorisation and reading", () => {
         mode: "normal" as const,
         profileKey: null,
         binding: {},
+        worldFiles: "readwrite",
         approved: false,
       };
       // Authorised while it is an ordinary file of the project…

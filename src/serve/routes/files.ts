@@ -104,6 +104,7 @@ function userContext(hub: ServeHub, project: Project): ToolContext {
     mode: "normal",
     profileKey: null,
     binding: {},
+    worldFiles: "readwrite",
     approved: false,
   };
 }
