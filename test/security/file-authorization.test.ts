@@ -170,7 +170,7 @@ describe("a file swapped between authorisation and reading", () => {
         mode: "normal" as const,
         profileKey: null,
         binding: {},
-        worldFiles: "readwrite",
+        worldFiles: "readwrite" as const,
         approved: false,
       };
       // Authorised while it is an ordinary file of the project…
