@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
-import { apiKeyEnvNames } from "../../models/key-env.js";
 import { REDACTED } from "../../models/redact.js";
 import type { Project } from "../../workspace/project.js";
 import { defineTool } from "../define.js";
@@ -134,6 +133,15 @@ async function runConfined(
   } finally {
     await world?.close();
   }
+}
+
+/**
+ * The key variables to mask in the output. Loaded when a command runs: the files group (which a
+ * plain `nbook tool read` loads) stays free of the model and web configuration code.
+ */
+async function keyVariables(ctx: ToolContext, project: Project): Promise<Set<string>> {
+  const { apiKeyEnvNames } = await import("../../models/key-env.js");
+  return apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
 }
 
 /** Where the sandbox finds the `world-engine/` descriptor: the first after stdio and --info-fd's pipe. */
@@ -274,7 +282,7 @@ function startBackground(input: BashInput, ctx: ToolContext) {
     originCallId: ctx.session.callId,
     ref: { command: input.command, project: project.name },
     run: async (job) => {
-      const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
+      const keyNames = await keyVariables(ctx, project);
       let tail = "";
       const onOutput = (chunk: string) => {
         tail = (tail + chunk).slice(-PROGRESS_TAIL);
@@ -306,7 +314,7 @@ async function runBash(
   onOutput?: (chunk: string) => void,
 ) {
   const timeoutS = input.timeout ?? DEFAULT_TIMEOUT_S;
-  const keyNames = apiKeyEnvNames({ workspaceRoot: ctx.workspace.root, projectRoot: project.root });
+  const keyNames = await keyVariables(ctx, project);
   const run = status.confined
     ? await runConfined(input, ctx, project, status.bwrap, onOutput)
     : await runUnconfined(input, ctx, project, onOutput);
