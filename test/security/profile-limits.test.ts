@@ -235,7 +235,9 @@ describe("world-engine/*.yaml follows the World Engine's access level", () => {
     expect(existsSync(file("world-engine/new.yaml"))).toBe(false);
     expect(readFileSync(file("lorebook/n.md"), "utf8")).toBe("n\n");
     // The leader's bash (read-write World Engine access) may change them.
-    const leader = await callAs("leader.default", "bash", { command: "echo '# leader' >> world-engine/schema.yaml" });
+    const leader = await callAs("leader.default", "bash", {
+      command: "echo '# leader' >> world-engine/schema.yaml",
+    });
     expect(leader.ok, JSON.stringify(leader)).toBe(true);
     expect(readFileSync(file("world-engine/schema.yaml"), "utf8")).toContain("# leader");
     // A world-engine/ that is a link cannot be mounted read-only as the project's own: refused.
