@@ -8,7 +8,7 @@ import { payloadOf } from "../collab/payload.js";
 import { neutraliseReminderTags } from "../core/untrusted.js";
 import type { Mode } from "../tools/types.js";
 import type { TaskItem } from "./events.js";
-import { modeReminder } from "./modes.js";
+import { modeReminder } from "../core/modes.js";
 import type { Entry } from "./store/schema.js";
 import { formatTasks } from "./tasks.js";
 

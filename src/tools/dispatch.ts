@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
+import { isReadOnlyMode } from "../core/modes.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { isInside, realPathOf, resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
@@ -55,12 +56,9 @@ export interface PlannedCall {
   preview?: ToolPreview;
 }
 
-const PLAN_DIR = ".agent/plan/";
+export { isReadOnlyMode };
 
-/** True for a read-only mode. */
-export function isReadOnlyMode(mode: Mode): boolean {
-  return mode !== "normal";
-}
+const PLAN_DIR = ".agent/plan/";
 
 /** The plan-mode exemption: every target is a relative Markdown path inside `.agent/plan/`. */
 export function isPlanExempt(targets: string[] | null): boolean {

@@ -3,9 +3,9 @@ import type { ErrorInfo } from "../core/errors.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 
-/** Session modes: `normal` reads and writes; `discuss` and `plan` are read-only. */
-export type Mode = "normal" | "discuss" | "plan";
-export const MODES: readonly Mode[] = ["normal", "discuss", "plan"];
+import type { Mode } from "../core/modes.js";
+
+export { type Mode, MODES } from "../core/modes.js";
 
 /** Whether a call changes the workspace. */
 export type Effect = "read" | "write";

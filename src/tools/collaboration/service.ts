@@ -1,3 +1,4 @@
+import type { Mode } from "../../core/modes.js";
 import type { describeProfile } from "../../profiles/describe.js";
 
 /** What get_agent_profile returns: a profile's public description (no prompt, no source file). */
@@ -21,7 +22,7 @@ export interface AgentSummary {
   profileKey: string;
   title: string;
   project: string | null;
-  mode: "normal" | "discuss" | "plan";
+  mode: Mode;
   status: AgentStatus;
   parentSessionId: string | null;
   /** How the latest run ended, when there was one. */
@@ -34,7 +35,7 @@ export interface CreatedAgent {
   sessionId: string;
   profileKey: string;
   title: string;
-  mode: "normal" | "discuss" | "plan";
+  mode: Mode;
 }
 
 /** How an invoke_agent call came out (the tool's `details`). */
@@ -76,7 +77,7 @@ export interface SessionView {
     profileKey: string;
     project: string | null;
     title: string;
-    mode: "normal" | "discuss" | "plan";
+    mode: Mode;
     status: AgentStatus;
     parentSessionId: string | null;
     entryCount: number;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { ModeSchema } from "../../core/modes.js";
 import { defineTool } from "../define.js";
-import { MODES } from "../types.js";
 import { CONTROL_SERVICE, type ControlService } from "./service.js";
 import { sessionService } from "./session.js";
 
@@ -18,14 +18,14 @@ export const switchMode = defineTool({
     "Ask the user to switch the session mode: normal (read and write), discuss (read-only), plan (read-only, write the proposal under .agent/plan/). The user must approve; after a plan, ask to switch to normal to carry it out.",
   input: z
     .object({
-      mode: z.enum(MODES as [string, ...string[]]).describe("the mode to switch to"),
+      mode: ModeSchema.describe("the mode to switch to"),
       reason: z.string().min(1).max(2000).describe("why, in one or two sentences, shown to the user"),
     })
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
     const control = sessionService<ControlService>(ctx, CONTROL_SERVICE, "switch_mode");
-    const target = input.mode as keyof typeof describeMode;
+    const target = input.mode;
     if (target === control.mode) {
       throw new NbError("conflict", `Already in ${target} mode. No switch needed.`);
     }
