@@ -1,6 +1,6 @@
 import type { HarnessEvent } from "../harness/events.js";
 import type { Harness } from "../harness/loop.js";
-import { formatTasks } from "../harness/tasks.js";
+import { formatTasks } from "../tasks/list.js";
 
 /**
  * Print the events of a session and the agents it delegates to as one transcript: each speaker is

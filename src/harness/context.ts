@@ -5,12 +5,12 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import { payloadOf } from "../collab/payload.js";
+import { modeReminder } from "../core/modes.js";
 import { neutraliseReminderTags } from "../core/untrusted.js";
+import { formatTasks } from "../tasks/list.js";
 import type { Mode } from "../tools/types.js";
 import type { TaskItem } from "./events.js";
-import { modeReminder } from "../core/modes.js";
 import type { Entry } from "./store/schema.js";
-import { formatTasks } from "./tasks.js";
 
 /** What the history alone says about the session state at the leaf. */
 export interface PathState {

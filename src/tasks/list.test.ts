@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addTask, formatTasks, setTaskStatus } from "./tasks.js";
+import { addTask, formatTasks, setTaskStatus } from "./list.js";
 
 describe("task list", () => {
   it("numbers tasks after the highest id, so ids stay unique after removals on another branch", () => {

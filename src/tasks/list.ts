@@ -1,5 +1,5 @@
 import { NbError } from "../core/errors.js";
-import type { TaskItem } from "./events.js";
+import type { TaskItem } from "../harness/events.js";
 
 export type TaskStatus = TaskItem["status"];
 export const TASK_STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "completed", "cancelled"];

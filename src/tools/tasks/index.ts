@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addTask, formatTasks, setTaskStatus, TASK_STATUSES } from "../../harness/tasks.js";
+import { addTask, formatTasks, setTaskStatus, TASK_STATUSES } from "../../tasks/list.js";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import type { AnyTool } from "../types.js";
