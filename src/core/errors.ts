@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /** Stable error codes shared by every door (CLI, agent loop, MCP, HTTP). */
 export const ERROR_CODES = [
   "invalid_input",
@@ -15,21 +17,23 @@ export const ERROR_CODES = [
   "internal",
 ] as const;
 
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 /** One field-level problem, located by a JSON Pointer into the input. */
-export interface FieldError {
-  pointer: string;
-  message: string;
-}
+export const FieldErrorSchema = z.object({ pointer: z.string(), message: z.string() }).strict();
+export type FieldError = z.infer<typeof FieldErrorSchema>;
 
-/** The serialisable shape of an error as it reaches a model or a client. */
-export interface ErrorInfo {
-  code: ErrorCode;
-  message: string;
-  fields?: FieldError[];
-  details?: unknown;
-}
+/** The serialisable shape of an error as it reaches a model or a client (and as it is stored). */
+export const ErrorInfoSchema = z
+  .object({
+    code: ErrorCodeSchema,
+    message: z.string(),
+    fields: z.array(FieldErrorSchema).optional(),
+    details: z.unknown().optional(),
+  })
+  .strict();
+export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 
 /** A typed error with a stable code; thrown inside domain code, turned into a value at the doors. */
 export class NbError extends Error {

@@ -1,4 +1,14 @@
-import type { Mode } from "../tools/types.js";
+import { z } from "zod";
+
+/** Session modes: `normal` reads and writes; `discuss` and `plan` are read-only. */
+export const ModeSchema = z.enum(["normal", "discuss", "plan"]);
+export type Mode = z.infer<typeof ModeSchema>;
+export const MODES: readonly Mode[] = ModeSchema.options;
+
+/** True for a read-only mode. */
+export function isReadOnlyMode(mode: Mode): boolean {
+  return mode !== "normal";
+}
 
 const FULL: Record<Mode, string> = {
   normal:

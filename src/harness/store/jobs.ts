@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { type ErrorInfo, NbError } from "../../core/errors.js";
+import { type ErrorInfo, ErrorInfoSchema, NbError } from "../../core/errors.js";
 import type { QueueTable } from "./queues.js";
 import { now, toKey } from "./rows.js";
-import { ErrorInfoSchema } from "./schema.js";
 
 /** What a job runs: the first two kinds, and workflows (their own issue) on the same model. */
 export const JobKindSchema = z.enum(["invoke_agent", "bash", "workflow"]);

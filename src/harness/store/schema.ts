@@ -1,22 +1,10 @@
 import { z } from "zod";
-import { ERROR_CODES } from "../../core/errors.js";
-
-/** Session modes (same values as the tool contract's Mode). */
-export const ModeSchema = z.enum(["normal", "discuss", "plan"]);
+import { ErrorInfoSchema } from "../../core/errors.js";
+import { type Mode, ModeSchema } from "../../core/modes.js";
 
 /** Where a session is in its life: idle (ready), running (a run is active), waiting (on the user), archived. */
 export const SessionStatusSchema = z.enum(["idle", "running", "waiting", "archived"]);
 export type SessionStatus = z.infer<typeof SessionStatusSchema>;
-
-/** A stored ErrorInfo (stable code, message, JSON-Pointer fields). */
-export const ErrorInfoSchema = z
-  .object({
-    code: z.enum(ERROR_CODES),
-    message: z.string(),
-    fields: z.array(z.object({ pointer: z.string(), message: z.string() }).strict()).optional(),
-    details: z.unknown().optional(),
-  })
-  .strict();
 
 /** One tool call of an assistant message. `id` is the provider's call id. */
 export const ToolCallSchema = z
@@ -180,7 +168,7 @@ export interface Session {
   project: string | null;
   title: string;
   /** The mode at the leaf (mode changes are entries, so the mode follows the branch). */
-  mode: z.infer<typeof ModeSchema>;
+  mode: Mode;
   /** Pinned model reference `<providerId>/<modelId>`, never a key. */
   model: string | null;
   initial: Record<string, unknown>;

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { ErrorInfoSchema } from "../../harness/store/schema.js";
 
 /** Version of workflows.sqlite's schema (PRAGMA user_version). */
 export const WORKFLOWS_DB_VERSION = 1;
@@ -83,5 +82,3 @@ export type WorkflowRunStatus = z.infer<typeof RunStatusSchema>;
 /** Spending of a run so far. */
 export const UsageSchema = z.object({ invocations: z.number().int(), tokens: z.number().int() }).strict();
 export type RunUsage = z.infer<typeof UsageSchema>;
-
-export { ErrorInfoSchema };
