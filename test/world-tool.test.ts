@@ -4,7 +4,7 @@ import type { ErrorInfo } from "../src/core/errors.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../src/tools/dispatch.js";
 import type { ToolPreview } from "../src/tools/types.js";
-import { runWorldScript, WORLD_SCRIPT_TIMEOUT_MS } from "../src/tools/world/run.js";
+import { runWorldScript, WORLD_SCRIPT_TIMEOUT_MS } from "../src/world/script/run.js";
 import { openWorld } from "../src/world/world.js";
 import { makeTestBed, type TestBed } from "./helpers.js";
 

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { newQuickJSWASMModule } from "quickjs-emscripten";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
-import { warmWorldSandbox } from "../../src/tools/world/run.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { loadSandbox, runScriptSync } from "../../src/world/sandbox/index.js";
+import { warmWorldSandbox } from "../../src/world/script/run.js";
 import { openWorld } from "../../src/world/world.js";
 import { type BenchSuite, medianMs, round } from "../lib.js";
 

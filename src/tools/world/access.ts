@@ -1,7 +1,5 @@
+import type { WorldAccess } from "../../world/script/job.js";
 import type { ToolContext } from "../types.js";
-
-/** How much of the World Engine a script may touch. */
-export type WorldAccess = "readonly" | "readwrite";
 
 /**
  * The access a call runs with. The binding decides when it names one; without a binding the

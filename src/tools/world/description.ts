@@ -1,5 +1,5 @@
-import type { WorldAccess } from "./access.js";
-import { WORLD_SCRIPT_TIMEOUT_MS } from "./run.js";
+import type { WorldAccess } from "../../world/script/job.js";
+import { WORLD_SCRIPT_TIMEOUT_MS } from "../../world/script/run.js";
 
 const READ_API = `world.time.now() → latest slice instant at script start (0 for an empty world)
 world.time.parse("<calendar time>") → instant;  world.time.format(instant, fmt?) → calendar string;  world.time.describe()

@@ -1,5 +1,5 @@
 import type { Issue, Patch, WriteRecord } from "../../world/api.js";
-import type { WorldScriptOutcome } from "./run.js";
+import type { WorldScriptOutcome } from "../../world/script/run.js";
 
 const CLIP = 200;
 

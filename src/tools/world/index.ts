@@ -3,14 +3,15 @@ import { isNbError, NbError } from "../../core/errors.js";
 import type { Project } from "../../workspace/project.js";
 import type { WriteRecord } from "../../world/api.js";
 import { type Calendar, openCalendar } from "../../world/calendar/index.js";
+import type { CanonicalWrite } from "../../world/script/canonical.js";
+import { runWorldScript, type WorldScriptOutcome } from "../../world/script/run.js";
 import { defineTool } from "../define.js";
 import { isReadOnlyMode } from "../dispatch.js";
 import type { AnyTool, ToolContext } from "../types.js";
 import { worldAccess } from "./access.js";
-import { type CanonicalWrite, parseBasis, type WorldBasis } from "./basis.js";
+import { parseBasis, type WorldBasis } from "./basis.js";
 import { worldToolDescription } from "./description.js";
 import { changes, previewText, resultText, writesText } from "./format.js";
-import { runWorldScript, type WorldScriptOutcome } from "./run.js";
 
 const Input = z
   .object({

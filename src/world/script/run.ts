@@ -1,10 +1,9 @@
 import { randomInt } from "node:crypto";
 import { NbError } from "../../core/errors.js";
 import type { Project } from "../../workspace/project.js";
-import { type ScriptClock, WorkerPool } from "../../world/sandbox/index.js";
-import type { WorldAccess } from "./access.js";
-import type { CanonicalWrite } from "./basis.js";
-import type { WorldJob, WorldJobResult } from "./job.js";
+import { type ScriptClock, WorkerPool } from "../sandbox/index.js";
+import type { CanonicalWrite } from "./canonical.js";
+import type { WorldAccess, WorldJob, WorldJobResult } from "./job.js";
 
 /** Wall-clock budget of a script, by access (a writing script may do more work). */
 export const WORLD_SCRIPT_TIMEOUT_MS: Readonly<Record<WorldAccess, number>> = {

@@ -1,9 +1,9 @@
 import { NbError } from "../../core/errors.js";
-import type { Issue, WorldApi } from "../../world/api.js";
-import type { Calendar } from "../../world/calendar/index.js";
-import type { HostApi } from "../../world/sandbox/index.js";
-import type { WorldAccess } from "./access.js";
-import type { SliceMeta } from "./basis.js";
+import type { Issue, WorldApi } from "../api.js";
+import type { Calendar } from "../calendar/index.js";
+import type { HostApi } from "../sandbox/index.js";
+import type { SliceMeta } from "./canonical.js";
+import type { WorldAccess } from "./job.js";
 
 /**
  * What the script's write calls left beside the world's own write records: the issues they caused

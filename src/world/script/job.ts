@@ -2,15 +2,17 @@ import { statSync } from "node:fs";
 import { NbError, toErrorInfo } from "../../core/errors.js";
 import type { Project } from "../../workspace/project.js";
 import { Workspace } from "../../workspace/workspace.js";
-import type { Issue, WriteRecord } from "../../world/api.js";
-import { loadCalendar } from "../../world/calendar/index.js";
-import { runScriptSync, type ScriptClock } from "../../world/sandbox/index.js";
-import { openWorld } from "../../world/world.js";
-import type { WorldAccess } from "./access.js";
-import { type CanonicalWrite, canonicalWrites, sameWrites } from "./basis.js";
+import type { Issue, WriteRecord } from "../api.js";
+import { loadCalendar } from "../calendar/index.js";
+import { runScriptSync, type ScriptClock } from "../sandbox/index.js";
+import { openWorld } from "../world.js";
+import { type CanonicalWrite, canonicalWrites, sameWrites } from "./canonical.js";
 import { WriteCollector, worldHostApi } from "./host-api.js";
 
-/** One execute_world script, as the main thread hands it to a sandbox worker. */
+/** How much of the World Engine a script may touch. */
+export type WorldAccess = "readonly" | "readwrite";
+
+/** One World Engine script (the execute_world tool's), as the main thread hands it to a sandbox worker. */
 export interface WorldJob {
   workspaceRoot: string;
   project: string;
