@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
-import { extname, join, relative } from "node:path";
+import { extname, join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
@@ -7,6 +7,7 @@ import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { yamlErrorLine } from "../core/yaml-error.js";
 import { skillsSection, usableSkills } from "../skills/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { type AgentRoot, agentRoots } from "../workspace/agent-roots.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -89,12 +90,7 @@ export class ProfileCatalog {
     this.workspace = workspace;
     this.opts = opts;
     for (const p of BUILTIN_PROFILES) this.add(p, registry, "(builtin)");
-    if (workspace)
-      this.loadDir(join(workspace.nbookDir, "agent", "profiles"), "user", registry, workspace.root, null);
-    if (workspace && project) {
-      const dir = join(project.root, ".nbook", "agent", "profiles");
-      this.loadDir(dir, "project", registry, workspace.root, project.realRoot);
-    }
+    for (const root of agentRoots("profiles", workspace, project)) this.loadDir(root, registry);
   }
 
   /** A profile by key; `not_found` when none, `not_allowed` when it is unavailable (no tools). */
@@ -168,24 +164,19 @@ export class ProfileCatalog {
     return Object.freeze({ ...p, systemPrompt });
   }
 
-  /** Load a layer's profile files; `within`: the real path they must really be inside (a project's), or null. */
-  private loadDir(
-    dir: string,
-    source: "user" | "project",
-    registry: ToolRegistry,
-    base: string,
-    within: string | null,
-  ): void {
-    if (!existsSync(dir)) return;
-    for (const name of readdirSync(dir).sort()) {
+  /** Load a layer's profile files (the workspace's are the user's). */
+  private loadDir(root: AgentRoot, registry: ToolRegistry): void {
+    if (!existsSync(root.dir)) return;
+    const source = root.layer === "workspace" ? "user" : "project";
+    for (const name of readdirSync(root.dir).sort()) {
       const ext = extname(name).toLowerCase();
       if (![".yaml", ".yml", ".json"].includes(ext)) continue;
-      const path = join(dir, name);
-      const file = relative(base, path).split("\\").join("/");
+      const path = join(root.dir, name);
+      const file = `${root.label}/${name}`;
       try {
         const text = readTextSafeSync(path, {
           label: file,
-          root: within,
+          root: root.within,
           maxBytes: MAX_PROFILE_BYTES,
         });
         // Listed a moment ago, so gone now: a link to nothing.

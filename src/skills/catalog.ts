@@ -1,7 +1,8 @@
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { toErrorInfo } from "../core/errors.js";
+import { agentRoots, subfolders } from "../workspace/agent-roots.js";
 import { isInside } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
@@ -44,31 +45,18 @@ const cache = new Map<string, { stamp: string; entry: SkillEntry }>();
 export interface SkillRoot {
   layer: SkillLayer;
   dir: string;
-  /** How a person names the folder's parent (workspace-relative); null for the built-in layer. */
-  base: string | null;
+  /** How a person names the folder (workspace-relative); null for the built-in layer. */
+  label: string | null;
   /** A real path the skills must stay inside (a project's), or null. */
   within: string | null;
 }
 
 /** The layers' roots, lowest first. */
 export function skillRoots(workspace: Workspace | null, project: Project | null): SkillRoot[] {
-  const roots: SkillRoot[] = [{ layer: "builtin", dir: BUILTIN_SKILLS_DIR, base: null, within: null }];
-  if (workspace) {
-    roots.push({
-      layer: "workspace",
-      dir: join(workspace.nbookDir, "agent", "skills"),
-      base: ".nbook",
-      within: null,
-    });
-    if (project)
-      roots.push({
-        layer: "project",
-        dir: join(project.root, ".nbook", "agent", "skills"),
-        base: `${project.name}/.nbook`,
-        within: project.realRoot,
-      });
-  }
-  return roots;
+  return [
+    { layer: "builtin", dir: BUILTIN_SKILLS_DIR, label: null, within: null },
+    ...agentRoots("skills", workspace, project),
+  ];
 }
 
 /**
@@ -79,8 +67,8 @@ export function skillRoots(workspace: Workspace | null, project: Project | null)
 export function listSkills(workspace: Workspace | null, project: Project | null): SkillEntry[] {
   const byName = new Map<string, SkillEntry>();
   for (const root of skillRoots(workspace, project)) {
-    for (const name of folders(root.dir)) {
-      const path = root.base === null ? `(builtin)/${name}` : `${root.base}/agent/skills/${name}`;
+    for (const name of subfolders(root.dir)) {
+      const path = `${root.label ?? "(builtin)"}/${name}`;
       byName.set(name, loadEntry(name, root, join(root.dir, name), path));
     }
   }
@@ -90,16 +78,6 @@ export function listSkills(workspace: Workspace | null, project: Project | null)
 /** The skills that loaded, for a prompt. */
 export function usableSkills(workspace: Workspace | null, project: Project | null): Skill[] {
   return listSkills(workspace, project).filter((s): s is Skill => s.status === "ok");
-}
-
-function folders(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => !d.name.startsWith(".") && (d.isDirectory() || d.isSymbolicLink()))
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
 }
 
 function loadEntry(name: string, root: SkillRoot, dir: string, path: string): SkillEntry {

@@ -1,8 +1,9 @@
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ErrorInfo, isNbError, NbError, toErrorInfo } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { agentRoots, subfolders } from "../workspace/agent-roots.js";
 import { isInside } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
@@ -39,7 +40,8 @@ export const BUILTIN_WORKFLOWS_DIR = fileURLToPath(new URL("./builtin/", import.
 interface Root {
   layer: WorkflowLayer;
   dir: string;
-  base: string | null;
+  /** How a person names the folder (workspace-relative); null for the built-in layer. */
+  label: string | null;
   /** A real path the workflow files must stay inside (a project's), or null. */
   within: string | null;
   /** Where broken files of this layer are remembered across processes (none for the built-ins). */
@@ -48,28 +50,11 @@ interface Root {
 
 /** The layers' roots, lowest first. */
 function roots(workspace: Workspace | null, project: Project | null): Root[] {
-  const out: Root[] = [
-    { layer: "builtin", dir: BUILTIN_WORKFLOWS_DIR, base: null, within: null, broken: null },
+  const broken = workspace ? new BrokenWorkflowCache(workspace) : null;
+  return [
+    { layer: "builtin", dir: BUILTIN_WORKFLOWS_DIR, label: null, within: null, broken: null },
+    ...agentRoots("workflows", workspace, project).map((r) => ({ ...r, broken })),
   ];
-  if (workspace) {
-    const broken = new BrokenWorkflowCache(workspace);
-    out.push({
-      layer: "workspace",
-      dir: join(workspace.nbookDir, "agent", "workflows"),
-      base: ".nbook",
-      within: null,
-      broken,
-    });
-    if (project)
-      out.push({
-        layer: "project",
-        dir: join(project.root, ".nbook", "agent", "workflows"),
-        base: `${project.name}/.nbook`,
-        within: project.realRoot,
-        broken,
-      });
-  }
-  return out;
 }
 
 /** The largest workflow.js read. */
@@ -92,11 +77,8 @@ export async function listWorkflows(
 ): Promise<WorkflowEntry[]> {
   const byKey = new Map<string, Promise<WorkflowEntry>>();
   for (const root of roots(workspace, project)) {
-    for (const key of folders(root.dir)) {
-      const file =
-        root.base === null
-          ? `(builtin)/${key}/${WORKFLOW_FILE}`
-          : `${root.base}/agent/workflows/${key}/${WORKFLOW_FILE}`;
+    for (const key of subfolders(root.dir)) {
+      const file = `${root.label ?? "(builtin)"}/${key}/${WORKFLOW_FILE}`;
       byKey.set(key, loadEntry(key, root, join(root.dir, key, WORKFLOW_FILE), file));
     }
   }
@@ -132,16 +114,6 @@ export function usable(w: WorkflowEntry): Workflow {
 function brokenError(w: WorkflowEntry): NbError {
   const at = w.line === undefined ? w.file : `${w.file}:${w.line}`;
   return new NbError("config_error", `Workflow ${w.key} is broken: ${at}: ${w.reason}`);
-}
-
-function folders(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => !d.name.startsWith(".") && (d.isDirectory() || d.isSymbolicLink()))
-      .map((d) => d.name);
-  } catch {
-    return [];
-  }
 }
 
 async function loadEntry(key: string, root: Root, abs: string, file: string): Promise<WorkflowEntry> {
