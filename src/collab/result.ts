@@ -1,6 +1,6 @@
+import { cutBytes } from "../core/truncate.js";
 import type { RunResult } from "../harness/types.js";
 import type { AgentInvocationResult, AgentPending } from "../tools/collaboration/service.js";
-import { cutBytes } from "../tools/truncate.js";
 
 /** The largest final message an invocation result carries (UTF-8 bytes). */
 export const FINAL_MESSAGE_BYTES = 64 * 1024;

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
 import { isReadOnlyMode } from "../core/modes.js";
+import { capModelText } from "../core/truncate.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { isInside, realPathOf, resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ToolRegistry } from "./registry.js";
-import { capModelText } from "./truncate.js";
 import type {
   AnyTool,
   DispatchResult,

@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { MAX_BYTES, MAX_LINES } from "../../core/truncate.js";
 import { readSkillText, resolveSkillFile, SKILL_SCHEME } from "../../skills/index.js";
 import { type FolderToList, listFolderWithin } from "../../workspace/anchored-fs.js";
 import { defineTool } from "../define.js";
-import { MAX_BYTES, MAX_LINES } from "../truncate.js";
 import type { ToolResult } from "../types.js";
 import { readBashOutput } from "./bash-output.js";
 import { authorize, readText } from "./common.js";
