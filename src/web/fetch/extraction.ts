@@ -1,5 +1,5 @@
 import { NbError } from "../../core/errors.js";
-import { WorkerPool } from "../../world/sandbox/pool.js";
+import { sharedPool } from "../../world/sandbox/pool.js";
 import type { Extracted } from "./tidy.js";
 
 /** One page for an extraction worker. */
@@ -15,19 +15,14 @@ export interface ExtractJob {
  */
 export const EXTRACT_DEADLINE_MS = 10_000;
 
-let pool: WorkerPool<ExtractJob, Extracted> | null = null;
-
-function extractionPool(): WorkerPool<ExtractJob, Extracted> {
-  pool ??= new WorkerPool({
-    base: import.meta.url,
-    name: "extract-worker",
-    keepIdle: 1,
-    maxWorkers: 2,
-    bootTimeoutMs: 30_000,
-    label: "The page extraction worker",
-  });
-  return pool;
-}
+const pool = sharedPool<ExtractJob, Extracted>({
+  base: import.meta.url,
+  name: "extract-worker",
+  keepIdle: 1,
+  maxWorkers: 2,
+  bootTimeoutMs: 30_000,
+  label: "The page extraction worker",
+});
 
 /**
  * Readable Markdown from an HTML page, extracted in a worker thread (parsing, Readability and
@@ -41,7 +36,7 @@ export function extractInWorker(
   opts: { deadlineMs?: number; signal?: AbortSignal } = {},
 ): Promise<Extracted> {
   const deadlineMs = opts.deadlineMs ?? EXTRACT_DEADLINE_MS;
-  return extractionPool().run(
+  return pool.run(
     { html, url },
     {
       deadlineMs,
@@ -57,8 +52,6 @@ export function extractInWorker(
 }
 
 /** Terminate the extraction workers (tests, shutdown). */
-export async function closeExtraction(): Promise<void> {
-  const p = pool;
-  pool = null;
-  await p?.close();
+export function closeExtraction(): Promise<void> {
+  return pool.close();
 }

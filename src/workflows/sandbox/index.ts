@@ -1,5 +1,5 @@
 import { NbError } from "../../core/errors.js";
-import { WorkerPool } from "../../world/sandbox/index.js";
+import { sharedPool } from "../../world/sandbox/index.js";
 import type { PassJob, PassOutcome, SandboxJob, SandboxLimits } from "./protocol.js";
 
 export type * from "./protocol.js";
@@ -9,22 +9,17 @@ export const DEFAULT_PASS_LIMITS: SandboxLimits = { timeoutMs: 5_000, memoryByte
 /** Time past a pass's deadline for its worker to report the interrupt before it is terminated. */
 const KILL_GRACE_MS = 1_000;
 
-let pool: WorkerPool<SandboxJob, unknown> | null = null;
-
-function sandboxPool(): WorkerPool<SandboxJob, unknown> {
-  pool ??= new WorkerPool({
-    base: import.meta.url,
-    name: "worker",
-    keepIdle: 1,
-    maxWorkers: 2,
-    bootTimeoutMs: 30_000,
-  });
-  return pool;
-}
+const pool = sharedPool<SandboxJob, unknown>({
+  base: import.meta.url,
+  name: "worker",
+  keepIdle: 1,
+  maxWorkers: 2,
+  bootTimeoutMs: 30_000,
+});
 
 function run(job: SandboxJob, signal?: AbortSignal): Promise<unknown> {
   const { timeoutMs } = job.limits;
-  return sandboxPool().run(job, {
+  return pool.run(job, {
     deadlineMs: timeoutMs + KILL_GRACE_MS,
     signal,
     timedOut: () =>
@@ -48,8 +43,6 @@ export function describeWorkflowModule(
 }
 
 /** Terminate the sandbox workers (tests, shutdown). */
-export async function closeWorkflowSandbox(): Promise<void> {
-  const p = pool;
-  pool = null;
-  await p?.close();
+export function closeWorkflowSandbox(): Promise<void> {
+  return pool.close();
 }

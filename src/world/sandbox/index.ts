@@ -2,7 +2,7 @@ export type { PlainScript } from "./blocking.js";
 export type { HostApi, HostFunction } from "./bridge.js";
 export { prepareContained, runScriptContained, runScriptsInThisThread } from "./contained.js";
 export { loadSandbox } from "./module.js";
-export { type JobLimits, WorkerPool } from "./pool.js";
+export { type JobLimits, type SharedPool, sharedPool, WorkerPool } from "./pool.js";
 export type { SandboxLimits, SandboxOptions, SandboxResult, ScriptClock } from "./run.js";
 export { DEFAULT_LIMITS, runScript, runScriptSync } from "./run.js";
 export { serveJobs } from "./serve-jobs.js";

@@ -240,3 +240,29 @@ export class WorkerPool<Job, Result> {
     next(this.spawn());
   }
 }
+
+/** A pool made on first use and shared by one module's calls (a sandbox, the page extraction). */
+export interface SharedPool<Job, Result> {
+  run(job: Job, limits: JobLimits): Promise<Result>;
+  warm(): Promise<void>;
+  /** Terminate the workers (tests, shutdown); a later call starts new ones. */
+  close(): Promise<void>;
+}
+
+/** The one way a module keeps its worker pool: started by the first call, not at import. */
+export function sharedPool<Job, Result>(opts: PoolOptions): SharedPool<Job, Result> {
+  let pool: WorkerPool<Job, Result> | null = null;
+  const get = () => {
+    pool ??= new WorkerPool<Job, Result>(opts);
+    return pool;
+  };
+  return {
+    run: (job, limits) => get().run(job, limits),
+    warm: () => get().warm(),
+    async close() {
+      const p = pool;
+      pool = null;
+      await p?.close();
+    },
+  };
+}
