@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { agentCollaboration } from "../src/collab/plugin.js";
 import { Harness } from "../src/harness/loop.js";
 import { SessionStore } from "../src/harness/store/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
@@ -24,6 +25,7 @@ function restart(tools: AnyTool[] = []): Harness {
   const registry = createToolRegistry();
   for (const t of tools) registry.register(t);
   reopened = new Harness({
+    collaboration: agentCollaboration(),
     workspace: fx.workspace,
     store: SessionStore.forWorkspace(fx.workspace),
     registry,

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { agentCollaboration } from "../src/collab/plugin.js";
 import { EventBus, type HarnessEvent } from "../src/harness/events.js";
 import { Harness } from "../src/harness/loop.js";
 import { SessionStore } from "../src/harness/store/index.js";
@@ -66,6 +67,7 @@ export function harnessFixture(
     contextWindow: opts.contextWindow ?? 128_000,
   });
   fx.harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace,
     store,
     registry,

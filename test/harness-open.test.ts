@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { modelCallsRecorded, openHarness } from "../src/harness/open.js";
+import { modelCallsRecorded, openHarness } from "../src/runtime/open.js";
 import type { Project } from "../src/workspace/project.js";
 import { Workspace } from "../src/workspace/workspace.js";
 

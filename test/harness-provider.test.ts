@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentCollaboration } from "../src/collab/plugin.js";
 import { Harness } from "../src/harness/loop.js";
 import { SessionStore } from "../src/harness/store/index.js";
 import { parseModelsConfig, resolveModel } from "../src/models/index.js";
@@ -84,6 +85,7 @@ describe("turn loop on a real provider (openai-compatible, loopback stub)", () =
     );
     const resolved = resolveModel("local/stub", config, {});
     const harness = new Harness({
+      collaboration: agentCollaboration(),
       workspace,
       store,
       registry,
@@ -178,6 +180,7 @@ describe("provider timeouts and errors (openai-compatible, loopback stub)", () =
     );
     const resolved = resolveModel("local/stub", config, { STUB_API_KEY: KEY });
     const harness = new Harness({
+      collaboration: agentCollaboration(),
       workspace,
       store,
       registry,

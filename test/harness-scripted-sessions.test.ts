@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Harness } from "../src/harness/loop.js";
-import { openHarness } from "../src/harness/open.js";
+import { openHarness } from "../src/runtime/open.js";
 import { Workspace } from "../src/workspace/workspace.js";
 import { runNbookInProcess } from "./helpers.js";
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentCollaboration } from "../src/collab/plugin.js";
 import { EventBus, type HarnessEvent } from "../src/harness/events.js";
 import { Harness } from "../src/harness/loop.js";
 import {
@@ -66,6 +67,7 @@ describe("API keys", () => {
     const events: HarnessEvent[] = [];
     bus.on((e) => events.push(e));
     const harness = new Harness({
+      collaboration: agentCollaboration(),
       workspace,
       store,
       registry,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { EventBus } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
@@ -77,6 +78,7 @@ export const loopFigures: BenchSuite = {
       ] as const) {
         const model = instantModel(toolSteps);
         const harness = new Harness({
+          collaboration: agentCollaboration(),
           workspace,
           store,
           registry,

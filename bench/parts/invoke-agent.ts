@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { AgentCollaboration } from "../../src/collab/service.js";
 import { EventBus } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
@@ -78,6 +79,7 @@ export async function invokeAgentFigures(report: Report): Promise<void> {
   const spent = { ms: 0 };
   const model = instantModel(spent);
   const harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace,
     store,
     registry,

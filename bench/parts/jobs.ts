@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { EventBus } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
@@ -39,6 +40,7 @@ async function spawnAndDeliver(report: Report): Promise<void> {
   const registry = await loadToolRegistry(["read", "list_jobs"]);
   const model = scriptedModel(Array.from({ length: 400 }, () => ({ text: "Noted." })));
   const harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace,
     store,
     registry,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { AgentCollaboration } from "../../src/collab/service.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
@@ -61,6 +62,7 @@ function slowHarness(dir: string, latencyMs: number, turns: number) {
   });
   const seen = { running: 0, max: 0 };
   const harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace,
     store: sessions,
     registry,

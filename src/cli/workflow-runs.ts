@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { NbError } from "../core/errors.js";
 import type { Harness } from "../harness/loop.js";
-import { openHarness } from "../harness/open.js";
+import { openHarness } from "../runtime/open.js";
 import { getWorkflow } from "../workflows/catalog.js";
 import { followRun, runSummaryText } from "../workflows/follow.js";
 import { runsFor } from "../workflows/runs-for.js";

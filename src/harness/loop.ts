@@ -1,9 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { relationOf } from "../collab/ownership.js";
-import { AgentCollaboration } from "../collab/service.js";
 import { isNbError, NbError } from "../core/errors.js";
-import { deliverFollowUp } from "../jobs/flow-back.js";
-import { FLOW_BACK_WHOLE_MAX, untrusted } from "../jobs/reminder.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
@@ -11,6 +7,7 @@ import { JOBS_SERVICE } from "../tools/jobs/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
+import type { Collaboration, CollaborationPlugin } from "./collaboration.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
 import {
   type HarnessDeps,
@@ -31,7 +28,6 @@ import {
 } from "./store/index.js";
 import {
   DEFAULT_LOOP_SETTINGS,
-  type InvocationCaller,
   type InvokeRequest,
   type LoopSettings,
   type ModelResolver,
@@ -56,11 +52,8 @@ export interface HarnessOptions {
   settings?: Partial<LoopSettings>;
   /** The models agents may name in invoke_agent (`model`); none when absent. */
   visibleModels?: () => readonly string[];
-  /**
-   * Delivers a text to an agent session once, as a system follow-up: how a child that waited for
-   * the user hands its result to the agent that invoked it. Default: the job runner's flow-back.
-   */
-  deliver?: (ownerSessionId: string, deliveryId: string, text: string) => void;
+  /** Agent collaboration (invoke_agent and the rest); without it the collaboration tools get no service. */
+  collaboration?: CollaborationPlugin;
 }
 
 /** How a run continues: the ceiling and caller of the invocation it belongs to. */
@@ -86,7 +79,7 @@ export class Harness {
   private readonly flowBacks = new Map<string, Promise<RunResult>>();
   private readonly deps: HarnessDeps;
   private readonly active = new Map<string, ActiveRun>();
-  private readonly deliver: NonNullable<HarnessOptions["deliver"]>;
+  private readonly collaboration: Collaboration | undefined;
   readonly visibleModels: () => readonly string[];
 
   constructor(opts: HarnessOptions) {
@@ -102,7 +95,6 @@ export class Harness {
     });
     // As for jobs: sessions a process that is gone left running are closed, so they can go on.
     opts.store.recoverInterrupted();
-    this.deliver = opts.deliver ?? ((owner, id, text) => deliverFollowUp(this, owner, id, text));
     this.visibleModels = opts.visibleModels ?? (() => []);
     this.deps = {
       workspace: opts.workspace,
@@ -113,8 +105,12 @@ export class Harness {
       bus: this.bus,
       settings,
       services: { [JOBS_SERVICE]: this.jobs },
-      collab: (callerId, callId, mode) => new AgentCollaboration(this, callerId, callId, mode),
     };
+    this.collaboration = opts.collaboration?.(this);
+    if (this.collaboration) {
+      const c = this.collaboration;
+      this.deps.collab = (callerId, callId, mode) => c.service(callerId, callId, mode);
+    }
   }
 
   /** The profiles this harness runs. */
@@ -432,31 +428,9 @@ export class Harness {
       origin,
     );
     if (origin.caller && result.status !== "waiting") {
-      this.flowBack(origin.caller, sessionId, approvalId, result);
+      this.collaboration?.childEnded(origin.caller, sessionId, approvalId, result);
     }
     return result;
-  }
-
-  /**
-   * Hand a child's result to the agent that invoked it, once: the invoking call got `waiting`
-   * back, so this is the only way its agent learns how the child's work ended.
-   */
-  private flowBack(caller: InvocationCaller, childId: string, approvalId: string, result: RunResult): void {
-    const { store } = this.deps;
-    // A caller that has since detached the agent (or lost its link) has given up on its result.
-    if (relationOf(store, caller.sessionId, childId) === null) return;
-    const child = store.session(childId);
-    const final = result.finalMessage || "(none)";
-    const more =
-      final.length > FLOW_BACK_WHOLE_MAX
-        ? `\n[${final.length - FLOW_BACK_WHOLE_MAX} more characters of its final message: get_session {"sessionId": ${childId}, "includeRecentMessages": true} or invoke it to ask]`
-        : "";
-    const data = result.data === undefined ? "" : `\nData: ${JSON.stringify(result.data)}`;
-    const error = result.error ? `Error: ${result.error.message}\n` : "";
-    // The child's words and data may carry whatever it read: they go to the caller as fenced data.
-    const output = `${error}Final message: ${final.slice(0, FLOW_BACK_WHOLE_MAX)}${data}`;
-    const text = `Agent ${childId} (${child.profileKey}), which was waiting for the user when your invoke_agent call ${caller.callId} returned, has finished with status ${result.status}.\n${untrusted("What it reported", "agent-output", output)}${more}`;
-    this.deliver(caller.sessionId, `agent-result:${childId}:${approvalId}`, text);
   }
 
   /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */

@@ -1,18 +1,21 @@
-import type { Harness } from "../harness/loop.js";
+import type { JobTable } from "../harness/store/jobs.js";
 import { systemReminder } from "./reminder.js";
 
+/** Tells a session something once per delivery id; true when this call queued it. */
+export type Deliver = (ownerSessionId: string, deliveryId: string, text: string) => boolean;
+
 /**
- * Tell a session something as a system follow-up, once per delivery id (however many processes or
- * retries try), and start its turn now when it is idle in this harness; otherwise it waits in the
- * session's queue for its next run. Returns true when this call queued it.
+ * Delivery as a system follow-up, once per delivery id (however many processes or retries try):
+ * queued in the session's queue, then `wake` starts its turn when it is idle (otherwise it waits
+ * for its next run).
  */
-export function deliverFollowUp(
-  harness: Pick<Harness, "store" | "runQueued">,
-  ownerSessionId: string,
-  deliveryId: string,
-  text: string,
-): boolean {
-  const queued = harness.store.jobs.deliver(ownerSessionId, deliveryId, systemReminder(text));
-  if (queued) harness.runQueued(ownerSessionId);
-  return queued;
+export function followUpDelivery(
+  table: Pick<JobTable, "deliver">,
+  wake: (ownerSessionId: string) => unknown,
+): Deliver {
+  return (ownerSessionId, deliveryId, text) => {
+    const queued = table.deliver(ownerSessionId, deliveryId, systemReminder(text));
+    if (queued) wake(ownerSessionId);
+    return queued;
+  };
 }

@@ -7,7 +7,7 @@ export {
   type JobStatus,
   JobTable,
 } from "../harness/store/jobs.js";
-export { deliverFollowUp } from "./flow-back.js";
+export { type Deliver, followUpDelivery } from "./flow-back.js";
 export { runnerAlive, thisRunner } from "./process.js";
 export { FLOW_BACK_WHOLE_MAX, flowBackText, systemReminder } from "./reminder.js";
 export {

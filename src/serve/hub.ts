@@ -1,7 +1,7 @@
 import type { HarnessEvent } from "../harness/events.js";
 import type { Harness } from "../harness/loop.js";
-import { openHarness } from "../harness/open.js";
 import { type Entry, type Session, SessionStore } from "../harness/store/index.js";
+import { openHarness } from "../runtime/open.js";
 import { WorkflowStore } from "../workflows/store/index.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { AgentCollaboration } from "../../src/collab/service.js";
 import { EventBus, type HarnessEvent } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
@@ -71,6 +72,7 @@ export function collabFixture(
     return { ref, model, contextWindow: 128_000 };
   };
   const harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace,
     store,
     registry,

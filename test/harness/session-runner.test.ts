@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { openHarness } from "../../src/harness/open.js";
 import { type EntryOf, SessionStore } from "../../src/harness/store/index.js";
+import { openHarness } from "../../src/runtime/open.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { NBOOK_BIN, runNbookInProcess } from "../helpers.js";
 

@@ -5,9 +5,9 @@ import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { summarize } from "../../src/harness/compaction.js";
-import { openHarness } from "../../src/harness/open.js";
 import { callModel, modelCallLoad, setMaxConcurrentModelCalls } from "../../src/harness/stream.js";
 import { parseModelsConfig } from "../../src/models/config.js";
+import { openHarness } from "../../src/runtime/open.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
 afterEach(() => setMaxConcurrentModelCalls(8));

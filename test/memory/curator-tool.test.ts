@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { EventBus } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
@@ -104,6 +105,7 @@ function makeBed(): Bed {
   bed.registry = new ToolRegistry([...BUILTIN_TOOLS.filter((t) => t.key !== KEY), tool]);
   bed.catalog = new ProfileCatalog(bed.registry, ws, project);
   bed.harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace: ws,
     store,
     registry: bed.registry,

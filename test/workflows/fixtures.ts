@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { agentCollaboration } from "../../src/collab/plugin.js";
 import { AgentCollaboration } from "../../src/collab/service.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
@@ -65,6 +66,7 @@ export async function workflowBed(
   const model = scriptedModel(script);
   const calls = { running: 0, max: 0 };
   const harness = new Harness({
+    collaboration: agentCollaboration(),
     workspace,
     store: sessions,
     registry,

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import type { Harness } from "../../harness/loop.js";
-import { openHarness } from "../../harness/open.js";
+import { openHarness } from "../../runtime/open.js";
 import { createSampleProject } from "../../workspace/sample.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { INSTALL_ROOT, nbookCommand, typedPath } from "../as-typed.js";

@@ -48,7 +48,7 @@ export type OpenCuratorHarness = (ctx: ToolContext) => Promise<CuratorHarness>;
  * the harness brings every tool group, which `nbook tool subject_rag_search` does not need.
  */
 const openConfiguredHarness: OpenCuratorHarness = async (ctx) => {
-  const { openHarness } = await import("../../harness/open.js");
+  const { openHarness } = await import("../../runtime/open.js");
   const harness = openHarness({ workspace: ctx.workspace, project: ctx.project });
   return { harness, close: () => harness.close() };
 };

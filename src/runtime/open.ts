@@ -1,15 +1,16 @@
+import { agentCollaboration } from "../collab/plugin.js";
 import { visibleModels } from "../collab/visible-models.js";
 import { visibleControls } from "../core/text.js";
+import { EventBus } from "../harness/events.js";
+import { Harness } from "../harness/loop.js";
+import { SessionStore } from "../harness/store/index.js";
+import { setMaxConcurrentModelCalls } from "../harness/stream.js";
+import type { LoopSettings } from "../harness/types.js";
 import { agentSettings, createModelResolver, loadModelsConfig } from "../models/index.js";
 import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { EventBus } from "./events.js";
-import { Harness } from "./loop.js";
-import { SessionStore } from "./store/index.js";
-import { setMaxConcurrentModelCalls } from "./stream.js";
-import type { LoopSettings } from "./types.js";
 
 /** How a door (CLI, HTTP) wants its harness. */
 export interface OpenHarnessOptions {
@@ -57,7 +58,8 @@ function configSettings(workspace: Workspace, project: Project | null): Partial<
 }
 
 /**
- * Build a harness on the workspace's store, registry, profiles and configured models. Each model
+ * Build a harness on the workspace's store, registry, profiles and configured models, with agent
+ * collaboration. It lives above harness/ and collab/ because it joins them. Each model
  * reference gets one model instance for the life of the harness, so a scripted model keeps its place.
  */
 export function openHarness(opts: OpenHarnessOptions): Harness {
@@ -100,6 +102,7 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     bus: new EventBus(),
     settings,
     visibleModels: visibleToAgents,
+    collaboration: agentCollaboration(),
   });
   return harness;
 }
