@@ -1,4 +1,4 @@
-import { serveJobs } from "../../world/sandbox/serve-jobs.js";
+import { serveJobs } from "../../core/workers/serve-jobs.js";
 import { extractHtml } from "./extract.js";
 import type { ExtractJob } from "./extraction.js";
 

@@ -1,5 +1,5 @@
 import { NbError } from "../../core/errors.js";
-import { sharedPool } from "../../world/sandbox/pool.js";
+import { sharedPool } from "../../core/workers/pool.js";
 import type { Extracted } from "./tidy.js";
 
 /** One page for an extraction worker. */

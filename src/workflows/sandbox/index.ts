@@ -1,5 +1,5 @@
 import { NbError } from "../../core/errors.js";
-import { sharedPool } from "../../world/sandbox/index.js";
+import { sharedPool } from "../../core/workers/pool.js";
 import type { PassJob, PassOutcome, SandboxJob, SandboxLimits } from "./protocol.js";
 
 export type * from "./protocol.js";

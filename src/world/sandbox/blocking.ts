@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from "node:worker_threads";
 import { type ErrorInfo, NbError } from "../../core/errors.js";
+import { spawnWorker } from "../../core/workers/spawn.js";
 import { DEFAULT_LIMITS, type SandboxOptions, type SandboxResult } from "./run.js";
-import { spawnWorker } from "./spawn.js";
 
 /** A script that can cross to another thread: no host functions, no signal. */
 export type PlainScript = Omit<SandboxOptions, "api" | "signal">;

@@ -1,5 +1,5 @@
 import type { Worker } from "node:worker_threads";
-import { type ErrorInfo, NbError } from "../../core/errors.js";
+import { type ErrorInfo, NbError } from "../errors.js";
 import { spawnWorker } from "./spawn.js";
 
 /** What a pool worker posts: `ready` (or `failed`) once it has started, then one reply per job. */

@@ -1,5 +1,5 @@
 import { parentPort } from "node:worker_threads";
-import { toErrorInfo } from "../../core/errors.js";
+import { toErrorInfo } from "../errors.js";
 import type { PoolMessage, PoolRequest } from "./pool.js";
 
 /**
