@@ -1,6 +1,6 @@
 import type { Harness } from "../harness/loop.js";
-import type { Job } from "../harness/store/jobs.js";
 import { jobLine } from "../jobs/format.js";
+import type { Job } from "../jobs/store.js";
 
 /** The `/jobs` line of the chat help. */
 export const JOBS_HELP = "  /jobs                        show this session's background jobs\n";

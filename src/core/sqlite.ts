@@ -47,3 +47,16 @@ export function openVersionedDb(schema: VersionedSchema): Database.Database {
     throw e;
   }
 }
+
+/** Parse a public id (a decimal string) into the integer key; `not_found` for anything else. */
+export function toKey(id: string, what: string): number {
+  if (/^[1-9]\d{0,15}$/.test(id)) return Number(id);
+  // Something that is not a number at all (a title, a job id) gets told what an id looks like.
+  const hint = /^\d+$/.test(id) ? "" : `: ${what} ids are numbers, such as 1 or 42`;
+  throw new NbError("not_found", `No ${what} with id "${id}"${hint}`);
+}
+
+/** The current time as stored (ISO 8601, UTC). */
+export function now(): string {
+  return new Date().toISOString();
+}

@@ -1,4 +1,4 @@
-import type { Job } from "../harness/store/jobs.js";
+import type { Job } from "./store.js";
 
 /** "12:04:31" from an ISO time (UTC), for one-line listings. */
 function clock(iso: string | null): string {

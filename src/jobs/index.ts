@@ -1,12 +1,3 @@
-export {
-  ACTIVE_STATUSES,
-  type DeliveryState,
-  type Job,
-  type JobKind,
-  type JobResult,
-  type JobStatus,
-  JobTable,
-} from "../harness/store/jobs.js";
 export { type Deliver, followUpDelivery } from "./flow-back.js";
 export { runnerAlive, thisRunner } from "./process.js";
 export { FLOW_BACK_WHOLE_MAX, flowBackText, systemReminder } from "./reminder.js";
@@ -22,3 +13,12 @@ export {
   visibleJob,
 } from "./runner.js";
 export { Slots } from "./slots.js";
+export {
+  ACTIVE_STATUSES,
+  type DeliveryState,
+  type Job,
+  type JobKind,
+  type JobResult,
+  type JobStatus,
+  JobTable,
+} from "./store.js";

@@ -1,5 +1,5 @@
 import { fenceUntrusted, neutraliseReminderTags } from "../core/untrusted.js";
-import type { Job } from "../harness/store/jobs.js";
+import type { Job } from "./store.js";
 
 /** Results up to this many characters go to the owner whole; longer ones are summarised. */
 export const FLOW_BACK_WHOLE_MAX = 4000;

@@ -1,4 +1,7 @@
 import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
+import { DEFAULT_MAX_CONCURRENT_JOBS } from "../models/config.js";
+import { runnerAlive, thisRunner } from "./process.js";
+import { flowBackText } from "./reminder.js";
 import {
   ACTIVE_STATUSES,
   type Job,
@@ -7,10 +10,7 @@ import {
   type JobResult,
   type JobTable,
   type ListJobsOptions,
-} from "../harness/store/jobs.js";
-import { DEFAULT_MAX_CONCURRENT_JOBS } from "../models/config.js";
-import { runnerAlive, thisRunner } from "./process.js";
-import { flowBackText } from "./reminder.js";
+} from "./store.js";
 
 /** What a running job is handed. */
 export interface JobContext {

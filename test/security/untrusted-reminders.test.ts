@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { EntryOf, Job } from "../../src/harness/store/index.js";
+import type { EntryOf } from "../../src/harness/store/index.js";
 import { flowBackText } from "../../src/jobs/reminder.js";
+import type { Job } from "../../src/jobs/store.js";
 import { type CollabFixture, collabFixture } from "../collab/fixture.js";
 import { type HarnessFixture, harnessFixture } from "../harness-fixture.js";
 

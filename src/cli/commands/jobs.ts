@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { JobStatusSchema, SessionStore } from "../../harness/store/index.js";
+import { SessionStore } from "../../harness/store/index.js";
 import { jobFacts, jobLine } from "../../jobs/format.js";
 import { cancelElsewhere, recoverInterruptedJobs } from "../../jobs/runner.js";
+import { JobStatusSchema } from "../../jobs/store.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
 

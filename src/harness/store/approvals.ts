@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { NbError } from "../../core/errors.js";
-import { type ApprovalRow, now, toApproval, toKey } from "./rows.js";
+import { now, toKey } from "../../core/sqlite.js";
+import { type ApprovalRow, toApproval } from "./rows.js";
 import type { Approval, EntryData } from "./schema.js";
 
 /** Durable approvals. Rows are written only from the entry tree, in the same transaction as their entries. */

@@ -1,10 +1,11 @@
 import type Database from "better-sqlite3";
 import { NbError } from "../../core/errors.js";
+import { now, toKey } from "../../core/sqlite.js";
 import { formatFieldErrors, zodFieldErrors } from "../../core/validate.js";
 import type { ApprovalTable } from "./approvals.js";
 import { ActivePaths } from "./paths.js";
 import type { QueueTable } from "./queues.js";
-import { type EntryRow, now, toEntry, toKey } from "./rows.js";
+import { type EntryRow, toEntry } from "./rows.js";
 import {
   ENTRY_DATA,
   type Entry,

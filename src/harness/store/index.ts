@@ -2,11 +2,11 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { NbError } from "../../core/errors.js";
 import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
+import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
 import { openAgentDb } from "./db.js";
 import { EntryTree } from "./history.js";
-import { JobTable } from "./jobs.js";
 import { type AgentLink, LinkTable } from "./links.js";
 import { QueueTable } from "./queues.js";
 import type {
@@ -23,7 +23,6 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
-export * from "./jobs.js";
 export type { AgentLink } from "./links.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";

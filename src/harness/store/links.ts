@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { NbError } from "../../core/errors.js";
-import { now, toKey } from "./rows.js";
+import { now, toKey } from "../../core/sqlite.js";
 
 /** The link a parent session holds to a child it created (collaboration). */
 export interface AgentLink {

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { NbError } from "../../core/errors.js";
-import { now, type QueueRow, toKey, toQueueItem } from "./rows.js";
+import { now, toKey } from "../../core/sqlite.js";
+import { type QueueRow, toQueueItem } from "./rows.js";
 import type { QueueItem, QueueKind } from "./schema.js";
 
 /** Durable per-session queues (steer, followup, prompt), consumed in insertion order. */

@@ -1,4 +1,3 @@
-import { NbError } from "../../core/errors.js";
 import type { Approval, Entry, QueueItem, Session } from "./schema.js";
 
 /** A sessions row as SQLite returns it. */
@@ -51,14 +50,6 @@ export interface QueueRow {
   text: string;
   created_at: string;
   consumed_at: string | null;
-}
-
-/** Parse a public id (a decimal string) into the integer key; `not_found` for anything else. */
-export function toKey(id: string, what: string): number {
-  if (/^[1-9]\d{0,15}$/.test(id)) return Number(id);
-  // Something that is not a number at all (a title, a job id) gets told what an id looks like.
-  const hint = /^\d+$/.test(id) ? "" : `: ${what} ids are numbers, such as 1 or 42`;
-  throw new NbError("not_found", `No ${what} with id "${id}"${hint}`);
 }
 
 /** Map a sessions row to a Session. */
@@ -122,9 +113,4 @@ export function toQueueItem(r: QueueRow): QueueItem {
     createdAt: r.created_at,
     consumedAt: r.consumed_at,
   };
-}
-
-/** The current time as stored (ISO 8601, UTC). */
-export function now(): string {
-  return new Date().toISOString();
 }

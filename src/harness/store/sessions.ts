@@ -2,10 +2,11 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { ModeSchema } from "../../core/modes.js";
+import { now, toKey } from "../../core/sqlite.js";
 import { parseOrThrow } from "../../core/validate.js";
 import { MODEL_REF } from "../../models/reference.js";
 import type { Profile } from "../../profiles/types.js";
-import { now, type SessionRow, toKey, toSession } from "./rows.js";
+import { type SessionRow, toSession } from "./rows.js";
 import { type Session, type SessionStatus, SessionStatusSchema } from "./schema.js";
 
 /** What creating a session takes. `initial` is validated with the profile's own schema. */

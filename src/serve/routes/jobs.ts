@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { JobStatusSchema } from "../../harness/store/jobs.js";
 import { recoverInterruptedJobs } from "../../jobs/runner.js";
+import { JobStatusSchema } from "../../jobs/store.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import { projectName, sessionId } from "./common.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { JobStatusSchema } from "../../harness/store/jobs.js";
 import { jobFacts, jobLine } from "../../jobs/format.js";
+import { JobStatusSchema } from "../../jobs/store.js";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import type { AnyTool, ToolContext } from "../types.js";

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { type ErrorInfo, ErrorInfoSchema, NbError } from "../../core/errors.js";
-import type { QueueTable } from "./queues.js";
-import { now, toKey } from "./rows.js";
+import { type ErrorInfo, ErrorInfoSchema, NbError } from "../core/errors.js";
+import { now, toKey } from "../core/sqlite.js";
+import type { QueueTable } from "../harness/store/queues.js";
 
 /** What a job runs: the first two kinds, and workflows (their own issue) on the same model. */
 export const JobKindSchema = z.enum(["invoke_agent", "bash", "workflow"]);
