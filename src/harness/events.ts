@@ -1,29 +1,11 @@
 import type { ErrorInfo } from "../core/errors.js";
-import type { Mode } from "../tools/types.js";
+import type { Mode } from "../core/modes.js";
+import type { PendingView, RunStatus, Task } from "./store/schema.js";
+
+export type { PendingView, RunStatus };
 
 /** One entry of a session's task list. */
-export interface TaskItem {
-  id: string;
-  title: string;
-  description?: string;
-  status: "pending" | "in_progress" | "completed" | "cancelled";
-}
-
-/** How a run ended (or paused). */
-export type RunStatus = "completed" | "waiting" | "error" | "aborted" | "step_limit";
-
-/** A pending request the user must settle before the run continues. */
-export interface PendingView {
-  approvalId: string;
-  /** `write`: a write stopped by a read-only mode; `switch_mode`; `user_input`: request_user_input. */
-  kind: "write" | "switch_mode" | "user_input";
-  /** The suspended tool call. */
-  callId: string;
-  tool: string;
-  input: unknown;
-  /** What the user sees: a diff, the question, the requested mode and reason. */
-  preview: string;
-}
+export type TaskItem = Task;
 
 /**
  * Everything the loop reports while it runs, on one typed bus (CLI now, HTTP/SSE later).

@@ -27,9 +27,13 @@ export interface RouteSpec<
   maxBody?: number;
   /** 200 (default), 201 or 202. */
   status?: 200 | 201 | 202;
-  /** The route answers `text/event-stream`. */
-  stream?: boolean;
 }
+
+/** What a route answers on success: a JSON body of a schema (src/serve/responses.ts), or an event stream. */
+export type RouteAnswer = { response: z.ZodType; stream?: never } | { stream: true; response?: never };
+
+/** A route as registered: where, what it takes, what it answers. */
+export type ApiRoute = RouteSpec & RouteAnswer;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -42,13 +46,13 @@ export interface RouteInput<P, Q, B> {
 
 /** The routes of the API, registered on a Hono app and listed for the OpenAPI document. */
 export class ApiRoutes {
-  readonly specs: RouteSpec[] = [];
+  readonly specs: ApiRoute[] = [];
 
   constructor(private readonly app: Hono) {}
 
   /** Register a route; its inputs are validated before the handler runs (`invalid_input` with pointers). */
   add<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
-    spec: RouteSpec & { params?: P; query?: Q; body?: B },
+    spec: ApiRoute & { params?: P; query?: Q; body?: B },
     handler: (c: Context, input: RouteInput<P, Q, B>) => Response | Promise<Response>,
   ): void {
     this.specs.push(spec);

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Hono } from "hono";
-import type { ApiRoutes } from "../../src/serve/api.js";
+import { z } from "zod";
+import type { ApiRoute, ApiRoutes } from "../../src/serve/api.js";
 import { createServeApp } from "../../src/serve/app.js";
 import { AuthGate } from "../../src/serve/auth.js";
 import { ServeHub } from "../../src/serve/hub.js";
@@ -75,11 +76,13 @@ export async function serveFixture(
       const h: Record<string, string> = { cookie, ...headers };
       if (method !== "GET" && !("origin" in headers)) h.origin = ORIGIN;
       if (body !== undefined) h["content-type"] = "application/json";
-      return app.request(`${ORIGIN}${path}`, {
+      const res = await app.request(`${ORIGIN}${path}`, {
         method,
         headers: h,
         ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
       });
+      await expectDeclaredAnswer(fx.routes.specs, method, path, res);
+      return res;
     },
     async restart() {
       await fx.hub.close();
@@ -91,6 +94,27 @@ export async function serveFixture(
     },
   };
   return fx;
+}
+
+/**
+ * Hold every successful JSON answer of the fixture to the response schema its route declares (the
+ * one the OpenAPI document publishes and the workbench types itself by): a field a route adds, drops
+ * or retypes without its schema fails the test that met it.
+ */
+async function expectDeclaredAnswer(specs: readonly ApiRoute[], method: string, path: string, res: Response) {
+  if (!res.ok || !res.headers.get("content-type")?.includes("application/json")) return;
+  const pathname = new URL(path, ORIGIN).pathname;
+  const spec = specs.find(
+    (s) =>
+      s.method === method.toLowerCase() && new RegExp(`^${s.path.replace(/:\w+/g, "[^/]+")}$`).test(pathname),
+  );
+  if (!spec?.response) return;
+  const r = spec.response.safeParse(await res.clone().json());
+  if (!r.success) {
+    throw new Error(
+      `${method} ${spec.path} answered outside its response schema:\n${z.prettifyError(r.error)}`,
+    );
+  }
 }
 
 /** Read an SSE body until `until` holds for the events read so far (or the stream ends). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorInfoSchema } from "../../core/errors.js";
-import { type Mode, ModeSchema } from "../../core/modes.js";
+import { ModeSchema } from "../../core/modes.js";
 
 /** Where a session is in its life: idle (ready), running (a run is active), waiting (on the user), archived. */
 export const SessionStatusSchema = z.enum(["idle", "running", "waiting", "archived"]);
@@ -24,6 +24,14 @@ export const TaskSchema = z
 export type Task = z.infer<typeof TaskSchema>;
 
 const runId = z.string().min(1);
+
+/** How a run ended (or paused). */
+export const RunStatusSchema = z.enum(["completed", "waiting", "error", "aborted", "step_limit"]);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/** What an approval is for: a write a read-only mode stopped, or the agent's request to switch mode. */
+export const ApprovalKindSchema = z.enum(["write", "switch_mode"]);
+export type ApprovalKind = z.infer<typeof ApprovalKindSchema>;
 
 /** The data of each entry kind; the tree stores them verbatim as JSON. */
 export const ENTRY_DATA = {
@@ -76,7 +84,7 @@ export const ENTRY_DATA = {
     .object({
       callId: z.string().min(1),
       key: z.string().min(1),
-      kind: z.enum(["write", "switch_mode"]).default("write"),
+      kind: ApprovalKindSchema.default("write"),
       input: z.unknown(),
       /** What the user is shown; `basis` pins the approval to it (see ToolPreview.basis). */
       preview: z
@@ -127,7 +135,7 @@ export const ENTRY_DATA = {
   run_end: z
     .object({
       runId,
-      status: z.enum(["completed", "waiting", "error", "aborted", "step_limit"]),
+      status: RunStatusSchema,
       finalMessage: z.string().optional(),
       data: z.unknown().optional(),
     })
@@ -162,24 +170,43 @@ export type Entry = {
 export type EntryOf<K extends EntryKind> = Extract<Entry, { kind: K }>;
 
 /** A session's header row. */
-export interface Session {
-  id: string;
-  profileKey: string;
-  project: string | null;
-  title: string;
-  /** The mode at the leaf (mode changes are entries, so the mode follows the branch). */
-  mode: Mode;
-  /** Pinned model reference `<providerId>/<modelId>`, never a key. */
-  model: string | null;
-  initial: Record<string, unknown>;
-  status: SessionStatus;
-  /** The session that created this one (collaboration), if any. */
-  parentSessionId: string | null;
-  leafId: string | null;
-  entryCount: number;
-  createdAt: string;
-  updatedAt: string;
-}
+export const SessionSchema = z
+  .object({
+    id: z.string(),
+    profileKey: z.string(),
+    project: z.string().nullable(),
+    title: z.string(),
+    /** The mode at the leaf (mode changes are entries, so the mode follows the branch). */
+    mode: ModeSchema,
+    /** Pinned model reference `<providerId>/<modelId>`, never a key. */
+    model: z.string().nullable(),
+    initial: z.record(z.string(), z.unknown()),
+    status: SessionStatusSchema,
+    /** The session that created this one (collaboration), if any. */
+    parentSessionId: z.string().nullable(),
+    leafId: z.string().nullable(),
+    entryCount: z.number(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .strict();
+export type Session = z.infer<typeof SessionSchema>;
+
+/** A pending request the user must settle before the run continues. */
+export const PendingViewSchema = z
+  .object({
+    approvalId: z.string(),
+    /** `write`: a write stopped by a read-only mode; `switch_mode`; `user_input`: request_user_input. */
+    kind: z.enum([...ApprovalKindSchema.options, "user_input"]),
+    /** The suspended tool call. */
+    callId: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+    /** What the user sees: a diff, the question, the requested mode and reason. */
+    preview: z.string(),
+  })
+  .strict();
+export type PendingView = z.infer<typeof PendingViewSchema>;
 
 /** A durable approval: a suspended call waiting for the user. `id` is its approval_request entry id. */
 export interface Approval {
@@ -187,7 +214,7 @@ export interface Approval {
   sessionId: string;
   callId: string;
   toolKey: string;
-  kind: "write" | "switch_mode";
+  kind: ApprovalKind;
   input: unknown;
   /** The preview the user decides on; an approval runs the call against its `basis`. */
   preview: { text: string; details?: unknown; basis?: unknown };

@@ -5,6 +5,7 @@ import type { ApiRoutes } from "../api.js";
 import { type AuthGate, SESSION_COOKIE } from "../auth.js";
 import { clientKey, remoteAddress } from "../client-key.js";
 import { HttpError } from "../errors.js";
+import { AuthStateSchema, MeSchema } from "../responses.js";
 
 function setSessionCookie(c: Context, id: string): void {
   // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it.
@@ -31,6 +32,7 @@ export function registerAuthRoutes(app: Hono, routes: ApiRoutes, gate: AuthGate)
       method: "post",
       path: "/api/auth/login",
       tag: "auth",
+      response: AuthStateSchema,
       summary: "Log in with the password (serve.passwordHash); sets the session cookie",
       body: z.object({ password: z.string().min(1).max(1024) }).strict(),
     },
@@ -55,7 +57,13 @@ export function registerAuthRoutes(app: Hono, routes: ApiRoutes, gate: AuthGate)
   );
 
   routes.add(
-    { method: "post", path: "/api/auth/logout", tag: "auth", summary: "End this browser's session" },
+    {
+      method: "post",
+      path: "/api/auth/logout",
+      tag: "auth",
+      response: AuthStateSchema,
+      summary: "End this browser's session",
+    },
     (c) => {
       gate.endSession(getCookie(c, SESSION_COOKIE));
       deleteCookie(c, SESSION_COOKIE, { path: "/" });
@@ -64,7 +72,13 @@ export function registerAuthRoutes(app: Hono, routes: ApiRoutes, gate: AuthGate)
   );
 
   routes.add(
-    { method: "get", path: "/api/auth/me", tag: "auth", summary: "Whether this browser is logged in" },
+    {
+      method: "get",
+      path: "/api/auth/me",
+      tag: "auth",
+      response: MeSchema,
+      summary: "Whether this browser is logged in",
+    },
     (c) => c.json({ authenticated: true, passwordLogin: gate.passwordLogin }),
   );
 }

@@ -9,6 +9,13 @@ import type { ToolRegistry } from "../../tools/registry.js";
 import type { Project } from "../../workspace/project.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import {
+  ModelsStatusSchema,
+  OneSkillSchema,
+  ProfileDescriptionSchema,
+  ProfileListSchema,
+  SkillListSchema,
+} from "../responses.js";
 import { ProjectQuery } from "./common.js";
 
 function skillView(s: SkillEntry) {
@@ -40,6 +47,7 @@ export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/models",
       tag: "models",
+      response: ModelsStatusSchema,
       summary: "Configured providers and models, missing key variables, each profile's model",
       query: ProjectQuery,
     },
@@ -61,6 +69,7 @@ export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/profiles",
       tag: "profiles",
+      response: ProfileListSchema,
       summary: "Usable agent profiles (built-in, user, project) and files that failed to load",
       query: ProjectQuery,
     },
@@ -84,6 +93,7 @@ export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/profiles/:key",
       tag: "profiles",
+      response: ProfileDescriptionSchema,
       summary: "One profile: creation mode, schemas (JSON Schema), tool keys",
       params: z.object({ key: z.string().min(1).max(100) }).strict(),
       query: ProjectQuery,
@@ -96,6 +106,7 @@ export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/skills",
       tag: "skills",
+      response: SkillListSchema,
       summary: "Skills (built-in, workspace, project) with their status",
       query: ProjectQuery,
     },
@@ -107,6 +118,7 @@ export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/skills/:name",
       tag: "skills",
+      response: OneSkillSchema,
       summary: "One skill and its SKILL.md",
       params: z.object({ name: z.string().min(1).max(100) }).strict(),
       query: ProjectQuery,

@@ -14,6 +14,7 @@ import { readTextSafe } from "../../workspace/safe-read.js";
 import type { ApiRoutes } from "../api.js";
 import { HttpError } from "../errors.js";
 import type { ServeHub } from "../hub.js";
+import { FileTextSchema, FileTreeSchema, FileWrittenSchema } from "../responses.js";
 import { ProjectParams } from "./common.js";
 
 /** Largest file write body: the tools' own inputs are text, a novel's chapter fits many times. */
@@ -123,6 +124,7 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/projects/:project/files/tree",
       tag: "files",
+      response: FileTreeSchema,
       summary: "The project's files and folders (without .nbook/), with word counts for Markdown",
       params: ProjectParams,
     },
@@ -134,6 +136,7 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/projects/:project/files/read",
       tag: "files",
+      response: FileTextSchema,
       summary: "A text file and its version, authorised exactly as the read tool",
       params: ProjectParams,
       query: ReadQuery,
@@ -151,6 +154,7 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "put",
       path: "/api/projects/:project/files/write",
       tag: "files",
+      response: FileWrittenSchema,
       summary:
         "Write a file through the write tool (same authorisation, atomic write); 409 conflict with both texts when it changed since baseVersion",
       params: ProjectParams,

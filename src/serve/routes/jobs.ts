@@ -3,6 +3,7 @@ import { recoverInterruptedJobs } from "../../jobs/runner.js";
 import { JobStatusSchema } from "../../jobs/store.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import { JobListSchema, OneJobSchema } from "../responses.js";
 import { projectName, sessionId } from "./common.js";
 
 const JobParams = z.object({ jobId: z.string().regex(/^job_[A-Za-z0-9]{1,64}$/, "not a job id") }).strict();
@@ -16,6 +17,7 @@ export function registerJobRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/jobs",
       tag: "jobs",
+      response: JobListSchema,
       summary: "Background jobs, newest first (without their results)",
       query: z
         .object({
@@ -45,6 +47,7 @@ export function registerJobRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/jobs/:jobId",
       tag: "jobs",
+      response: OneJobSchema,
       summary: "One job: status, times, error, and its whole result",
       params: JobParams,
     },
@@ -59,6 +62,7 @@ export function registerJobRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/jobs/:jobId/cancel",
       tag: "jobs",
+      response: OneJobSchema,
       summary:
         "Cancel a job: stopped here if this process runs it (a command with its sandbox), else its process is asked and it is ended if it does not confirm",
       params: JobParams,

@@ -12,6 +12,13 @@ import { Id } from "../../plot/schemas.js";
 import { getStoryDecisionTool, getStoryPromiseTool, getStoryTreeTool } from "../../tools/plot/read.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import {
+  ChapterDetailSchema,
+  DecisionPageSchema,
+  PromisePageSchema,
+  StoryTreeSchema,
+  WriterBriefSchema,
+} from "../responses.js";
 import { ProjectParams, projectName } from "./common.js";
 
 const ChapterParams = z
@@ -38,6 +45,7 @@ export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/tree`,
       tag: "plot",
+      response: StoryTreeSchema,
       summary: "Acts → chapters and phases → threads, with scene counts (detail: summaries, briefs, scenes)",
       params: ProjectParams,
       query: getStoryTreeTool.input,
@@ -50,6 +58,7 @@ export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/chapters/:chapterId`,
       tag: "plot",
+      response: ChapterDetailSchema,
       summary: "One chapter: its brief fields and live scenes in order",
       params: ChapterParams,
     },
@@ -61,6 +70,7 @@ export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/chapters/:chapterId/brief`,
       tag: "plot",
+      response: WriterBriefSchema,
       summary: "The chapter's writer brief (Markdown and its parts, with a readiness status)",
       params: ChapterParams,
     },
@@ -73,6 +83,7 @@ export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/promises`,
       tag: "plot",
+      response: PromisePageSchema,
       summary: "A page of reader promises, open first by importance",
       params: ProjectParams,
       query: getStoryPromiseTool.input.omit({ promiseId: true }),
@@ -85,6 +96,7 @@ export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/decisions`,
       tag: "plot",
+      response: DecisionPageSchema,
       summary: "A page of decision records, open first",
       params: ProjectParams,
       query: getStoryDecisionTool.input.omit({ decisionId: true }),

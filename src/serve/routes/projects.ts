@@ -6,6 +6,7 @@ import { ProjectMetaSchema } from "../../workspace/project-meta.js";
 import { createSampleProject } from "../../workspace/sample.js";
 import { type ApiRoutes, fromBody } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import { OneProjectSchema, ProjectListSchema } from "../responses.js";
 import { ProjectParams, projectName } from "./common.js";
 
 /** Files looked at for a project's last activity, at most. */
@@ -73,7 +74,13 @@ export function registerProjectRoutes(routes: ApiRoutes, hub: ServeHub): void {
   const ws = hub.workspace;
 
   routes.add(
-    { method: "get", path: "/api/projects", tag: "projects", summary: "The workspace's projects" },
+    {
+      method: "get",
+      path: "/api/projects",
+      tag: "projects",
+      response: ProjectListSchema,
+      summary: "The workspace's projects",
+    },
     (c) => c.json({ projects: ws.listProjects().map((p) => projectView(hub, ws.project(p.name))) }),
   );
 
@@ -82,6 +89,7 @@ export function registerProjectRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/projects",
       tag: "projects",
+      response: OneProjectSchema,
       summary: "Create a project (from the sample novel with sample: true)",
       body: CreateBody,
       status: 201,
@@ -102,6 +110,7 @@ export function registerProjectRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/projects/:project/open",
       tag: "projects",
+      response: OneProjectSchema,
       summary: "Open a project: its details, with its agents ready",
       params: ProjectParams,
     },

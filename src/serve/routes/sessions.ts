@@ -10,6 +10,19 @@ import type { RunResult } from "../../harness/types.js";
 import { MODEL_REF } from "../../models/reference.js";
 import { type ApiRoutes, fromBody } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import {
+  AbortedSchema,
+  InvocationSchema,
+  ModeChangeSchema,
+  OneSessionSchema,
+  PendingListSchema,
+  SessionForestSchema,
+  SessionListSchema,
+  SessionNodeSchema,
+  SessionStateSchema,
+  TaskListSchema,
+  TranscriptSchema,
+} from "../responses.js";
 import type { EventLog } from "../sse.js";
 import { ProjectParams, ProjectQuery, sessionId } from "./common.js";
 
@@ -101,6 +114,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/projects/:project/sessions",
       tag: "sessions",
+      response: SessionListSchema,
       summary: "A project's sessions, most recently active first",
       params: ProjectParams,
       query: z
@@ -128,6 +142,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/projects/:project/sessions/tree",
       tag: "sessions",
+      response: SessionForestSchema,
       summary:
         "A project's sessions as the tree collaboration made: each with the agents it created under it",
       params: ProjectParams,
@@ -145,6 +160,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/projects/:project/sessions",
       tag: "sessions",
+      response: OneSessionSchema,
       summary: "Start a session (its model is resolved now and pinned)",
       params: ProjectParams,
       body: z
@@ -180,6 +196,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/sessions/:id",
       tag: "sessions",
+      response: SessionStateSchema,
       summary: "A session: header, running, what it waits on, task list",
       params: SessionParams,
     },
@@ -194,6 +211,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/sessions/:id/tree",
       tag: "sessions",
+      response: SessionNodeSchema,
       summary: "A session and the sessions started from it",
       params: SessionParams,
     },
@@ -205,6 +223,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/sessions/:id/transcript",
       tag: "sessions",
+      response: TranscriptSchema,
       summary: "The entries of the session's active branch, with its pending request and task list",
       params: SessionParams,
     },
@@ -220,6 +239,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
         method: "post",
         path: `/api/sessions/:id/${mode}`,
         tag: "sessions",
+        response: InvocationSchema,
         summary:
           mode === "prompt"
             ? "Send a message: runs now, or after the active run (queued)"
@@ -245,6 +265,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/sessions/:id/continue",
       tag: "sessions",
+      response: InvocationSchema,
       summary: "Continue the session where it stopped (after an error, an abort or the step limit)",
       params: SessionParams,
       body: z.object({ model: modelRef.optional() }).strict(),
@@ -264,6 +285,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/sessions/:id/abort",
       tag: "sessions",
+      response: AbortedSchema,
       summary: "Abort the session's active run (the session stays consistent)",
       params: SessionParams,
     },
@@ -280,6 +302,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "put",
       path: "/api/sessions/:id/mode",
       tag: "sessions",
+      response: ModeChangeSchema,
       summary: "Change the session's mode (between runs)",
       params: SessionParams,
       body: z.object({ mode: ModeSchema }).strict(),
@@ -296,6 +319,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/sessions/:id/tasks",
       tag: "sessions",
+      response: TaskListSchema,
       summary: "The session's task list",
       params: SessionParams,
     },
@@ -310,6 +334,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/sessions/:id/approvals/:approvalId",
       tag: "approvals",
+      response: InvocationSchema,
       summary:
         "Settle what the session waits on: approve or reject a write or mode switch (an approved write runs exactly what its preview showed), or answer a question; then the run continues",
       params: ApprovalParams,
@@ -350,6 +375,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/approvals",
       tag: "approvals",
+      response: PendingListSchema,
       summary: "What sessions wait on: approvals and questions",
       query: ProjectQuery,
     },

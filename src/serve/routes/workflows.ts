@@ -5,6 +5,7 @@ import type { RunRecord } from "../../workflows/store/index.js";
 import { RunStatusSchema } from "../../workflows/store/schema.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import { OneWorkflowRunSchema, WorkflowRunListSchema, WorkflowRunViewSchema } from "../responses.js";
 import { projectName } from "./common.js";
 
 const RunParams = z
@@ -32,6 +33,7 @@ export function registerWorkflowRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/workflow-runs",
       tag: "workflows",
+      response: WorkflowRunListSchema,
       summary: "The latest workflow runs, most recently updated first (without their scripts)",
       query: z
         .object({
@@ -59,6 +61,7 @@ export function registerWorkflowRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: "/api/workflow-runs/:runId",
       tag: "workflows",
+      response: WorkflowRunViewSchema,
       summary: "One run: status, phase progress, usage, pending questions, participants, activity timeline",
       params: RunParams,
     },
@@ -70,6 +73,7 @@ export function registerWorkflowRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/workflow-runs/:runId/answer",
       tag: "workflows",
+      response: OneWorkflowRunSchema,
       summary:
         "Answer every pending question of a waiting run at once (keys exact, types by kind; nothing written on error); the server then drives the run on",
       params: RunParams,
@@ -90,6 +94,7 @@ export function registerWorkflowRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "post",
       path: "/api/workflow-runs/:runId/cancel",
       tag: "workflows",
+      response: OneWorkflowRunSchema,
       summary:
         "Cancel a run: a waiting one at once; one running in this or another process stops at its next step",
       params: RunParams,

@@ -5,6 +5,14 @@ import { type Calendar, openCalendar } from "../../world/calendar/index.js";
 import { openWorld, type World } from "../../world/world.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import {
+  HistorySchema,
+  IssueListSchema,
+  SliceListSchema,
+  SubjectListSchema,
+  SubjectStateSchema,
+  WorldSchemaSchema,
+} from "../responses.js";
 import { ProjectParams, projectName } from "./common.js";
 
 /** The World Engine's subject id rule, within the plot's length limit for a subject reference. */
@@ -44,6 +52,7 @@ export function registerWorldRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/schema`,
       tag: "world",
+      response: WorldSchemaSchema,
       summary: "Subject types, their attributes, and the calendar",
       params: ProjectParams,
     },
@@ -58,6 +67,7 @@ export function registerWorldRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/subjects`,
       tag: "world",
+      response: SubjectListSchema,
       summary: "Subjects (id, type, name)",
       params: ProjectParams,
       query: z.object({ type: z.string().min(1).max(200).optional() }).strict(),
@@ -73,6 +83,7 @@ export function registerWorldRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/subjects/:subject/state`,
       tag: "world",
+      response: SubjectStateSchema,
       summary: "A subject's attributes at a calendar time (default: latest)",
       params: SubjectParams,
       query: z.object({ at: calendarTime.optional() }).strict(),
@@ -92,6 +103,7 @@ export function registerWorldRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/subjects/:subject/history`,
       tag: "world",
+      response: HistorySchema,
       summary: "Every change of a subject, in time order (optionally only one JSON Pointer's)",
       params: SubjectParams,
       query: historyOptionsSchema,
@@ -110,6 +122,7 @@ export function registerWorldRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/slices`,
       tag: "world",
+      response: SliceListSchema,
       summary: "Slices in time order, between calendar times, touching subjects",
       params: ProjectParams,
       query: z
@@ -140,6 +153,7 @@ export function registerWorldRoutes(routes: ApiRoutes, hub: ServeHub): void {
       method: "get",
       path: `${base}/issues`,
       tag: "world",
+      response: IssueListSchema,
       summary: "Current data issues (E1–E5, A1, A2) with their explanations",
       params: ProjectParams,
       query: z

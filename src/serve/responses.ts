@@ -1,0 +1,392 @@
+// What each route of `nbook serve` answers on success, as zod schemas: the OpenAPI document publishes
+// them and the workbench (web/) imports their types. This module imports only zod and other schema
+// modules, so a type import of it pulls no server code into the browser bundle or its type check.
+// Domain records the workbench reads only in part (plot views, World rows, profiles, workflow runs)
+// are open objects: the fields named here are always there, and more may be.
+import { z } from "zod";
+import { ErrorInfoSchema } from "../core/errors.js";
+import { ModeSchema } from "../core/modes.js";
+import {
+  PendingViewSchema,
+  RunStatusSchema,
+  type Session,
+  SessionSchema,
+  TaskSchema,
+} from "../harness/store/schema.js";
+
+const isoTime = z.string().describe("an ISO 8601 time");
+
+// ---------------------------------------------------------------- auth and projects
+
+export const AuthStateSchema = z.object({ authenticated: z.boolean() }).strict();
+export const MeSchema = z.object({ authenticated: z.literal(true), passwordLogin: z.boolean() }).strict();
+
+/** What the bookshelf shows of a project. */
+export const ProjectViewSchema = z
+  .object({
+    name: z.string(),
+    title: z.string(),
+    summary: z.string(),
+    language: z.string(),
+    lastActivity: isoTime.nullable(),
+  })
+  .strict();
+export type ProjectView = z.infer<typeof ProjectViewSchema>;
+export const ProjectListSchema = z.object({ projects: z.array(ProjectViewSchema) }).strict();
+export const OneProjectSchema = z.object({ project: ProjectViewSchema }).strict();
+
+// ---------------------------------------------------------------- files
+
+/** A node of a project's file tree; a link is listed, never followed. */
+export const FileNodeSchema: z.ZodType<FileNode> = z
+  .object({
+    name: z.string(),
+    path: z.string(),
+    kind: z.enum(["dir", "file", "link"]),
+    size: z.number().optional(),
+    /** Words of a Markdown file (each CJK character counts as one). */
+    words: z.number().optional(),
+    get children() {
+      return z.array(FileNodeSchema).optional();
+    },
+  })
+  .strict();
+export interface FileNode {
+  name: string;
+  path: string;
+  kind: "dir" | "file" | "link";
+  size?: number;
+  words?: number;
+  children?: FileNode[];
+}
+export const FileTreeSchema = z.object({ tree: FileNodeSchema, truncated: z.boolean() }).strict();
+export const FileTextSchema = z
+  .object({ path: z.string(), text: z.string(), version: z.string().describe("sha256 of the text") })
+  .strict();
+export type FileText = z.infer<typeof FileTextSchema>;
+export const FileWrittenSchema = z
+  .object({ path: z.string(), version: z.string(), created: z.boolean(), unchanged: z.boolean() })
+  .strict();
+/** The details of a 409 on a write: what is on disk now (`theirs`), to diff against the user's text. */
+export const WriteConflictDetailsSchema = z
+  .object({ path: z.string(), version: z.string(), theirs: z.string(), yours: z.string() })
+  .strict();
+export type WriteConflictDetails = z.infer<typeof WriteConflictDetailsSchema>;
+
+// ---------------------------------------------------------------- sessions
+
+export const SessionStateSchema = z
+  .object({
+    session: SessionSchema,
+    running: z.boolean(),
+    pending: PendingViewSchema.nullable(),
+    tasks: z.array(TaskSchema),
+  })
+  .strict();
+
+/** One stored entry of the active branch; `data` is the entry kind's (src/harness/store/schema.ts). */
+export const EntryViewSchema = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    parentId: z.string().nullable(),
+    depth: z.number(),
+    kind: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    createdAt: isoTime,
+  })
+  .strict();
+export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(EntryViewSchema) }).strict();
+export type Transcript = z.infer<typeof TranscriptSchema>;
+
+/** A session and the sessions it created; `detached` marks a child its creator let go. */
+export const SessionNodeSchema: z.ZodType<SessionNode> = z
+  .object({
+    session: SessionSchema,
+    detached: z.boolean(),
+    get children() {
+      return z.array(SessionNodeSchema);
+    },
+  })
+  .strict();
+export interface SessionNode {
+  session: Session;
+  detached: boolean;
+  children: SessionNode[];
+}
+
+export const SessionListSchema = z.object({ sessions: z.array(SessionSchema) }).strict();
+export const SessionForestSchema = z.object({ tree: z.array(SessionNodeSchema) }).strict();
+export const OneSessionSchema = z.object({ session: SessionSchema }).strict();
+/** An invocation under way (`running`) or already over, with how its run ended. */
+export const InvocationSchema = z
+  .object({
+    sessionId: z.string(),
+    status: z.enum(["running", ...RunStatusSchema.options]),
+  })
+  .strict();
+export const AbortedSchema = z.object({ aborted: z.boolean() }).strict();
+export const ModeChangeSchema = z.object({ mode: ModeSchema, changed: z.boolean() }).strict();
+export const TaskListSchema = z.object({ tasks: z.array(TaskSchema) }).strict();
+export const PendingListSchema = z
+  .object({
+    pending: z.array(
+      PendingViewSchema.extend({ sessionId: z.string(), project: z.string().nullable() }).strict(),
+    ),
+  })
+  .strict();
+
+// ---------------------------------------------------------------- world
+
+export const WorldSchemaSchema = z
+  .object({
+    schema: z.looseObject({
+      source: z.enum(["file", "none"]),
+      types: z.array(z.looseObject({ type: z.string() })),
+    }),
+    calendar: z.looseObject({
+      kind: z.string(),
+      format: z.string(),
+      precision: z.string(),
+      zero: z.string(),
+      examples: z.array(z.string()),
+      settings: z.record(z.string(), z.unknown()),
+    }),
+  })
+  .strict();
+export type WorldSchemaView = z.infer<typeof WorldSchemaSchema>;
+export const SubjectSchema = z.object({ id: z.string(), type: z.string(), name: z.string() }).strict();
+export type Subject = z.infer<typeof SubjectSchema>;
+export const SubjectListSchema = z.object({ subjects: z.array(SubjectSchema) }).strict();
+export const SubjectStateSchema = SubjectSchema.extend({
+  at: z.string().describe("the calendar time, or `latest`"),
+  state: z.record(z.string(), z.unknown()),
+}).strict();
+export type SubjectState = z.infer<typeof SubjectStateSchema>;
+/** A row with an instant carries it also as a calendar time. */
+const timed = { instant: z.number(), time: z.string() };
+export const HistoryEntrySchema = z.looseObject({
+  ...timed,
+  sliceId: z.string(),
+  sliceTitle: z.string(),
+  path: z.string(),
+  op: z.string(),
+  value: z.unknown().optional(),
+  summary: z.string().optional(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+export const HistorySchema = z.object({ history: z.array(HistoryEntrySchema) }).strict();
+export const SliceListSchema = z
+  .object({
+    slices: z.array(
+      z.looseObject({
+        ...timed,
+        id: z.string(),
+        title: z.string(),
+        kind: z.string(),
+        patchCount: z.number(),
+      }),
+    ),
+  })
+  .strict();
+export const IssueSchema = z.looseObject({
+  code: z.string(),
+  label: z.string(),
+  severity: z.enum(["error", "advisory"]),
+  subjectId: z.string(),
+  attr: z.string(),
+  instant: z.number().optional(),
+  time: z.string().optional(),
+  title: z.string(),
+  message: z.string(),
+  explanation: z.object({ whatHappened: z.string(), whyItMatters: z.string(), suggestedAction: z.string() }),
+});
+export type Issue = z.infer<typeof IssueSchema>;
+export const IssueListSchema = z.object({ issues: z.array(IssueSchema) }).strict();
+
+// ---------------------------------------------------------------- plot
+
+const plotNode = { id: z.number(), name: z.string(), title: z.string(), status: z.string() };
+const PlotChapterSchema = z.looseObject({ ...plotNode, scenes: z.number() });
+const PlotThreadSchema = z.looseObject({
+  ...plotNode,
+  scenes: z.number(),
+  isMain: z.boolean(),
+  sceneList: z
+    .array(
+      z.looseObject({
+        id: z.number(),
+        title: z.string(),
+        status: z.string(),
+        chapterId: z.number().nullable(),
+      }),
+    )
+    .optional(),
+});
+export type PlotThread = z.infer<typeof PlotThreadSchema>;
+export const StoryTreeSchema = z.looseObject({
+  story: z.looseObject({ title: z.string() }),
+  acts: z.array(z.looseObject({ ...plotNode, chapters: z.array(PlotChapterSchema) })),
+  ungroupedChapters: z.array(PlotChapterSchema),
+  phases: z.array(z.looseObject({ ...plotNode, threads: z.array(PlotThreadSchema) })),
+  ungroupedThreads: z.array(PlotThreadSchema),
+});
+export type StoryTree = z.infer<typeof StoryTreeSchema>;
+export const ChapterDetailSchema = z.looseObject({ chapter: z.looseObject(plotNode) });
+export const WriterBriefSchema = z.looseObject({ markdown: z.string(), status: z.string() });
+
+/** A page of rows, with the cursor of the next page. */
+const page = <T extends z.ZodType>(row: T) =>
+  z.object({ rows: z.array(row), total: z.number(), nextCursor: z.string().nullable() }).strict();
+export const PromiseRowSchema = z.looseObject({
+  ...plotNode,
+  importance: z.string(),
+  /** Where the promise stands by its beats: unplanted, planted, echoed, paid_off. */
+  stage: z.string(),
+  beats: z.object({ plant: z.number(), advance: z.number(), setback: z.number(), payoff: z.number() }),
+  deadlineChapterId: z.number().nullable(),
+});
+export type PromiseRow = z.infer<typeof PromiseRowSchema>;
+export const PromisePageSchema = page(PromiseRowSchema);
+export const DecisionRowSchema = z.looseObject({
+  ...plotNode,
+  question: z.string(),
+  anchor: z.looseObject({ kind: z.string(), id: z.number().nullable(), path: z.string().nullable() }),
+  deadlineChapterId: z.number().nullable(),
+});
+export type DecisionRow = z.infer<typeof DecisionRowSchema>;
+export const DecisionPageSchema = page(DecisionRowSchema);
+export type Page<T> = { rows: T[]; total: number; nextCursor: string | null };
+
+// ---------------------------------------------------------------- models, profiles, skills
+
+/** Configured providers and models, and which key variables are missing (src/models/status.ts). */
+export const ModelsStatusSchema = z
+  .object({
+    providers: z.array(
+      z.looseObject({
+        id: z.string(),
+        kind: z.string(),
+        apiKeyEnv: z.string().optional(),
+        key: z.enum(["set", "missing", "not_needed"]),
+        models: z.array(z.looseObject({ ref: z.string(), contextWindow: z.number() })),
+      }),
+    ),
+    defaultModel: z.string().nullable(),
+    profiles: z.array(
+      z.object({ profile: z.string(), ref: z.string().nullable(), source: z.string().nullable() }),
+    ),
+    missingEnv: z.array(z.string()),
+    problems: z.array(z.string()),
+  })
+  .strict();
+export type ModelsStatus = z.infer<typeof ModelsStatusSchema>;
+const profileSource = z.enum(["builtin", "user", "project"]);
+const creation = z.enum(["public", "system_only"]);
+export const ProfileListSchema = z
+  .object({
+    profiles: z.array(
+      z
+        .object({
+          key: z.string(),
+          name: z.string(),
+          description: z.string(),
+          creation,
+          source: profileSource,
+          overridesBuiltin: z.boolean(),
+          tools: z.number(),
+        })
+        .strict(),
+    ),
+    problems: z.array(z.unknown()),
+  })
+  .strict();
+export const ProfileDescriptionSchema = z.looseObject({
+  key: z.string(),
+  name: z.string(),
+  description: z.string(),
+  creationMode: creation,
+  createAgentAllowed: z.boolean(),
+  source: profileSource,
+  toolKeys: z.array(z.string()),
+});
+const SkillSchema = z.looseObject({
+  name: z.string(),
+  status: z.string(),
+  layer: z.string(),
+  path: z.string(),
+});
+export const SkillListSchema = z.object({ skills: z.array(SkillSchema) }).strict();
+export const OneSkillSchema = z.object({ skill: SkillSchema, text: z.string() }).strict();
+
+// ---------------------------------------------------------------- jobs and workflow runs
+
+/** A background job (a command or an agent call); `result` is set only when read one by one. */
+export const JobSchema = z.looseObject({
+  id: z.string(),
+  kind: z.string(),
+  title: z.string(),
+  ownerSessionId: z.string().nullable(),
+  status: z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]),
+  /** The latest progress line. */
+  preview: z.string(),
+  result: z.looseObject({ text: z.string() }).nullable(),
+  error: ErrorInfoSchema.nullable(),
+  createdAt: isoTime,
+  startedAt: isoTime.nullable(),
+  endedAt: isoTime.nullable(),
+});
+export type Job = z.infer<typeof JobSchema>;
+export const JobListSchema = z.object({ jobs: z.array(JobSchema) }).strict();
+export const OneJobSchema = z.object({ job: JobSchema }).strict();
+
+/** A workflow run without its script. */
+export const WorkflowRunSchema = z.looseObject({
+  id: z.string(),
+  workflowKey: z.string(),
+  title: z.string(),
+  status: z.enum(["running", "waiting", "completed", "failed", "cancelled"]),
+  phases: z.array(z.looseObject({ key: z.string(), title: z.string() })),
+  progress: z
+    .looseObject({
+      phase: z.string().optional(),
+      done: z.number().optional(),
+      total: z.number().optional(),
+      note: z.string().optional(),
+    })
+    .nullable(),
+  updatedAt: z.number().describe("milliseconds since the epoch"),
+});
+export type WorkflowRun = z.infer<typeof WorkflowRunSchema>;
+export const WorkflowRunListSchema = z.object({ runs: z.array(WorkflowRunSchema) }).strict();
+export const OneWorkflowRunSchema = z.object({ run: WorkflowRunSchema }).strict();
+export const WorkflowRunViewSchema = z
+  .object({
+    run: WorkflowRunSchema,
+    pendingAsks: z.array(
+      z.looseObject({ seq: z.number(), key: z.string(), spec: z.record(z.string(), z.unknown()) }),
+    ),
+    participants: z.array(
+      z.looseObject({ sessionId: z.string(), profileKey: z.string(), title: z.string() }),
+    ),
+    timeline: z.array(
+      z
+        .object({ seq: z.number(), kind: z.string(), ok: z.boolean(), ms: z.number(), startedAt: z.number() })
+        .strict(),
+    ),
+  })
+  .strict();
+export type WorkflowRunView = z.infer<typeof WorkflowRunViewSchema>;
+
+/** The JSON envelope every API error has: `{error:{code,message,fields[,details]}}`. */
+export const ErrorBodySchema = z.object({ error: ErrorInfoSchema.required({ fields: true }) }).strict();
+
+/** Schemas the document names once and refers to (the recursive ones must be named). */
+export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
+  Error: ErrorBodySchema,
+  FileNode: FileNodeSchema,
+  Session: SessionSchema,
+  SessionNode: SessionNodeSchema,
+  Job: JobSchema,
+  WorkflowRun: WorkflowRunSchema,
+};

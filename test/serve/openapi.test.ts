@@ -1,0 +1,71 @@
+// The OpenAPI document of `nbook serve`: a valid OpenAPI 3.1 document (swagger-parser) in which every
+// route's success response has a schema, the same one the serve tests hold each answer to.
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { afterEach, describe, expect, it } from "vitest";
+import { ORIGIN, type ServeFixture, serveFixture } from "./fixture.js";
+
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+};
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown> };
+};
+
+let fx: ServeFixture | undefined;
+afterEach(async () => {
+  await fx?.close();
+  fx = undefined;
+});
+
+async function openApi(): Promise<Doc> {
+  fx = await serveFixture();
+  const res = await fx.app.request(`${ORIGIN}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as Doc;
+}
+
+describe("the OpenAPI document", () => {
+  it("validates as OpenAPI 3.1, every $ref resolving", async () => {
+    const doc = await openApi();
+    // validate() dereferences in place: it gets its own copy.
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  it("has a schema on every success response: a named JSON schema, or the event stream", async () => {
+    const doc = await openApi();
+    const seen: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const success = Object.entries(op.responses).filter(([status]) => /^2\d\d$/.test(status));
+        expect(success, `${method} ${path}`).toHaveLength(1);
+        const content = success[0][1].content ?? {};
+        const json = content["application/json"]?.schema;
+        const stream = content["text/event-stream"]?.schema;
+        expect(json ?? stream, `${method} ${path}: a schema`).toBeDefined();
+        if (json) {
+          const ref = String(json.$ref);
+          expect(ref, `${method} ${path}`).toMatch(/^#\/components\/schemas\//);
+          expect(doc.components.schemas[ref.slice("#/components/schemas/".length)]).toBeDefined();
+        }
+        seen.push(`${method} ${path}`);
+      }
+    }
+    expect(seen.length).toBe(fx?.routes.specs.length);
+  });
+
+  it("describes an answer's fields: a session's transcript names its session, entries, pending and tasks", async () => {
+    const doc = (await SwaggerParser.dereference((await openApi()) as never)) as unknown as Doc;
+    const schema = doc.paths["/api/sessions/{id}/transcript"].get.responses["200"].content?.[
+      "application/json"
+    ]?.schema as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      "entries",
+      "pending",
+      "running",
+      "session",
+      "tasks",
+    ]);
+    expect(schema.required.sort()).toEqual(["entries", "pending", "running", "session", "tasks"]);
+  });
+});
