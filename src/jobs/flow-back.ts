@@ -1,5 +1,5 @@
-import type { JobTable } from "../harness/store/jobs.js";
 import { systemReminder } from "./reminder.js";
+import type { JobTable } from "./store.js";
 
 /** Tells a session something once per delivery id; true when this call queued it. */
 export type Deliver = (ownerSessionId: string, deliveryId: string, text: string) => boolean;

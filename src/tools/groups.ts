@@ -1,4 +1,3 @@
-import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "./plot/keys.js";
 import { ToolRegistry } from "./registry.js";
 import type { AnyTool, ToolGroup } from "./types.js";
 
@@ -63,7 +62,23 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
   },
   {
     group: "plot",
-    keys: [...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS],
+    keys: [
+      "get_story_tree",
+      "get_story_thread",
+      "get_story_scene_context",
+      "get_scene_world_context",
+      "get_story_chapter",
+      "get_chapter_writer_brief",
+      "get_story_promise",
+      "get_story_decision",
+      "save_story_act",
+      "save_story_chapter",
+      "save_story_thread",
+      "save_story_scene",
+      "save_story_promise",
+      "save_promise_beat",
+      "save_story_decision",
+    ],
     load: async () => (await import("./plot/index.js")).plotTools,
   },
   {

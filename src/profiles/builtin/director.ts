@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
-import { basePrompt, COLLABORATION_TOOLS, JOB_TOOLS } from "./prompt.js";
+import { basePrompt, COLLABORATION_TOOLS, JOB_TOOLS, PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "./prompt.js";
 
 export const director = defineProfile({
   key: "director",

@@ -1,7 +1,14 @@
 import { z } from "zod";
-import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
-import { basePrompt, COLLABORATION_TOOLS, delegationGuide, JOB_TOOLS, jobsGuide } from "./prompt.js";
+import {
+  basePrompt,
+  COLLABORATION_TOOLS,
+  delegationGuide,
+  JOB_TOOLS,
+  jobsGuide,
+  PLOT_READ_TOOLS,
+  PLOT_WRITE_TOOLS,
+} from "./prompt.js";
 
 export const leaderDefault = defineProfile({
   key: "leader.default",

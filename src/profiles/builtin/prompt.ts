@@ -12,6 +12,29 @@ export function basePrompt(role: string, ctx: PromptContext): string {
   return `${role}\n\n${where}\n${lang}\nLayout: lorebook/ (stable canon), manuscript/ (the prose), world-engine/ (world schema and calendar), .agent/plan/ (plans).\nYou can call only these tools: ${ctx.toolKeys.join(", ") || "(none)"}.`;
 }
 
+/** The eight plot read tools, as the profiles that read the plot list them. */
+export const PLOT_READ_TOOLS = [
+  "get_story_tree",
+  "get_story_thread",
+  "get_story_scene_context",
+  "get_scene_world_context",
+  "get_story_chapter",
+  "get_chapter_writer_brief",
+  "get_story_promise",
+  "get_story_decision",
+] as const;
+
+/** The seven plot write tools, for the profiles that shape the plot (leader, director). */
+export const PLOT_WRITE_TOOLS = [
+  "save_story_act",
+  "save_story_chapter",
+  "save_story_thread",
+  "save_story_scene",
+  "save_story_promise",
+  "save_promise_beat",
+  "save_story_decision",
+] as const;
+
 /** The collaboration tools, as the coordinating profiles (leader, director) list them. */
 export const COLLABORATION_TOOLS = [
   "create_agent",

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { PLOT_READ_TOOLS } from "../../tools/plot/keys.js";
 import { defineProfile } from "../define.js";
-import { basePrompt } from "./prompt.js";
+import { basePrompt, PLOT_READ_TOOLS } from "./prompt.js";
 
 export const writer = defineProfile({
   key: "writer",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../profiles/builtin/prompt.js";
 import { ProfileCatalog } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../builtin.js";
 import { plotTools } from "./index.js";
-import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "./keys.js";
 import { plotFixture } from "./test-helpers.js";
 
 describe("plot tool registration", () => {
