@@ -1,4 +1,4 @@
-import type { EmbeddingProvider } from "./embeddings/provider.js";
+import type { EmbeddingProvider } from "../models/embeddings/provider.js";
 import type { Source } from "./files.js";
 import type { SubjectIndex } from "./search-index.js";
 import { MIN_SIMILARITY } from "./vectors.js";

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
+import type { EmbeddingProvider } from "../models/embeddings/provider.js";
 import { eventChunks, memoryChunks } from "./chunks.js";
-import type { EmbeddingProvider } from "./embeddings/provider.js";
 import {
   appendEventsText,
   normalizeSubjectPath,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { readConfigFile } from "../core/config-file.js";
 import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
-import { EmbeddingConfigSchema } from "../memory/embeddings/config.js";
+import { EmbeddingConfigSchema } from "./embeddings/config.js";
 import { projectConfigViolations } from "./key-variables.js";
 import { MODEL_REF, PROVIDER_ID } from "./reference.js";
 

@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import { NbError } from "../core/errors.js";
 import type { SearchHit, SearchOptions } from "./api.js";
-import type { EmbeddingClient } from "./embeddings.js";
 import { segmentsOf } from "./pointer.js";
 import { holdsText, type WorldSchema } from "./schema.js";
 
@@ -78,6 +77,18 @@ function scopeFilter(
 }
 
 /**
+ * Embeds texts synchronously, as the World API is synchronous: one L2-normalised vector per text.
+ * `model` names the vector space; stored vectors of another one are never compared.
+ */
+export interface TextEmbedder {
+  readonly model: string;
+  embed(texts: string[]): Float32Array[];
+}
+
+/** The embedder of one search, or null for keyword-only search (asked each time: settings change). */
+export type EmbedFn = () => TextEmbedder | null;
+
+/**
  * Keyword search over live text entries, with optional embedding re-ranking. Vectors are stored
  * once per distinct text; those computed inside a transaction that later rolls back (a read-only
  * script, a dry run) are kept aside and stored by `settle()`.
@@ -88,14 +99,14 @@ export class TextSearch {
   constructor(
     private readonly db: Database.Database,
     private readonly schema: () => WorldSchema,
-    private readonly embeddings: () => EmbeddingClient | null,
+    private readonly embed: EmbedFn,
   ) {}
 
   search(query: string, opts: SearchOptions = {}): SearchHit[] {
     const k = opts.k ?? 10;
     const { types, tops } = this.scope(opts);
     if (query.trim() === "") return [];
-    const client = this.embeddings();
+    const client = this.embed();
     const pool = client ? Math.max(k * 4, 40) : k;
     const rows = this.keyword(query, pool, opts.at, types, tops);
     const hits = client
@@ -234,7 +245,7 @@ export class TextSearch {
 
   /** Combine keyword rank and cosine similarity; vectors are stored once per distinct text. */
   private rerank(
-    client: EmbeddingClient,
+    client: TextEmbedder,
     query: string,
     rows: HitRow[],
     k: number,
@@ -272,12 +283,7 @@ export class TextSearch {
    * Semantic candidates beyond the keyword hits: live entries that have a vector for the
    * configured model, plus up to NEW_VECTORS_PER_SEARCH that have none yet (embedded now, once).
    */
-  private vectorCandidates(
-    client: EmbeddingClient,
-    at?: number,
-    types?: string[],
-    tops?: string[],
-  ): HitRow[] {
+  private vectorCandidates(client: TextEmbedder, at?: number, types?: string[], tops?: string[]): HitRow[] {
     const scope = scopeFilter(at, types, tops);
     const select = `SELECT t.subject_id, s.type, t.attr, b.body, b.id AS body_id, 0.0 AS rank
       FROM texts t JOIN text_bodies b ON b.id = t.body_id JOIN subjects s ON s.id = t.subject_id
@@ -289,7 +295,7 @@ export class TextSearch {
     return [...have, ...missing];
   }
 
-  private ensureVectors(client: EmbeddingClient, bodies: Array<{ id: number; body: string }>): void {
+  private ensureVectors(client: TextEmbedder, bodies: Array<{ id: number; body: string }>): void {
     const have = this.vectors(
       client.model,
       bodies.map((b) => b.id),

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { blockingEmbedder } from "../models/embeddings/blocking.js";
 import { World } from "./world.js";
 
 /** A schema covering every attribute type, used by the World Engine tests. */
@@ -43,7 +44,7 @@ export function tempWorld(
   const world = new World({
     dbPath: join(dir, "world.sqlite"),
     schemaPath,
-    config: () => config,
+    embed: () => blockingEmbedder(config),
     checkpointEvery,
     snapshotEvery,
   });

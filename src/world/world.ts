@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import { parseOrThrow } from "../core/validate.js";
+import { blockingEmbedder } from "../models/embeddings/blocking.js";
 import type { Project } from "../workspace/project.js";
 import {
   type FindRefsOptions,
@@ -39,12 +40,11 @@ import {
   type WriteResult,
 } from "./api.js";
 import { DERIVED_TABLES, openWorldDb, prepareStatements, type SliceRow, type Statements } from "./db.js";
-import { embeddingClientFromConfig } from "./embeddings.js";
 import { isPlainObject, type JsonObject, refTarget } from "./json.js";
 import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
 import { foldPolicy, Reducer } from "./reduce.js";
 import { describeSchema, loadSchemaFile, type WorldSchema } from "./schema.js";
-import { TextSearch } from "./search.js";
+import { type EmbedFn, TextSearch } from "./search.js";
 import { issueFromRow, patchFromRow, SliceWriter } from "./writes.js";
 
 export interface WorldOptions {
@@ -54,8 +54,8 @@ export interface WorldOptions {
   schemaPath: string;
   /** The real folder schema.yaml must really be in (a project's root; default: the folder holding it). */
   schemaRoot?: string;
-  /** Workspace config reader (for the `embedding` section). */
-  config?: () => Record<string, unknown>;
+  /** The embedder search re-ranks with (default none: keyword-only search). */
+  embed?: EmbedFn;
   /** Patches of an attribute folded between two of its checkpoints (default 32, or a quarter of its items when more). */
   checkpointEvery?: number;
   /** Patches of an attribute that may follow its stored snapshot (default 1, or 1/64 of its items when more). */
@@ -98,7 +98,7 @@ export class World implements WorldApi {
     this.reducer = new Reducer(this.st, schema, policy, (id) => this.latest.delete(id));
     this.dataVersion = this.db.prepare<[], number>("PRAGMA data_version").pluck();
     this.writer = new SliceWriter({ st: this.st, reducer: this.reducer, schema });
-    this.searcher = new TextSearch(this.db, schema, () => embeddingClientFromConfig(opts.config?.() ?? {}));
+    this.searcher = new TextSearch(this.db, schema, opts.embed ?? (() => null));
   }
 
   /** The schema in force, reloaded when the file changed; derived data is rebuilt when it means something new. */
@@ -479,7 +479,7 @@ export function openWorld(project: Project): World {
         dbPath: project.dbPath("world"),
         schemaPath: join(project.root, "world-engine", "schema.yaml"),
         schemaRoot: project.realRoot,
-        config: () => project.workspace.readConfig(),
+        embed: () => blockingEmbedder(project.workspace.readConfig()),
       }),
   );
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { checkedVectors } from "../../src/memory/embeddings/provider.js";
 import { fetchLimit, fuseRanks, RRF_K } from "../../src/memory/hybrid.js";
 import { cachedMatrix } from "../../src/memory/vector-cache.js";
 import { MIN_SIMILARITY, TopK } from "../../src/memory/vectors.js";
+import { checkedVectors } from "../../src/models/embeddings/provider.js";
 
 describe("hybrid ranking", () => {
   it("fuses by reciprocal rank: an id in both lists beats ids at the top of one", () => {

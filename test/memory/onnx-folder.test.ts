@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { folderEmbeddingProvider } from "../../src/memory/embeddings/onnx-folder.js";
+import { folderEmbeddingProvider } from "../../src/models/embeddings/onnx-folder.js";
 import type { DispatchResult } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 

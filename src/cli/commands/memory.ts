@@ -1,7 +1,6 @@
 import { readdir } from "node:fs/promises";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
-import { embeddingProvider } from "../../memory/embeddings/resolve.js";
 import {
   parseEvents,
   parseMemories,
@@ -19,6 +18,7 @@ import {
   sourceFile,
 } from "../../memory/subjects.js";
 import { loadModelsConfig } from "../../models/config.js";
+import { embeddingProvider } from "../../models/embeddings/resolve.js";
 import { subjectFiles } from "../../tools/memory/access.js";
 import type { ToolContext } from "../../tools/types.js";
 import { locateProject } from "../locate.js";

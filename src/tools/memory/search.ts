@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { embeddingProvider } from "../../memory/embeddings/resolve.js";
 import { SOURCES } from "../../memory/files.js";
 import { formatHits, searchSubject } from "../../memory/subjects.js";
 import { loadModelsConfig } from "../../models/config.js";
+import { embeddingProvider } from "../../models/embeddings/resolve.js";
 import { defineTool } from "../define.js";
 import type { ToolContext } from "../types.js";
 import { allowedSubject, SubjectPath, subjectFiles } from "./access.js";

@@ -1,67 +1,44 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import { NbError } from "../core/errors.js";
-import { parseModelsConfig } from "../models/config.js";
-import { apiKeyEnvOf } from "../models/key-variables.js";
+import { NbError } from "../../core/errors.js";
+import type { TextEmbedder } from "../../world/search.js";
+import { parseModelsConfig } from "../config.js";
+import type { Env } from "../providers.js";
+import { EMBEDDING_DEFAULTS, embeddingEndpoint } from "./endpoint.js";
 
-/** What the world's client needs: an OpenAI-compatible `/embeddings` endpoint, the key already read. */
+/** What the blocking client needs: an OpenAI-compatible `/embeddings` endpoint, the key already read. */
 interface HttpEmbeddingSettings {
   baseURL: string;
   model: string;
   apiKey?: string;
   dimensions: number;
-  timeoutMs?: number;
-}
-
-/** Embeds texts synchronously; vectors are L2-normalised. */
-export interface EmbeddingClient {
-  readonly model: string;
-  embed(texts: string[]): Float32Array[];
+  timeoutMs: number;
 }
 
 /**
- * The client for the workspace's `embedding` section (the one subject memory uses), or null when
- * there is none or it names a local model folder: the world API is synchronous and a local model
- * runs asynchronously, so world text search then stays keyword-only. A section that names a
- * provider which cannot be used is a `config_error`, never a quiet fall back.
+ * The synchronous embedder of the workspace's `embedding` section (the one subject memory uses),
+ * for World search, or null when there is none or it names a local model folder: the World API is
+ * synchronous and a local model runs asynchronously, so World text search then stays keyword-only.
+ * A section naming a provider that cannot be used is a `config_error` (see embeddingEndpoint).
  */
-export function embeddingClientFromConfig(
+export function blockingEmbedder(
   config: Record<string, unknown>,
-  env: NodeJS.ProcessEnv = process.env,
-): EmbeddingClient | null {
+  env: Env = process.env,
+): TextEmbedder | null {
   if (config.embedding === undefined || config.embedding === null) return null;
   const models = parseModelsConfig(config, ".nbook/config.json");
   const e = models.embedding;
   if (!e || e.folder !== undefined) return null;
-  const id = e.provider as string;
-  const provider = models.providers[id];
-  if (!provider)
-    throw new NbError("config_error", `embedding.provider "${id}" is not in .nbook/config.json "providers"`);
-  const baseURL = provider.baseURL ?? (provider.kind === "openai" ? OPENAI_BASE_URL : undefined);
-  if (!baseURL || (provider.kind !== "openai" && provider.kind !== "openai-compatible")) {
-    throw new NbError(
-      "config_error",
-      `embedding.provider "${id}" is a ${provider.kind} provider, which has no embedding models`,
-    );
-  }
-  const keyEnv = apiKeyEnvOf(provider);
-  const apiKey = keyEnv ? env[keyEnv] : undefined;
-  if (keyEnv && !apiKey) {
-    throw new NbError(
-      "config_error",
-      `The embedding model's provider "${id}" needs its API key in the environment variable ${keyEnv}, which is not set`,
-    );
-  }
+  const endpoint = embeddingEndpoint(models, e, env);
   return new HttpEmbeddingClient({
-    baseURL,
-    model: e.model as string,
+    baseURL: endpoint.baseURL,
+    model: e.model!,
     dimensions: e.dimensions,
-    ...(apiKey ? { apiKey } : {}),
-    ...(e.timeoutMs ? { timeoutMs: e.timeoutMs } : {}),
+    ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+    timeoutMs: e.timeoutMs ?? EMBEDDING_DEFAULTS.timeoutMs,
   });
 }
 
-const OPENAI_BASE_URL = "https://api.openai.com/v1";
-const BATCH = 64;
+const BATCH = EMBEDDING_DEFAULTS.batchSize;
 
 // Runs in a worker: one POST per batch, result posted back, then the waiting thread is woken.
 const WORKER = `
@@ -99,7 +76,7 @@ const signal = new Int32Array(flag);
  * OpenAI-compatible client made synchronous (the world API is synchronous, also inside the
  * sandbox): a worker thread does the HTTP calls while this thread waits on an Atomics flag.
  */
-export class HttpEmbeddingClient implements EmbeddingClient {
+class HttpEmbeddingClient implements TextEmbedder {
   readonly model: string;
   constructor(private readonly cfg: HttpEmbeddingSettings) {
     this.model = `${cfg.model}@${cfg.dimensions}`;
@@ -107,14 +84,14 @@ export class HttpEmbeddingClient implements EmbeddingClient {
 
   embed(texts: string[]): Float32Array[] {
     if (!texts.length) return [];
-    const timeoutMs = this.cfg.timeoutMs ?? 30_000;
+    const { timeoutMs } = this.cfg;
     const batches: string[][] = [];
     for (let i = 0; i < texts.length; i += BATCH) batches.push(texts.slice(i, i + BATCH));
     const flag = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
     const worker = new Worker(WORKER, {
       eval: true,
-      workerData: { cfg: { ...this.cfg, timeoutMs }, batches, port: port2, flag },
+      workerData: { cfg: this.cfg, batches, port: port2, flag },
       transferList: [port2],
     });
     try {

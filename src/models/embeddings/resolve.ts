@@ -1,24 +1,14 @@
-import { NbError } from "../../core/errors.js";
-import type { ModelsConfig } from "../../models/config.js";
-import { apiKeyEnvOf } from "../../models/key-env.js";
-import type { Env } from "../../models/providers.js";
+import type { ModelsConfig } from "../config.js";
+import type { Env } from "../providers.js";
 import { apiEmbeddingProvider } from "./ai-sdk.js";
 import type { EmbeddingConfig } from "./config.js";
+import { EMBEDDING_DEFAULTS, embeddingEndpoint } from "./endpoint.js";
 import { folderEmbeddingProvider } from "./onnx-folder.js";
 import type { EmbeddingProvider } from "./provider.js";
 
-/** Defaults of the optional `embedding` settings. */
-export const EMBEDDING_DEFAULTS = {
-  batchSize: 64,
-  timeoutMs: 30_000,
-  maxRetries: 2,
-  pooling: "mean",
-} as const;
-
 /**
  * The embedding provider the config names, or null when it names none (search is then keyword
- * only). A provider that cannot be built — an unknown provider id, a key variable that is not set —
- * is a `config_error`, never a quiet fall back to keywords.
+ * only). A provider that cannot be built (see embeddingEndpoint) is a `config_error`.
  */
 export function embeddingProvider(
   config: Pick<ModelsConfig, "providers" | "embedding">,
@@ -57,31 +47,10 @@ function baseProvider(
       batchSize,
     });
   }
-  const providerId = e.provider!;
-  const provider = config.providers[providerId];
-  if (!provider) {
-    throw new NbError(
-      "config_error",
-      `embedding.provider "${providerId}" is not in .nbook/config.json "providers"`,
-      { details: { missing: `providers.${providerId}` } },
-    );
-  }
-  const apiKeyEnv = apiKeyEnvOf(provider);
-  const apiKey = apiKeyEnv ? env[apiKeyEnv] : undefined;
-  if (apiKeyEnv && !apiKey) {
-    throw new NbError(
-      "config_error",
-      `The embedding model's provider "${providerId}" needs its API key in the environment variable ${apiKeyEnv}, which is not set`,
-      { details: { provider: providerId, missingEnv: apiKeyEnv } },
-    );
-  }
   return apiEmbeddingProvider({
-    providerId,
-    provider,
+    ...embeddingEndpoint(config, e, env),
     model: e.model!,
     dimensions: e.dimensions,
-    ...(apiKey ? { apiKey } : {}),
-    ...(apiKeyEnv ? { apiKeyEnv } : {}),
     batchSize,
     timeoutMs: e.timeoutMs ?? EMBEDDING_DEFAULTS.timeoutMs,
     maxRetries: e.maxRetries ?? EMBEDDING_DEFAULTS.maxRetries,

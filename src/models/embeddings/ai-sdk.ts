@@ -3,23 +3,15 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, type EmbeddingModelV3 } from "@ai-sdk/provider";
 import { embed, embedMany, RetryError } from "ai";
 import { NbError } from "../../core/errors.js";
-import type { ProviderConfig } from "../../models/config.js";
-import { providerLabel } from "../../models/provider-errors.js";
-import { REDACTED } from "../../models/redact.js";
+import { providerLabel } from "../provider-errors.js";
+import { REDACTED } from "../redact.js";
+import type { EmbeddingEndpoint } from "./endpoint.js";
 import { checkedVectors, type EmbeddingProvider, type EmbedRole, maskedKey } from "./provider.js";
 
-/** Where the OpenAI SDK sends requests when the provider sets no `baseURL`. */
-const OPENAI_URL = "https://api.openai.com/v1";
-
-/** An API embedding model as the AI SDK provider config names it. */
-export interface ApiEmbeddingOptions {
-  providerId: string;
-  provider: ProviderConfig;
+/** An API embedding model at its endpoint. */
+export interface ApiEmbeddingOptions extends EmbeddingEndpoint {
   model: string;
   dimensions: number;
-  /** The API key (read from the environment by the caller), and the variable it came from. */
-  apiKey?: string;
-  apiKeyEnv?: string;
   batchSize: number;
   timeoutMs: number;
   maxRetries: number;
@@ -30,23 +22,17 @@ function sdkModel(o: ApiEmbeddingOptions): EmbeddingModelV3 {
   if (p.kind === "openai-compatible") {
     return createOpenAICompatible({
       name: o.providerId,
-      baseURL: p.baseURL!,
+      baseURL: o.baseURL,
       apiKey: o.apiKey,
       headers: p.headers,
     }).embeddingModel(o.model);
   }
-  if (p.kind === "openai") {
-    return createOpenAI({
-      name: o.providerId,
-      baseURL: p.baseURL,
-      apiKey: o.apiKey,
-      headers: p.headers,
-    }).embedding(o.model);
-  }
-  throw new NbError(
-    "config_error",
-    `embedding.provider "${o.providerId}" is of kind ${p.kind}, which has no embedding models (use openai or openai-compatible)`,
-  );
+  return createOpenAI({
+    name: o.providerId,
+    baseURL: p.baseURL,
+    apiKey: o.apiKey,
+    headers: p.headers,
+  }).embedding(o.model);
 }
 
 /**
@@ -80,7 +66,7 @@ function embeddingError(e: unknown, o: ApiEmbeddingOptions, label: string): NbEr
  */
 export function apiEmbeddingProvider(o: ApiEmbeddingOptions): EmbeddingProvider {
   const model = sdkModel(o);
-  const url = o.provider.baseURL ?? OPENAI_URL;
+  const url = o.baseURL;
   const label = `"${o.model}" at ${providerLabel(o.provider.kind, url)}`;
   const providerOptions = {
     openaiCompatible: { dimensions: o.dimensions },
