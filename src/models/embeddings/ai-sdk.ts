@@ -19,20 +19,10 @@ export interface ApiEmbeddingOptions extends EmbeddingEndpoint {
 
 function sdkModel(o: ApiEmbeddingOptions): EmbeddingModelV3 {
   const p = o.provider;
-  if (p.kind === "openai-compatible") {
-    return createOpenAICompatible({
-      name: o.providerId,
-      baseURL: o.baseURL,
-      apiKey: o.apiKey,
-      headers: p.headers,
-    }).embeddingModel(o.model);
-  }
-  return createOpenAI({
-    name: o.providerId,
-    baseURL: p.baseURL,
-    apiKey: o.apiKey,
-    headers: p.headers,
-  }).embedding(o.model);
+  const settings = { name: o.providerId, baseURL: p.baseURL, apiKey: o.apiKey, headers: p.headers };
+  return p.kind === "openai-compatible"
+    ? createOpenAICompatible({ ...settings, baseURL: o.baseURL }).embeddingModel(o.model)
+    : createOpenAI(settings).embedding(o.model);
 }
 
 /**
