@@ -12,8 +12,8 @@ import {
   openPlotContext,
   type PlotContext,
 } from "../../src/plot/index.js";
+import { createSampleProject, readSampleSeed, seedSample } from "../../src/sample/seed.js";
 import type { Project } from "../../src/workspace/project.js";
-import { createSampleProject, readSampleSeed, seedSample } from "../../src/workspace/sample.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { loadCalendar } from "../../src/world/calendar/index.js";
 import { openWorld } from "../../src/world/world.js";

@@ -2,12 +2,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Hono } from "hono";
 import { z } from "zod";
+import { readSampleSeed, seedSample } from "../../src/sample/seed.js";
 import type { ApiRoute, ApiRoutes } from "../../src/serve/api.js";
 import { createServeApp } from "../../src/serve/app.js";
 import { AuthGate } from "../../src/serve/auth.js";
 import { ServeHub } from "../../src/serve/hub.js";
 import type { StreamLimits } from "../../src/serve/sse.js";
-import { readSampleSeed, seedSample } from "../../src/workspace/sample.js";
 import { sampleNovelDir } from "../../src/workspace/workspace.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 

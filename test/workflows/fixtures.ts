@@ -9,6 +9,7 @@ import { SessionStore } from "../../src/harness/store/index.js";
 import { type ScriptedLanguageModel, scriptedModel } from "../../src/models/index.js";
 import type { ScriptFile } from "../../src/models/scripted/format.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { createSampleProject } from "../../src/sample/seed.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import type { Mode } from "../../src/tools/types.js";
 import { getWorkflow } from "../../src/workflows/catalog.js";
@@ -18,7 +19,6 @@ import { collaborationPort } from "../../src/workflows/host/agent-port.js";
 import { WorkflowRuns } from "../../src/workflows/service.js";
 import { type RunRecord, WorkflowStore } from "../../src/workflows/store/index.js";
 import type { Project } from "../../src/workspace/project.js";
-import { createSampleProject } from "../../src/workspace/sample.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 
 /** A minimal valid workflow module with the given title (and optional extra source). */

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
 import type { Harness } from "../../harness/loop.js";
 import { openHarness } from "../../runtime/open.js";
-import { createSampleProject } from "../../workspace/sample.js";
+import { createSampleProject } from "../../sample/seed.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { INSTALL_ROOT, nbookCommand, typedPath } from "../as-typed.js";
 import { attachDelegationPrinter } from "../demo-printer.js";

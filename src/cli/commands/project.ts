@@ -30,7 +30,7 @@ export function registerProject(program: Command): void {
           const opts = { title: o.title, language: o.language as "en" | "zh" | undefined };
           // The sample's seeding needs the World Engine and plot modules; load them only then.
           const p = o.sample
-            ? await (await import("../../workspace/sample.js")).createSampleProject(ws, name, opts)
+            ? await (await import("../../sample/seed.js")).createSampleProject(ws, name, opts)
             : ws.createProject(name, opts);
           writeOut(`Created project ${p.name} ("${p.meta().title}") at ${p.root}\n`);
           ws.close();

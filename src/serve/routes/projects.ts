@@ -1,9 +1,9 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { createSampleProject } from "../../sample/seed.js";
 import type { Project } from "../../workspace/project.js";
 import { ProjectMetaSchema } from "../../workspace/project-meta.js";
-import { createSampleProject } from "../../workspace/sample.js";
 import { type ApiRoutes, fromBody } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import { OneProjectSchema, ProjectListSchema } from "../responses.js";

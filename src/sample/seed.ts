@@ -15,11 +15,11 @@ import {
   saveScene,
   saveThread,
 } from "../plot/index.js";
+import type { Project } from "../workspace/project.js";
+import { type CreateProjectOptions, sampleNovelDir, type Workspace } from "../workspace/workspace.js";
 import { sliceWriteSchema } from "../world/api.js";
 import { openCalendar } from "../world/calendar/index.js";
 import { openWorld } from "../world/world.js";
-import type { Project } from "./project.js";
-import { type CreateProjectOptions, sampleNovelDir, type Workspace } from "./workspace.js";
 
 // The seed's own fields (names instead of ids, calendar strings instead of instants); every other
 // field goes to the World Engine or plot service as written, which validates it like any caller's.
