@@ -75,6 +75,21 @@ export function listSkills(workspace: Workspace | null, project: Project | null)
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** A skill as the CLI and the HTTP API show it: its host path (`dir`) left out. */
+export function skillView(s: SkillEntry) {
+  return {
+    name: s.name,
+    status: s.status,
+    layer: s.layer,
+    path: s.path,
+    locator: s.locator,
+    ...(s.reason ? { reason: s.reason } : {}),
+    ...(s.meta
+      ? { description: s.meta.description, whenToUse: s.meta.when_to_use, version: s.meta.version ?? null }
+      : {}),
+  };
+}
+
 /** The skills that loaded, for a prompt. */
 export function usableSkills(workspace: Workspace | null, project: Project | null): Skill[] {
   return listSkills(workspace, project).filter((s): s is Skill => s.status === "ok");

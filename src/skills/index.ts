@@ -5,6 +5,7 @@ export {
   type SkillEntry,
   type SkillLayer,
   skillRoots,
+  skillView,
   usableSkills,
 } from "./catalog.js";
 export { readSkillText, resolveSkillFile, SKILL_SCHEME, type SkillFile } from "./locator.js";

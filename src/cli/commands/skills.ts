@@ -6,6 +6,7 @@ import {
   resolveSkillFile,
   SKILL_FILE,
   type SkillEntry,
+  skillView,
 } from "../../skills/index.js";
 import { locateProject } from "../locate.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
@@ -16,19 +17,10 @@ interface Opts {
   json?: boolean;
 }
 
+/** A skill's row: the shared view, with its SKILL.md named beside its folder. */
 function row(s: SkillEntry) {
-  return {
-    name: s.name,
-    status: s.status,
-    layer: s.layer,
-    path: s.path,
-    file: `${s.path}/${SKILL_FILE}`,
-    locator: s.locator,
-    ...(s.reason ? { reason: s.reason } : {}),
-    ...(s.meta
-      ? { description: s.meta.description, whenToUse: s.meta.when_to_use, version: s.meta.version ?? null }
-      : {}),
-  };
+  const { name, status, layer, path, ...rest } = skillView(s);
+  return { name, status, layer, path, file: `${path}/${SKILL_FILE}`, ...rest };
 }
 
 /** `nbook skills list|show`. */

@@ -3,7 +3,7 @@ import { NbError } from "../../core/errors.js";
 import { describeModels, loadModelsConfig } from "../../models/index.js";
 import { overridesBuiltin, ProfileCatalog } from "../../profiles/catalog.js";
 import { describeProfile } from "../../profiles/describe.js";
-import { listSkills, readSkillText, resolveSkillFile, type SkillEntry } from "../../skills/index.js";
+import { listSkills, readSkillText, resolveSkillFile, skillView } from "../../skills/index.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { Project } from "../../workspace/project.js";
@@ -17,20 +17,6 @@ import {
   SkillListSchema,
 } from "../responses.js";
 import { ProjectQuery } from "./common.js";
-
-function skillView(s: SkillEntry) {
-  return {
-    name: s.name,
-    status: s.status,
-    layer: s.layer,
-    path: s.path,
-    locator: s.locator,
-    ...(s.reason ? { reason: s.reason } : {}),
-    ...(s.meta
-      ? { description: s.meta.description, whenToUse: s.meta.when_to_use, version: s.meta.version ?? null }
-      : {}),
-  };
-}
 
 /** Models (configured, missing keys), profiles and skills, each with a project's layer when `?project=`. */
 export function registerCatalogRoutes(routes: ApiRoutes, hub: ServeHub): void {
