@@ -8,7 +8,7 @@ import { SessionStore } from "../src/harness/store/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { defineTool } from "../src/tools/define.js";
-import type { AnyTool, ToolContext } from "../src/tools/types.js";
+import type { AnyTool, RunGrant } from "../src/tools/types.js";
 import { type HarnessFixture, harnessFixture } from "./harness-fixture.js";
 
 let fx: HarnessFixture;
@@ -39,7 +39,7 @@ const file = (p: string) => join(fx.project.root, p);
 
 describe("an approval carries its preview's basis through the store", () => {
   it("a tool's basis is stored with the approval and handed back exactly, after a restart", async () => {
-    const seen: ToolContext[] = [];
+    const seen: RunGrant[] = [];
     const basis = { writes: [{ subject: "mira", path: "/hp", value: 60 }], at: "1012-03-04", n: 1 };
     const probe = defineTool({
       key: "probe_write",
@@ -47,11 +47,15 @@ describe("an approval carries its preview's basis through the store", () => {
       description: "test probe",
       input: z.object({}).strict(),
       effect: "write",
-      preview: () => ({ text: "1 change: mira replace /hp 60", basis }),
-      execute: (_input, ctx) => {
-        seen.push(ctx);
-        return { text: "probed" };
-      },
+      prepare: () => ({
+        effect: "write",
+        targets: null,
+        preview: () => ({ text: "1 change: mira replace /hp 60", basis }),
+        run: async (grant) => {
+          seen.push(grant);
+          return { text: "probed" };
+        },
+      }),
     });
     fx = harnessFixture(
       [
@@ -74,7 +78,7 @@ describe("an approval carries its preview's basis through the store", () => {
     const h = restart([probe]);
     expect((await h.settle(s.id, r.pending!.approvalId, { approved: true })).status).toBe("completed");
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ approved: true, approvedBasis: basis });
+    expect(seen[0]).toMatchObject({ approval: { basis } });
   });
 
   for (const [key, input] of [

@@ -8,7 +8,6 @@ import { EventBus } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
-import { COLLABORATION_SERVICE } from "../../src/tools/collaboration/service.js";
 import { dispatch } from "../../src/tools/dispatch.js";
 import { loadToolRegistry } from "../../src/tools/groups.js";
 import { Workspace } from "../../src/workspace/workspace.js";
@@ -101,7 +100,7 @@ export async function invokeAgentFigures(report: Report): Promise<void> {
         id: leader.id,
         profileKey: "leader.default",
         initial: {},
-        services: { [COLLABORATION_SERVICE]: collab },
+        services: { collab },
       },
     };
     // Each call on a fresh child (made before the clock starts, detached after it stops: a session

@@ -82,15 +82,17 @@ export const suite: BenchSuite = {
     const ws = Workspace.init(join(dir, "ws"));
     try {
       const project = ws.createProject("novel");
-      const files = subjectFiles({
-        workspace: ws,
-        project,
-        mode: "normal",
-        profileKey: null,
-        binding: {},
-        worldFiles: "readwrite",
-        approved: false,
-      });
+      const files = subjectFiles(
+        {
+          workspace: ws,
+          project,
+          mode: "normal",
+          profileKey: null,
+          binding: {},
+          worldFiles: "readwrite",
+        },
+        "any",
+      );
       const rnd = random(12);
       const subject = "simulation/subjects/mira";
       const events = Array.from({ length: EVENTS }, (_, i) => ({

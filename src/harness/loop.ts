@@ -3,7 +3,6 @@ import { isNbError, NbError } from "../core/errors.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
-import { JOBS_SERVICE } from "../tools/jobs/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -104,7 +103,7 @@ export class Harness {
       resolveModel: opts.resolveModel,
       bus: this.bus,
       settings,
-      services: { [JOBS_SERVICE]: this.jobs },
+      services: { jobs: this.jobs },
     };
     this.collaboration = opts.collaboration?.(this);
     if (this.collaboration) {

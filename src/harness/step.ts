@@ -1,19 +1,16 @@
 import type { z } from "zod";
-import { SEQUENTIAL_COLLABORATION_TOOLS } from "../tools/collaboration/index.js";
-import { COLLABORATION_SERVICE, type CollaborationService } from "../tools/collaboration/service.js";
+import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ControlResolution, ControlService } from "../tools/control/service.js";
-import { CONTROL_SERVICE } from "../tools/control/service.js";
 import {
   type Allowlist,
-  approvalResult,
   type DispatchContext,
+  type PlannedCall,
   planCall,
   runPlanned,
 } from "../tools/dispatch.js";
+import type { ChangeRecord } from "../tools/pipeline/record.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import { RESULT_SERVICE, type ResultService } from "../tools/result/index.js";
-import { TASKS_SERVICE, type TaskService } from "../tools/tasks/service.js";
-import type { DispatchResult, Mode, ToolPreview } from "../tools/types.js";
+import type { DispatchResult, Mode, SessionServices, ToolPreview } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { TaskItem } from "./events.js";
@@ -36,7 +33,7 @@ export interface StepEnv {
   output: z.ZodType | undefined;
   tasks: TaskItem[];
   /** Harness-wide services (the job runner), added to each call's session services. */
-  services?: Readonly<Record<string, unknown>>;
+  services?: Pick<SessionServices, "jobs">;
   signal?: AbortSignal;
   /** How many calls of one step may run at the same time (all of them when absent). */
   maxParallel?: number;
@@ -49,6 +46,8 @@ export interface StepEnv {
    * preview the approval was stored with: the tool runs exactly that, or fails with `conflict`.
    */
   approved?: { callId: string; basis?: unknown };
+  /** Where the record of each executed write goes. */
+  onChange?: (record: ChangeRecord) => void;
   onStart?: (call: ToolCall, summary: string) => void;
   onEnd?: (call: ToolCall, result: DispatchResult, summary: string) => void;
 }
@@ -71,9 +70,6 @@ export interface StepOutcome {
   tasks: TaskItem[] | null;
   modeChange: { from: Mode; to: Mode; reason: string } | null;
 }
-
-/** Tools that touch the session itself; they always run in order. */
-const SESSION_GROUPS = new Set(["control", "tasks", "result"]);
 
 function skipped(why: string): DispatchResult {
   return {
@@ -119,7 +115,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
   const suspended = new Map<string, { kind: "switch_mode" | "user_input"; text: string }>();
 
   const dctxFor = (call: ToolCall): DispatchContext => {
-    const tasksService: TaskService = {
+    const tasksService: NonNullable<SessionServices["tasks"]> = {
       list: () => tasks,
       replace: (next) => {
         tasks = next;
@@ -140,7 +136,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         mode = to;
       },
     };
-    const result: ResultService = { schema: env.output ?? null };
+    const collab: CollaborationService | undefined = env.collab?.(call, mode);
     return {
       registry: env.registry,
       workspace: env.workspace,
@@ -152,6 +148,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         ? { approved: true, approvedBasis: env.approved.basis }
         : { approved: false }),
       signal: env.signal,
+      ...(env.onChange ? { onChange: env.onChange } : {}),
       session: {
         id: env.sessionId,
         profileKey: env.profileKey,
@@ -160,39 +157,40 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         callId: call.id,
         services: {
           ...env.services,
-          [TASKS_SERVICE]: tasksService,
-          [CONTROL_SERVICE]: control,
-          [RESULT_SERVICE]: result,
-          ...(env.collab ? { [COLLABORATION_SERVICE]: env.collab(call, mode) } : {}),
+          tasks: tasksService,
+          control,
+          result: { schema: env.output ?? null },
+          ...(collab ? { collab } : {}),
         },
       },
     };
   };
 
-  const planned = await Promise.all(
-    calls.map(async (call) => {
-      const dctx = dctxFor(call);
-      return { call, dctx, plan: await planCall({ key: call.key, input: call.input }, dctx) };
-    }),
+  // A step whose tools all only read (and touch no session state) may run at once: its calls are
+  // prepared together, and run in parallel when every one of them reads and may run. Any other
+  // step runs in order, each call prepared when its turn comes, so it sees what earlier calls wrote.
+  const tools = calls.map((call) => env.registry.get(call.key));
+  const mayParallel = tools.every(
+    (t) => t !== undefined && t.effect !== "write" && t.ordering === "parallel",
   );
-  const parallel = planned.every(
-    ({ plan }) =>
-      !("ok" in plan) &&
-      plan.effect === "read" &&
-      !plan.needsApproval &&
-      !SESSION_GROUPS.has(plan.tool.group) &&
-      !SEQUENTIAL_COLLABORATION_TOOLS.has(plan.tool.key),
-  );
+  const upfront = mayParallel
+    ? await Promise.all(
+        calls.map(async (call) => {
+          const dctx = dctxFor(call);
+          return { dctx, plan: await planCall({ key: call.key, input: call.input }, dctx) };
+        }),
+      )
+    : null;
+  const parallel = upfront?.every(({ plan }) => plan.kind === "run" && plan.call.prepared.effect === "read");
 
-  const runOne = async (p: (typeof planned)[number]): Promise<DispatchResult | StepPause> => {
-    const { call, dctx, plan } = p;
-    if ("ok" in plan) return plan;
-    if (plan.needsApproval) {
-      const r = await approvalResult(plan, dctx);
-      if (r.ok || r.error.code !== "approval_required") return r;
-      const preview = (r.error.details as { preview: ToolPreview }).preview;
-      return { call, kind: "write", preview };
-    }
+  const runOne = async (
+    call: ToolCall,
+    planned?: { dctx: DispatchContext; plan: PlannedCall },
+  ): Promise<DispatchResult | StepPause> => {
+    const dctx = planned?.dctx ?? dctxFor(call);
+    const plan = planned?.plan ?? (await planCall({ key: call.key, input: call.input }, dctx));
+    if (plan.kind === "refuse") return { ok: false, error: plan.error };
+    if (plan.kind === "ask") return { call, kind: "write", preview: plan.preview };
     const r = await runPlanned(plan, dctx);
     const s = suspended.get(call.id);
     return s ? { call, kind: s.kind, preview: { text: s.text } } : r;
@@ -205,33 +203,36 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
     }
     out.results.push({ call, result: r });
     env.onEnd?.(call, r, resultSummary(r));
-    if (call.key !== "report_result") return;
+    if (!tools[calls.indexOf(call)]?.terminal) return;
     if (r.ok) out.reported = r.details as { result: string; data?: unknown };
     else out.reportFailures++;
   };
 
   if (parallel) {
-    for (const p of planned) env.onStart?.(p.call, callSummary(p.call.key, p.call.input));
-    const results = await mapLimited(planned, env.maxParallel ?? planned.length, runOne);
-    planned.forEach((p, i) => {
-      record(p.call, results[i]);
+    for (const call of calls) env.onStart?.(call, callSummary(call.key, call.input));
+    const indexes = calls.map((_, i) => i);
+    const results = await mapLimited(indexes, env.maxParallel ?? calls.length, (i) =>
+      runOne(calls[i], upfront?.[i]),
+    );
+    calls.forEach((call, i) => {
+      record(call, results[i]);
     });
     return out;
   }
-  for (const p of planned) {
+  for (const call of calls) {
     if (out.pause || out.reported) {
       const why = out.pause
         ? `the run paused for ${out.pause.call.key} before this call ran`
         : "the final result was already reported";
-      record(p.call, skipped(why));
+      record(call, skipped(why));
       continue;
     }
     if (env.signal?.aborted) {
-      record(p.call, skipped("the run was aborted"));
+      record(call, skipped("the run was aborted"));
       continue;
     }
-    env.onStart?.(p.call, callSummary(p.call.key, p.call.input));
-    record(p.call, await runOne(p));
+    env.onStart?.(call, callSummary(call.key, call.input));
+    record(call, await runOne(call));
   }
   return out;
 }

@@ -1,14 +1,15 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { toErrorInfo } from "../core/errors.js";
 import {
-  approvalResult,
-  approvePlanned,
+  approvalRequired,
+  approve,
   type DispatchContext,
+  hiddenPaths,
   planCall,
   runPlanned,
   type ToolCall,
 } from "../tools/dispatch.js";
-import type { DispatchResult, ToolPreview } from "../tools/types.js";
+import type { DispatchResult } from "../tools/types.js";
 
 /**
  * Characters of preview an approval prompt shows. A prompt is a dialog in the client: past this a
@@ -55,18 +56,19 @@ export async function callWithApproval(
   log: (line: string) => void,
 ): Promise<DispatchResult> {
   const planned = await planCall(call, dctx);
-  if ("ok" in planned) return planned;
-  if (!planned.needsApproval) return runPlanned(planned, dctx);
-  const stopped = await approvalResult(planned, dctx);
-  if (stopped.ok || stopped.error.code !== "approval_required") return stopped;
+  if (planned.kind === "refuse") return { ok: false, error: planned.error };
+  if (planned.kind === "run") return runPlanned(planned, dctx);
+  // Without elicitation the MCP text result says what the user must approve.
+  const error = approvalRequired(planned, dctx);
+  const stopped: DispatchResult = { ok: false, error };
   if (!server.getClientCapabilities()?.elicitation?.form) return stopped;
 
-  const preview = (stopped.error.details as { preview: ToolPreview }).preview;
+  const { preview } = planned;
   if (preview.text.length > MAX_PROMPT_PREVIEW) {
     return {
       ok: false,
       error: {
-        ...stopped.error,
+        ...error,
         message: `This ${call.key} call was not offered for approval, and nothing was changed: its preview is ${preview.text.length.toLocaleString("en-US")} characters, and an approval prompt shows at most ${MAX_PROMPT_PREVIEW.toLocaleString("en-US")}, so the user could not see the whole change. Make the change in smaller calls.`,
       },
     };
@@ -87,11 +89,5 @@ export async function callWithApproval(
       },
     };
   }
-  return runPlanned(approvePlanned(planned, preview.basis), dctx);
-}
-
-function hiddenPaths(dctx: DispatchContext): string[] {
-  const paths = [dctx.workspace.root, dctx.workspace.realRoot];
-  if (dctx.project) paths.push(dctx.project.root, dctx.project.realRoot);
-  return paths;
+  return runPlanned(approve(planned, preview.basis), dctx);
 }

@@ -2,21 +2,9 @@ import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool, DispatchResult, ToolBinding, ToolGroup } from "../tools/types.js";
 
-/**
- * Tool groups that need a NeuroBook agent session (a task list, a run to end, a user to ask,
- * linked agents or jobs) and so are not offered over MCP.
- */
-export const SESSION_BOUND_GROUPS: readonly ToolGroup[] = [
-  "control",
-  "tasks",
-  "result",
-  "collaboration",
-  "jobs",
-];
-
-/** True for a tool that only works inside a NeuroBook agent session. */
+/** True for a tool that only works inside a NeuroBook agent session (a task list, a run to end, a user to ask, linked agents or jobs). */
 export function isSessionBound(tool: AnyTool): boolean {
-  return SESSION_BOUND_GROUPS.includes(tool.group) || tool.sessionBound === true;
+  return tool.scope === "session";
 }
 
 /** The keys of the registry's session-bound tools, in registry order. */
@@ -25,6 +13,12 @@ export function sessionBoundKeys(registry: ToolRegistry): string[] {
     .list()
     .filter(isSessionBound)
     .map((t) => t.key);
+}
+
+/** The groups all of whose tools are session-bound, in registry order. */
+export function sessionBoundGroups(registry: ToolRegistry): ToolGroup[] {
+  const groups = [...new Set(registry.list().map((t) => t.group))];
+  return groups.filter((g) => registry.list().every((t) => t.group !== g || isSessionBound(t)));
 }
 
 /** The MCP-facing description of one tool. */

@@ -1,17 +1,19 @@
 import { join } from "node:path";
 import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
-import { isReadOnlyMode } from "../core/modes.js";
+import type { Mode } from "../core/modes.js";
 import { capModelText } from "../core/truncate.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { isInside, realPathOf, resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { type Decision, decide, type TargetReach } from "./pipeline/decide.js";
+import { type ChangeRecord, changeRecord } from "./pipeline/record.js";
 import type { ToolRegistry } from "./registry.js";
 import type {
   AnyTool,
   DispatchResult,
-  Effect,
-  Mode,
+  Prepared,
+  RunGrant,
   ToolBinding,
   ToolContext,
   ToolPreview,
@@ -31,12 +33,14 @@ export interface DispatchContext {
   readonly mode: Mode;
   readonly profileKey: string | null;
   readonly allow: Allowlist;
-  /** Run this one write even in a read-only mode (the user approved it). */
+  /** Run this one call whatever the gate says (the user approved it). */
   readonly approved?: boolean;
-  /** The basis of the preview the user approved; see ToolPreview.basis. */
+  /** The stored basis of the preview the user approved; see ToolPreview.basis. */
   readonly approvedBasis?: unknown;
   readonly signal?: AbortSignal;
   readonly session?: ToolSession;
+  /** Where the record of each executed write goes (absent: nowhere). */
+  readonly onChange?: (record: ChangeRecord) => void;
 }
 
 export interface ToolCall {
@@ -44,19 +48,19 @@ export interface ToolCall {
   input: unknown;
 }
 
-/** A validated, authorised call, ready to run (or waiting for approval). */
-export interface PlannedCall {
+/** A validated, authorised, prepared call. */
+export interface PreparedCall {
   tool: AnyTool;
   input: unknown;
-  effect: Effect;
   ctx: ToolContext;
-  /** True when a read-only mode stops this call until the user approves it. */
-  needsApproval: boolean;
-  /** For a call the gate stopped: the tool's preview, which is what the user approves. */
-  preview?: ToolPreview;
+  prepared: Prepared;
 }
 
-export { isReadOnlyMode };
+/** What the gate made of a call: run it, ask the user (showing the preview), or refuse it. */
+export type PlannedCall =
+  | { kind: "run"; call: PreparedCall; grant: RunGrant }
+  | { kind: "ask"; call: PreparedCall; why: Extract<Decision, { kind: "ask" }>["why"]; preview: ToolPreview }
+  | { kind: "refuse"; error: ErrorInfo };
 
 const PLAN_DIR = ".agent/plan/";
 
@@ -81,55 +85,67 @@ export function planRootOf(project: Project): string {
  * resolved, really inside the current project's `.agent/plan/` folder. The write itself is held to
  * that folder again when it is made (writeScope in files/common.ts): it may have changed since.
  */
-function planExemptOnDisk(targets: string[] | null, dctx: DispatchContext): boolean {
+function reachOf(targets: string[] | null, dctx: DispatchContext): TargetReach {
   const project = dctx.project;
-  if (!project || !targets || !isPlanExempt(targets)) return false;
+  if (!project || !targets || !isPlanExempt(targets)) return "elsewhere";
   const planRoot = planRootOf(project);
   try {
-    return targets.every((t) => {
+    const inside = targets.every((t) => {
       const real = realPathOf(resolveFileAddress(dctx.workspace, project, t).abs, t);
       return real !== planRoot && isInside(real, planRoot);
     });
+    return inside ? "plan" : "elsewhere";
   } catch {
-    return false;
+    return "elsewhere";
   }
 }
 
-/** An error result whose message is capped like any model-facing text. */
-function errorResult(info: ErrorInfo): DispatchResult {
-  return { ok: false, error: { ...info, message: capModelText(info.message).text } };
+/** An error whose message is capped like any model-facing text. */
+function capped(info: ErrorInfo): ErrorInfo {
+  return { ...info, message: capModelText(info.message).text };
 }
 
-function fail(code: ErrorInfo["code"], message: string, extra: Partial<ErrorInfo> = {}): DispatchResult {
-  return errorResult({ code, message, ...extra });
+function refuse(code: ErrorInfo["code"], message: string, extra: Partial<ErrorInfo> = {}): PlannedCall {
+  return { kind: "refuse", error: capped({ code, message, ...extra }) };
 }
 
 /** Host paths that must never reach a model in error text. */
-function hiddenPaths(dctx: DispatchContext): string[] {
+export function hiddenPaths(dctx: Pick<DispatchContext, "workspace" | "project">): string[] {
   const paths = [dctx.workspace.root, dctx.workspace.realRoot];
   if (dctx.project) paths.push(dctx.project.root, dctx.project.realRoot);
   return paths;
 }
 
+/** The stored basis of an up-front approval, parsed once by the tool's schema (absent: none stored). */
+function storedBasis(tool: AnyTool, dctx: DispatchContext): { basis?: unknown } {
+  if (dctx.approvedBasis === undefined) return {};
+  if (!tool.basis) return { basis: dctx.approvedBasis };
+  const parsed = tool.basis.schema.safeParse(dctx.approvedBasis);
+  if (!parsed.success) throw new NbError("conflict", tool.basis.mismatch);
+  return { basis: parsed.data };
+}
+
 /**
- * Steps 1–3 of dispatch: find the tool, validate the input, check the allowlist, decide the effect
- * and whether the mode gate stops it. Returns an error result instead of throwing.
+ * Find the tool, validate the input, check the allowlist and the write reach, prepare the call and
+ * decide: run, ask the user (with the preview they approve), or refuse. Never throws.
  */
-export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<PlannedCall | DispatchResult> {
+export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<PlannedCall> {
   const tool = dctx.registry.get(call.key);
-  if (!tool) return fail("not_found", `Unknown tool: ${call.key}`);
+  if (!tool) return refuse("not_found", `Unknown tool: ${call.key}`);
 
   const parsed = tool.input.safeParse(call.input ?? {});
   if (!parsed.success) {
     const fields = zodFieldErrors(parsed.error);
-    return fail("invalid_input", `Invalid input for ${tool.key}:\n${formatFieldErrors(fields)}`, { fields });
+    return refuse("invalid_input", `Invalid input for ${tool.key}:\n${formatFieldErrors(fields)}`, {
+      fields,
+    });
   }
 
   let binding: ToolBinding = {};
   if (dctx.allow !== "all") {
     const b = dctx.allow.get(tool.key);
     if (!b)
-      return fail(
+      return refuse(
         "not_allowed",
         `Tool ${tool.key} is not allowed for profile ${dctx.profileKey ?? "(none)"}`,
       );
@@ -146,93 +162,112 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
       binding: dctx.allow === "all" ? {} : (dctx.allow.get("execute_world") ?? {}),
       profileKey: dctx.profileKey,
     }),
-    approved: dctx.approved === true,
-    ...(dctx.approved && dctx.approvedBasis !== undefined ? { approvedBasis: dctx.approvedBasis } : {}),
     signal: dctx.signal,
     session: dctx.session,
   };
 
   try {
-    assertWriteReach(tool, parsed.data, ctx);
-    const effect = typeof tool.effect === "function" ? await tool.effect(parsed.data, ctx) : tool.effect;
-    const modeGated =
-      effect === "write" &&
-      isReadOnlyMode(dctx.mode) &&
-      !(
-        dctx.mode === "plan" &&
-        planExemptOnDisk(tool.writeTargets ? tool.writeTargets(parsed.data) : null, dctx)
-      );
-    const gated =
-      !ctx.approved && (modeGated || (tool.alwaysGated !== undefined && (await tool.alwaysGated(ctx))));
-    if (!gated) return { tool, input: parsed.data, effect, ctx, needsApproval: false };
+    const prepared = await tool.prepare(parsed.data, ctx);
+    assertWriteReach(tool.key, prepared.targets, ctx);
+    const prepCall: PreparedCall = { tool, input: parsed.data, ctx, prepared };
+    const approved = dctx.approved === true;
+    const d = decide(
+      dctx.mode,
+      prepared.effect,
+      reachOf(prepared.targets, dctx),
+      prepared.askAlways,
+      approved,
+    );
+    if (d.kind === "run") {
+      const approval = approved ? { approval: storedBasis(tool, dctx) } : {};
+      return { kind: "run", call: prepCall, grant: { ...approval, writes: d.writes } };
+    }
     // The preview is made once, here: the user approves exactly it, and a call it shows to change
-    // nothing needs no approval at all.
-    const preview = await previewOf(tool, parsed.data, ctx);
-    return { tool, input: parsed.data, effect, ctx, needsApproval: preview.unchanged !== true, preview };
+    // nothing runs at once, granted no writes.
+    const preview = await previewOf(prepCall);
+    if (preview.unchanged === true) return { kind: "run", call: prepCall, grant: { writes: "none" } };
+    return { kind: "ask", call: prepCall, why: d.why, preview };
   } catch (e) {
-    return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
+    return { kind: "refuse", error: capped(toErrorInfo(e, hiddenPaths(dctx))) };
   }
 }
 
 /** What a write would change, as the user sees it before approving (default: the input as JSON). */
-async function previewOf(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<ToolPreview> {
-  return tool.preview ? await tool.preview(input, ctx) : { text: JSON.stringify(input, null, 2) };
+async function previewOf(call: PreparedCall): Promise<ToolPreview> {
+  return call.prepared.preview
+    ? await call.prepared.preview()
+    : { text: JSON.stringify(call.input, null, 2) };
 }
 
-/** The same planned call, approved by the user against the preview whose `basis` is given. */
-export function approvePlanned(planned: PlannedCall, basis: unknown): PlannedCall {
-  const ctx: ToolContext = { ...planned.ctx, approved: true };
+/** The asked call, approved by the user against the preview whose `basis` is given. */
+export function approve(
+  asked: Extract<PlannedCall, { kind: "ask" }>,
+  basis: unknown,
+): Extract<PlannedCall, { kind: "run" }> {
   return {
-    ...planned,
-    needsApproval: false,
-    ctx: basis === undefined ? ctx : { ...ctx, approvedBasis: basis },
+    kind: "run",
+    call: asked.call,
+    grant: { approval: basis === undefined ? {} : { basis }, writes: "any" },
   };
 }
 
 /**
- * Build the `approval_required` result for a gated call, with the tool's preview of the change in
- * `details.preview` (its `basis` is what an approval of it must be settled with).
+ * The `approval_required` error a text door reports for an asked call, with the tool's preview of
+ * the change in `details.preview` (its `basis` is what an approval of it must be settled with).
  */
-export async function approvalResult(planned: PlannedCall, dctx: DispatchContext): Promise<DispatchResult> {
-  const { tool, input, ctx } = planned;
-  try {
-    const preview = planned.preview ?? (await previewOf(tool, input, ctx));
-    return fail(
-      "approval_required",
-      (isReadOnlyMode(dctx.mode)
+export function approvalRequired(
+  asked: Extract<PlannedCall, { kind: "ask" }>,
+  dctx: DispatchContext,
+): ErrorInfo {
+  const { tool, input } = asked.call;
+  return capped({
+    code: "approval_required",
+    message:
+      (asked.why === "read-only-mode"
         ? `${tool.key} changes the workspace and the session is in ${dctx.mode} mode (read-only). `
         : `${tool.key} needs the user's approval for every call here. `) +
-        `The user must approve this one call.\n${capModelText(preview.text).text}`,
-      { details: { tool: tool.key, input, preview } },
-    );
-  } catch (e) {
-    // A write that cannot even be previewed would fail anyway: report why.
-    return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
-  }
+      `The user must approve this one call.\n${capModelText(asked.preview.text).text}`,
+    details: { tool: tool.key, input, preview: asked.preview },
+  });
 }
 
-/** Step 4–5: run a planned call and cap its text. */
-export async function runPlanned(planned: PlannedCall, dctx: DispatchContext): Promise<DispatchResult> {
+/** Run a call the gate lets run, cap its text, and record what a write changed. */
+export async function runPlanned(
+  planned: Extract<PlannedCall, { kind: "run" }>,
+  dctx: DispatchContext,
+): Promise<DispatchResult> {
+  const { call, grant } = planned;
   try {
     if (dctx.signal?.aborted) throw new NbError("aborted", "The call was aborted before it started");
-    const r = await planned.tool.execute(planned.input, planned.ctx);
-    const capped = capModelText(r.text);
-    const out: DispatchResult = { ok: true, text: capped.text };
+    const r = await call.prepared.run(grant);
+    const record = changeRecord(
+      {
+        tool: call.tool.key,
+        session: dctx.session?.id ?? null,
+        profile: dctx.profileKey,
+        callId: dctx.session?.callId ?? null,
+      },
+      call.prepared,
+      r,
+    );
+    if (record) dctx.onChange?.(record);
+    const text = capModelText(r.text);
+    const out: DispatchResult = { ok: true, text: text.text };
     if (r.details !== undefined) out.details = r.details;
-    if (capped.truncated) out.truncated = true;
+    if (text.truncated) out.truncated = true;
     return out;
   } catch (e) {
-    return errorResult(toErrorInfo(e, hiddenPaths(dctx)));
+    return { ok: false, error: capped(toErrorInfo(e, hiddenPaths(dctx))) };
   }
 }
 
 /**
- * The one dispatch every door uses: validate → allowlist → mode gate → execute → truncate.
- * Never throws; every failure is a result with a stable code.
+ * The dispatch of the text doors: plan the call, run it when the gate lets it, else report the
+ * refusal or `approval_required`. Never throws; every failure is a result with a stable code.
  */
 export async function dispatch(call: ToolCall, dctx: DispatchContext): Promise<DispatchResult> {
   const planned = await planCall(call, dctx);
-  if ("ok" in planned) return planned;
-  if (planned.needsApproval) return approvalResult(planned, dctx);
+  if (planned.kind === "refuse") return { ok: false, error: planned.error };
+  if (planned.kind === "ask") return { ok: false, error: approvalRequired(planned, dctx) };
   return runPlanned(planned, dctx);
 }

@@ -1,11 +1,16 @@
 import type { z } from "zod";
 import type { ErrorInfo } from "../core/errors.js";
+import type { Mode } from "../core/modes.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
+import type { CollaborationService } from "./collaboration/service.js";
+import type { ControlService } from "./control/service.js";
+import type { JobsService } from "./jobs/service.js";
+import type { ChangeReport } from "./pipeline/record.js";
+import type { ResultService } from "./result/index.js";
+import type { TaskService } from "./tasks/service.js";
 
-import type { Mode } from "../core/modes.js";
-
-export { type Mode, MODES } from "../core/modes.js";
+export { MODES, type Mode } from "../core/modes.js";
 
 /** Whether a call changes the workspace. */
 export type Effect = "read" | "write";
@@ -30,7 +35,7 @@ export type ToolGroup =
 export type ToolBinding = Readonly<Record<string, unknown>>;
 
 /**
- * Hooks the harness provides to session-bound tools (tasks, control, result, collaboration).
+ * Hooks the harness provides to session-bound tools (tasks, control, result, collaboration, jobs).
  * Outside a session (CLI, MCP) it is absent and those tools answer `unsupported`.
  */
 export interface ToolSession {
@@ -45,15 +50,25 @@ export interface ToolSession {
   readonly payload?: Readonly<Record<string, unknown>>;
   /** The id of the tool call being run (a background job records the call that started it). */
   readonly callId?: string;
-  /** Session-specific services, keyed by name; each session-bound tool group documents its own. */
-  readonly services: Readonly<Record<string, unknown>>;
+  /** What the session lends its tools; a door without one leaves it out. */
+  readonly services: SessionServices;
 }
 
-/** Everything a tool may use while it runs. */
+/** The services a session gives its session-bound tools, one per tool group that needs one. */
+export interface SessionServices {
+  readonly tasks?: TaskService;
+  readonly control?: ControlService;
+  readonly result?: ResultService;
+  readonly collab?: CollaborationService;
+  readonly jobs?: JobsService;
+}
+
+/** Everything a tool may use while it is prepared and run. */
 export interface ToolContext {
   readonly workspace: Workspace;
   /** The current project, or null when the call runs at workspace level. */
   readonly project: Project | null;
+  /** The session's mode, for what a tool hands on (a workflow's agents); the gate is dispatch's. */
   readonly mode: Mode;
   /** The profile running the call, or null for a trusted local user (CLI without --profile). */
   readonly profileKey: string | null;
@@ -65,14 +80,6 @@ export interface ToolContext {
    * whatever tool writes — the file tools and bash alike.
    */
   readonly worldFiles: "readonly" | "readwrite";
-  /** True when the user approved this one call in a read-only mode. */
-  readonly approved: boolean;
-  /**
-   * The `basis` of the preview the user approved (absent when the call was approved up front,
-   * e.g. `nbook tool --approve`). A tool that set one must run exactly what it describes, or fail
-   * with `conflict` and change nothing.
-   */
-  readonly approvedBasis?: unknown;
   readonly signal?: AbortSignal;
   readonly session?: ToolSession;
 }
@@ -81,59 +88,99 @@ export interface ToolContext {
 export interface ToolResult {
   text: string;
   details?: unknown;
+  /**
+   * What a write-effect call changed, which the pipeline turns into its ChangeRecord;
+   * `"unchanged"` when it changed nothing (then there is none). Absent: the call's targets changed.
+   */
+  change?: ChangeReport | "unchanged";
 }
 
 /** What a read-only mode shows the user before a write runs (a diff, rows, slices). */
-export interface ToolPreview {
+export interface ToolPreview<B = unknown> {
   text: string;
   details?: unknown;
   /**
    * JSON that pins the approval to what this preview showed: the content hashes of the files it
    * diffed, the writes a dry run recorded, the row count a statement would change. Stored with the
-   * approval and handed back to `execute` as `ctx.approvedBasis`.
+   * approval and handed back to `run` as `approval.basis` (parsed by the tool's basis schema).
    */
-  basis?: unknown;
+  basis?: B;
   /**
    * True when the call would change nothing (a write of a file's own content): the gate lets it run
-   * without asking, so its `execute` must then write nothing, whatever changed meanwhile.
+   * without asking, granting it no writes, so its `run` must then write nothing, whatever changed meanwhile.
    */
   unchanged?: boolean;
 }
 
 type MaybePromise<T> = T | Promise<T>;
 
+/** Why a call asks the user in every mode, normal too. */
+export type AskAlways =
+  /** bash where it cannot be confined: a command could do anything this process can. */
+  | "unconfined"
+  /** A workflow run: it spends many model calls. */
+  | "spends-budget";
+
+/**
+ * Where a granted run may write: anywhere; only inside the project's `.agent/plan/` (plan mode's
+ * exemption, held again when each write is made); or nowhere (a read in a read-only mode, or a
+ * write whose preview showed no change).
+ */
+export type WriteGrant = "any" | "plan" | "none";
+
+/** What the pipeline hands a prepared call's `run`. */
+export interface RunGrant<B = unknown> {
+  /** Present when the user approved this call: `basis` is the approved preview's, when it had one. */
+  readonly approval?: { readonly basis?: B };
+  readonly writes: WriteGrant;
+}
+
+/**
+ * A call worked out against the workspace as it is now, before anything changes: what it would
+ * touch, and how to show and to make the change. `run` reuses what was resolved here.
+ */
+export interface Prepared<B = unknown> {
+  readonly effect: Effect;
+  /**
+   * Project-relative paths this call would write (the plan-mode exemption, the write reach);
+   * null when they cannot be known: no exemption then (fail closed).
+   */
+  readonly targets: string[] | null;
+  readonly askAlways?: AskAlways;
+  /** What a write would change, shown when the gate asks. Defaults to the input as JSON. */
+  preview?(): MaybePromise<ToolPreview<B>>;
+  run(grant: RunGrant<B>): Promise<ToolResult>;
+}
+
+/** How a tool's approvals are pinned: the schema of its preview's basis, and what a mismatch says. */
+export interface BasisSpec<B> {
+  readonly schema: z.ZodType<B>;
+  /** The `conflict` message for a stored basis that does not parse. */
+  readonly mismatch: string;
+}
+
 /** A tool definition; see defineTool. */
-export interface ToolDef<S extends z.ZodType = z.ZodType> {
+export interface ToolDef<S extends z.ZodType = z.ZodType, B = unknown> {
   readonly key: string;
   readonly group: ToolGroup;
   readonly description: string;
   readonly input: S;
-  /** Mandatory: does this call change the workspace? A function decides per call. */
-  readonly effect: Effect | ((input: z.infer<S>, ctx: ToolContext) => MaybePromise<Effect>);
-  readonly execute: (input: z.infer<S>, ctx: ToolContext) => MaybePromise<ToolResult>;
-  /** What a write would change, shown when the mode gate stops it. Defaults to the input as JSON. */
-  readonly preview?: (input: z.infer<S>, ctx: ToolContext) => MaybePromise<ToolPreview>;
-  /**
-   * Project-relative paths this call would write, for the plan-mode exemption (`.agent/plan/*.md`).
-   * Return null when the targets cannot be known: no exemption then (fail closed).
-   */
-  readonly writeTargets?: (input: z.infer<S>) => string[] | null;
-  /**
-   * True when a call needs the user's approval in every mode, normal too (bash where it cannot be
-   * confined). Absent: only the mode gate applies (write-effect calls in read-only modes).
-   */
-  readonly alwaysGated?: (ctx: ToolContext) => MaybePromise<boolean>;
+  /** What every call does, or `per-call` when each call's `prepare` says (declared for doors that advertise it). */
+  readonly effect: Effect | "per-call";
+  readonly prepare: (input: z.infer<S>, ctx: ToolContext) => MaybePromise<Prepared<B>>;
+  readonly basis?: BasisSpec<B>;
+  /** `session`: the tool works only inside a NeuroBook agent session; doors without sessions leave it out. */
+  readonly scope: "any" | "session";
+  /** `sequential`: it touches the session or its links, so a step that has it runs its calls in order. */
+  readonly ordering: "parallel" | "sequential";
+  /** True for the call that ends the run with its result (report_result). */
+  readonly terminal?: boolean;
   /** Called with the description a profile binding sees (e.g. readonly execute_world). */
   readonly describe?: (binding: ToolBinding) => string;
-  /**
-   * True for a tool that works only inside a NeuroBook agent session although its group does not
-   * (run_workflow: its agents are the calling session's children); doors without sessions leave it out.
-   */
-  readonly sessionBound?: boolean;
 }
 
 /** A tool of any input type, as stored in the registry. */
-export type AnyTool = ToolDef<any>;
+export type AnyTool = ToolDef<any, any>;
 
 /** The value every door gets back from dispatch. */
 export type DispatchResult =

@@ -1,31 +1,30 @@
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { isInside, type ResolvedPath, realPathOf, resolveFileAddress } from "../workspace/paths.js";
-import type { AnyTool, ToolContext } from "./types.js";
+import type { ToolContext } from "./types.js";
 
 /** The folder of a project's World Engine files (schema, calendar): part of the World Engine's access level. */
 export const WORLD_DIR = "world-engine";
 
 /**
  * Where a profile's file writes may land, beyond the authorisation every call gets; checked by
- * dispatch for every tool that names its write targets (write, edit, apply_patch), before the mode
- * gate, so a refused call is never offered for approval. Judged on real paths, so a link is no way
+ * dispatch on every prepared call's write targets, before the gate decides, so a refused call is
+ * never offered for approval. Judged on real paths, so a link is no way
  * round either rule.
  * - `world-engine/` belongs to the World Engine: only a caller whose World Engine access is
  *   read-write (as `execute_world`'s binding gives it) writes there through the file tools.
  * - A tool bound with `target: "<payload field>"` (the writer, the inline editor) writes only the
  *   file its invocation's payload names in that field.
  */
-export function assertWriteReach(tool: AnyTool, input: unknown, ctx: ToolContext): void {
-  if (!tool.writeTargets || ctx.profileKey === null) return;
-  const targets = tool.writeTargets(input);
+export function assertWriteReach(tool: string, targets: string[] | null, ctx: ToolContext): void {
+  if (ctx.profileKey === null) return;
   const field = typeof ctx.binding.target === "string" ? ctx.binding.target : null;
   if (targets === null) {
-    // Nothing to judge a patch by that does not parse; it fails on its own without a bound target.
+    // Nothing to judge by (a patch that does not parse, a database write); without a bound target it fails or runs on its own.
     if (field === null) return;
     throw new NbError(
       "not_allowed",
-      `${ctx.profileKey} writes only its invocation's target; ${tool.key} could not tell which files this call writes`,
+      `${ctx.profileKey} writes only its invocation's target; ${tool} could not tell which files this call writes`,
     );
   }
   const resolved = targets.map((t) => resolveFileAddress(ctx.workspace, ctx.project, t));

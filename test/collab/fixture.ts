@@ -12,7 +12,6 @@ import type { LoopSettings, ResolvedModel } from "../../src/harness/types.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
-import { COLLABORATION_SERVICE } from "../../src/tools/collaboration/service.js";
 import { dispatch } from "../../src/tools/dispatch.js";
 import type { DispatchResult, Mode } from "../../src/tools/types.js";
 import type { Project } from "../../src/workspace/project.js";
@@ -107,7 +106,7 @@ export function collabFixture(
             profileKey: session.profileKey,
             initial: session.initial,
             services: {
-              [COLLABORATION_SERVICE]: new AgentCollaboration(harness, sessionId, "test-call", session.mode),
+              collab: new AgentCollaboration(harness, sessionId, "test-call", session.mode),
             },
           },
         },

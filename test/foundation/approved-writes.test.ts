@@ -165,12 +165,10 @@ describe("a file write that changes nothing does not ask", () => {
       profileKey: null,
       binding: {},
       worldFiles: "readwrite",
-      approved: false,
     };
     for (const [key, input] of Object.entries(writes)) {
-      await expect(Promise.resolve(registry.get(key)!.execute(input, ctx))).rejects.toMatchObject({
-        code: "conflict",
-      });
+      const prepared = await registry.get(key)!.prepare(input, ctx);
+      await expect(prepared.run({ writes: "none" })).rejects.toMatchObject({ code: "conflict" });
     }
     expect(notes()).toBe("Mira is seventeen.\nThe bell is silent.\n");
   });

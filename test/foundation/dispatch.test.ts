@@ -206,14 +206,18 @@ describe("dispatch: results", () => {
     group: "files",
     description: "test tool",
     input: z.object({ lines: z.number().int(), fail: z.boolean().optional() }).strict(),
-    effect: (input) => (input.lines < 0 ? "write" : "read"),
-    execute: (input) => {
-      if (input.fail) throw new Error(`boom at ${bed.project.root}/secret`);
-      return {
-        text: Array.from({ length: input.lines }, (_, i) => `line ${i}`).join("\n"),
-        details: { n: input.lines },
-      };
-    },
+    effect: "per-call",
+    prepare: (input) => ({
+      effect: input.lines < 0 ? "write" : "read",
+      targets: null,
+      run: async () => {
+        if (input.fail) throw new Error(`boom at ${bed.project.root}/secret`);
+        return {
+          text: Array.from({ length: input.lines }, (_, i) => `line ${i}`).join("\n"),
+          details: { n: input.lines },
+        };
+      },
+    }),
   });
   const run = (input: unknown, mode: "normal" | "discuss" = "normal") =>
     dispatch(

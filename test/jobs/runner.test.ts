@@ -316,8 +316,11 @@ describe("get_job", () => {
       session: { id: s.id, profileKey: "leader.default", initial: {}, services: { jobs: runner } },
     };
     const read = async (offset?: number) =>
-      (await getJob.execute({ jobId: job.id, ...(offset === undefined ? {} : { offset }) }, ctx as never))
-        .text;
+      (
+        await (
+          await getJob.prepare({ jobId: job.id, ...(offset === undefined ? {} : { offset }) }, ctx as never)
+        ).run({ writes: "none" })
+      ).text;
     const first = await read();
     expect(first).toContain(`(characters 0–40000 of ${text.length})`);
     expect(first).toContain(`[More: get_job {"jobId":"${job.id}","offset":40000}]`);

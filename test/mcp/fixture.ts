@@ -66,7 +66,7 @@ const SESSION_GROUPS = new Set(["control", "tasks", "result", "collaboration", "
 export function expectedTools(bed: TestBed, profile: string): string[] {
   const registry = createToolRegistry();
   return [...bed.catalog.allowlist(profile).keys()]
-    .filter((k) => !SESSION_GROUPS.has(registry.get(k)!.group) && !registry.get(k)!.sessionBound)
+    .filter((k) => !SESSION_GROUPS.has(registry.get(k)!.group) && registry.get(k)!.scope !== "session")
     .sort();
 }
 

@@ -20,8 +20,12 @@ const noteTool = defineTool({
   description: "Pin a note to the project board.",
   input: z.object({ text: z.string().min(1).describe("The note") }).strict(),
   effect: "write",
-  preview: (input) => ({ text: `would pin: ${input.text}` }),
-  execute: (input) => ({ text: `pinned: ${input.text}` }),
+  prepare: (input) => ({
+    effect: "write",
+    targets: null,
+    preview: () => ({ text: `would pin: ${input.text}` }),
+    run: async () => ({ text: `pinned: ${input.text}` }),
+  }),
 });
 
 let bed: TestBed;

@@ -5,7 +5,7 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
 } from "../../mcp/defaults.js";
-import { SESSION_BOUND_GROUPS, sessionBoundKeys } from "../../mcp/tools.js";
+import { sessionBoundGroups, sessionBoundKeys } from "../../mcp/tools.js";
 import { overrideNotice } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../../tools/builtin.js";
 import { openCliContext } from "../context.js";
@@ -33,10 +33,11 @@ function wholeNumber(text: string, option: string, min: number, max: number): nu
 
 /** The `--help` epilogue; the left-out tools are read from the registry, so the list stays exact. */
 function helpText(): string {
+  const registry = createToolRegistry();
   return `
 Tools offered: the profile's allowlist without the tools that need a NeuroBook agent session
-(groups ${SESSION_BOUND_GROUPS.join(", ")}, and single tools that need one), which are left out:
-  ${sessionBoundKeys(createToolRegistry()).join(", ")}.
+(groups ${sessionBoundGroups(registry).join(", ")}, and single tools that need one), which are left out:
+  ${sessionBoundKeys(registry).join(", ")}.
 Every call goes through the same dispatch as NeuroBook's agents (validation, allowlist, file
 authorisation, SQL limits, the writer's read-only World Engine); tool errors come back as results
 with isError and the error code. A call of a tool not listed is the JSON-RPC error -32602.

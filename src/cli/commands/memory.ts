@@ -52,9 +52,8 @@ function filesFor(o: Opts): { files: SubjectFiles; root: string } {
     profileKey: null,
     binding: {},
     worldFiles: "readwrite",
-    approved: false,
   };
-  return { files: subjectFiles(ctx), root: project.root };
+  return { files: subjectFiles(ctx, "any"), root: project.root };
 }
 
 async function subjectIds(o: Opts): Promise<string[]> {

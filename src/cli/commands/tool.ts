@@ -42,7 +42,7 @@ export function registerTool(program: Command): void {
             .map((t) => ({
               key: t.key,
               group: t.group,
-              effect: typeof t.effect === "function" ? "per call" : t.effect,
+              effect: t.effect === "per-call" ? "per call" : t.effect,
             }));
           if (o.json) printJson(rows);
           else for (const r of rows) writeOut(`${r.key.padEnd(28)}${r.group.padEnd(15)}${r.effect}\n`);

@@ -106,7 +106,6 @@ function userContext(hub: ServeHub, project: Project): ToolContext {
     profileKey: null,
     binding: {},
     worldFiles: "readwrite",
-    approved: false,
   };
 }
 

@@ -2,17 +2,18 @@ import { z } from "zod";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import { SessionIdInput } from "./inputs.js";
-import { COLLABORATION_SERVICE, type CollaborationService } from "./service.js";
 
 export const detachAgent = defineTool({
   key: "detach_agent",
   group: "collaboration",
+  scope: "session",
+  ordering: "sequential",
   description:
     "Drop your link to an agent you created: it leaves get_agent and you can no longer invoke or read it. The session itself is kept (the user still sees it).",
   input: z.object({ sessionId: SessionIdInput }).strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const collab = sessionService<CollaborationService>(ctx, COLLABORATION_SERVICE, "detach_agent");
+    const collab = sessionService(ctx, "collab", "detach_agent");
     const out = collab.detach(input.sessionId);
     return {
       text:

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import { SessionIdInput } from "./inputs.js";
-import { type AgentSummary, COLLABORATION_SERVICE, type CollaborationService } from "./service.js";
+import type { AgentSummary } from "./service.js";
 
 function line(a: AgentSummary): string {
   const pending = a.pending
@@ -14,12 +14,13 @@ function line(a: AgentSummary): string {
 export const getAgent = defineTool({
   key: "get_agent",
   group: "collaboration",
+  scope: "session",
   description:
     "Without sessionId: the agents you created and still hold, with their real status (idle, running, waiting, error). With sessionId: that agent (yours, or a session that created you).",
   input: z.object({ sessionId: SessionIdInput.optional() }).strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const collab = sessionService<CollaborationService>(ctx, COLLABORATION_SERVICE, "get_agent");
+    const collab = sessionService(ctx, "collab", "get_agent");
     if (input.sessionId !== undefined) {
       const agent = collab.agent(input.sessionId);
       return { text: JSON.stringify(agent, null, 2), details: agent };

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import { SessionIdInput } from "./inputs.js";
-import { COLLABORATION_SERVICE, type CollaborationService } from "./service.js";
 
 export const getSession = defineTool({
   key: "get_session",
   group: "collaboration",
+  scope: "session",
   description:
     "Metadata of a session: yours (omit sessionId; never guess an id), an agent you created, or one that created you. With includeRecentMessages, the last messages of its active branch, within tokenBudget.",
   input: z
@@ -24,7 +24,7 @@ export const getSession = defineTool({
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const collab = sessionService<CollaborationService>(ctx, COLLABORATION_SERVICE, "get_session");
+    const collab = sessionService(ctx, "collab", "get_session");
     const view = collab.session(input);
     return { text: JSON.stringify(view, null, 2), details: view };
   },

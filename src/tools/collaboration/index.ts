@@ -15,6 +15,3 @@ export const collaborationTools: AnyTool[] = [
   getSession,
   detachAgent,
 ];
-
-/** Keys of the collaboration tools that change links; a step runs its calls in order when it has one. */
-export const SEQUENTIAL_COLLABORATION_TOOLS: ReadonlySet<string> = new Set(["create_agent", "detach_agent"]);

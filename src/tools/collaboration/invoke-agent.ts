@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import { JsonObjectInput, SessionIdInput } from "./inputs.js";
-import { type AgentInvocationResult, COLLABORATION_SERVICE, type CollaborationService } from "./service.js";
+import type { AgentInvocationResult } from "./service.js";
 
 /** The text the calling model reads: the child's answer, or what happened instead and what to do. */
 function resultText(r: AgentInvocationResult): string {
@@ -28,6 +28,7 @@ function resultText(r: AgentInvocationResult): string {
 export const invokeAgent = defineTool({
   key: "invoke_agent",
   group: "collaboration",
+  scope: "session",
   description:
     "Call an agent session you created (create_agent) and get its result. mode: prompt (default with a message or input), continue (default without: resume where it stopped; no message or input), followup (queue after its running invocation), steer (shown to its running invocation before its next step). `input` is this turn's payload, a JSON object matching the profile's payload schema. `model` must be one the config makes visible to agents, and applies to this call only. If the agent needs the user (an approval or a question), you get status \"waiting\": the user settles it and the result comes back to you later as a message. background: true returns at once and the result comes back as a later message.",
   input: z
@@ -43,7 +44,7 @@ export const invokeAgent = defineTool({
     .strict(),
   effect: "read",
   execute: async (input, ctx) => {
-    const collab = sessionService<CollaborationService>(ctx, COLLABORATION_SERVICE, "invoke_agent");
+    const collab = sessionService(ctx, "collab", "invoke_agent");
     const result = await collab.invoke(input, ctx.signal);
     return { text: resultText(result), details: result };
   },

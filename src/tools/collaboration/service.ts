@@ -127,5 +127,3 @@ export interface CollaborationService {
   session(req: SessionRequest): SessionView;
   detach(sessionId: string): DetachOutcome;
 }
-
-export const COLLABORATION_SERVICE = "collaboration";

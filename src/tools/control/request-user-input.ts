@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { defineTool } from "../define.js";
-import { CONTROL_SERVICE, type ControlService } from "./service.js";
 import { sessionService } from "./session.js";
 
 const Input = z
@@ -32,12 +31,14 @@ function formatQuestion(input: z.infer<typeof Input>): string {
 export const requestUserInput = defineTool({
   key: "request_user_input",
   group: "control",
+  scope: "session",
+  ordering: "sequential",
   description:
     "Ask the user one question and wait for the answer (optionally with choices). Use it when a decision is theirs to make; the answer comes back as this tool's result.",
   input: Input,
   effect: "read",
   execute: (input, ctx) => {
-    const control = sessionService<ControlService>(ctx, CONTROL_SERVICE, "request_user_input");
+    const control = sessionService(ctx, "control", "request_user_input");
     const answer = control.resolution;
     if (!answer) return control.suspend("user_input", formatQuestion(input));
     if (!answer.approved || answer.answer === undefined) {

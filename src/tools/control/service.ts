@@ -21,5 +21,3 @@ export interface ControlService {
   /** Change the session's mode (only after the user approved). */
   switchMode(mode: Mode, reason: string): void;
 }
-
-export const CONTROL_SERVICE = "control";

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { ModeSchema } from "../../core/modes.js";
 import { defineTool } from "../define.js";
-import { CONTROL_SERVICE, type ControlService } from "./service.js";
 import { sessionService } from "./session.js";
 
 const describeMode = {
@@ -14,6 +13,8 @@ const describeMode = {
 export const switchMode = defineTool({
   key: "switch_mode",
   group: "control",
+  scope: "session",
+  ordering: "sequential",
   description:
     "Ask the user to switch the session mode: normal (read and write), discuss (read-only), plan (read-only, write the proposal under .agent/plan/). The user must approve; after a plan, ask to switch to normal to carry it out.",
   input: z
@@ -24,7 +25,7 @@ export const switchMode = defineTool({
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const control = sessionService<ControlService>(ctx, CONTROL_SERVICE, "switch_mode");
+    const control = sessionService(ctx, "control", "switch_mode");
     const target = input.mode;
     if (target === control.mode) {
       throw new NbError("conflict", `Already in ${target} mode. No switch needed.`);

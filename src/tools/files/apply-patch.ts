@@ -3,15 +3,17 @@ import { z } from "zod";
 import { removeProjectFile, writeProjectFile } from "../../workspace/anchored-fs.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 import { defineTool } from "../define.js";
-import type { ToolContext } from "../types.js";
+import { once } from "../once.js";
+import type { ToolContext, WriteGrant } from "../types.js";
 import {
   authorize,
   filePreview,
   filesBasis,
+  filesBasisSpec,
+  filesChange,
   planToRun,
   readTextOrNull,
   unifiedDiff,
-  type WriteContext,
   writeScope,
 } from "./common.js";
 import { commitChanges, type FileChange, type PatchFiles, planPatch } from "./patch/apply.js";
@@ -29,23 +31,26 @@ const Input = z
 
 /**
  * A patch's project files, each read through its own checked descriptor and written or deleted
- * through its checked parent folder, where the call's mode lets it write (writeScope).
+ * through its checked parent folder, where the call's grant lets it write (writeScope).
  */
-export function projectPatchFiles(ctx: WriteContext): PatchFiles<ResolvedPath> {
+export function projectPatchFiles(
+  ctx: Pick<ToolContext, "mode" | "project">,
+  writes: WriteGrant,
+): PatchFiles<ResolvedPath> {
   return {
     async read(r) {
       // By name only to tell a folder; a file is read through its own descriptor, and checked there.
       if ((await stat(r.abs).catch(() => null))?.isDirectory()) return "dir";
       return readTextOrNull(r);
     },
-    write: (r, text) => writeProjectFile(r, text, writeScope(ctx)),
-    remove: (r) => removeProjectFile(r, writeScope(ctx)),
+    write: (r, text) => writeProjectFile(r, text, writeScope(writes, ctx)),
+    remove: (r) => removeProjectFile(r, writeScope(writes, ctx)),
   };
 }
 
 async function plan(patch: string, ctx: ToolContext) {
   const ops = parsePatch(patch);
-  const changes = await planPatch(ops, (p) => authorize(ctx, p, "write"), projectPatchFiles(ctx));
+  const changes = await planPatch(ops, (p) => authorize(ctx, p, "write"), projectPatchFiles(ctx, "none"));
   const files = changes.map((c) => ({ path: c.target.display, action: c.action }));
   const basis = filesBasis(changes.map((c) => ({ display: c.target.display, before: c.before })));
   return {
@@ -80,22 +85,37 @@ Format:
 Give about three lines of context around each change; add an @@ anchor when the context is not unique.`,
   input: Input,
   effect: "write",
-  writeTargets: (input) => patchTargets(input.patch),
-  async preview(input, ctx) {
-    return filePreview(await plan(input.patch, ctx));
-  },
-  async execute(input, ctx) {
-    const targets = patchTargets(input.patch);
-    const { changes, files, changed } = await planToRun(ctx, "apply_patch", targets, () =>
-      plan(input.patch, ctx),
-    );
-    if (!changed)
-      return { text: "Unchanged: the patch leaves every file as it is", details: { files, diff: "" } };
-    await commitChanges(changes, projectPatchFiles(ctx));
-    const summary = files
-      .map((f) => `${f.action === "add" ? "A" : f.action === "delete" ? "D" : "M"} ${f.path}`)
-      .join("\n");
-    const diff = diffOf(changes);
-    return { text: `Patch applied:\n${summary}\n\n${diff}`, details: { files, diff } };
+  basis: filesBasisSpec("apply_patch"),
+  prepare(input, ctx) {
+    const prepared = once(() => plan(input.patch, ctx));
+    return {
+      effect: "write",
+      targets: patchTargets(input.patch),
+      preview: async () => filePreview(await prepared()),
+      async run(grant) {
+        const { changes, files, changed } = await planToRun(grant, ctx, "apply_patch", prepared, () =>
+          plan(input.patch, ctx),
+        );
+        if (!changed)
+          return {
+            text: "Unchanged: the patch leaves every file as it is",
+            details: { files, diff: "" },
+            change: "unchanged",
+          };
+        await commitChanges(changes, projectPatchFiles(ctx, grant.writes));
+        const summary = files
+          .map((f) => `${f.action === "add" ? "A" : f.action === "delete" ? "D" : "M"} ${f.path}`)
+          .join("\n");
+        const diff = diffOf(changes);
+        return {
+          text: `Patch applied:\n${summary}\n\n${diff}`,
+          details: { files, diff },
+          change: filesChange(
+            changes.map((c) => ({ display: c.target.display, before: c.before, after: c.after })),
+            `Patch applied: ${summary.replace(/\n/g, ", ")}`,
+          ),
+        };
+      },
+    };
   },
 });

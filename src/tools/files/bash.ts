@@ -8,7 +8,6 @@ import { truncateTail } from "../../core/truncate.js";
 import { REDACTED } from "../../models/redact.js";
 import type { Project } from "../../workspace/project.js";
 import { defineTool } from "../define.js";
-import { JOBS_SERVICE, type JobsService } from "../jobs/service.js";
 import type { ToolBinding, ToolContext } from "../types.js";
 import { WORLD_DIR } from "../write-reach.js";
 import { commandEnv } from "./bash-env.js";
@@ -219,54 +218,60 @@ export const bashTool = defineTool({
   description: `Run a bash command in the project folder, confined by bubblewrap (the project writable except .nbook/, nothing else of the workspace, no network, no API keys); where bubblewrap is unavailable every call needs the user's approval. Default timeout ${DEFAULT_TIMEOUT_S}s.`,
   describe: (binding) => describeBash(binding, sandboxStatus()),
   input: Input,
-  // A confined read-only binding cannot write; anything else may, and read-only modes gate it.
-  effect: (_input, ctx) => {
-    requireProject(ctx);
-    if (!readOnlyBinding(ctx.binding)) return "write";
+  effect: "per-call",
+  prepare(input, ctx) {
+    const project = requireProject(ctx);
     const status = sandboxStatus();
-    if (!status.confined)
+    const readOnly = readOnlyBinding(ctx.binding);
+    if (readOnly && !status.confined)
       throw new NbError(
         "unsupported",
         `This profile may only read, and bash cannot be confined on this machine (${status.reason}); use read instead`,
       );
-    return "read";
-  },
-  // Unconfined, a command could do anything this process can: the user approves each one.
-  alwaysGated: () => !sandboxStatus().confined,
-  preview: (input, ctx) => {
-    const project = requireProject(ctx);
-    const status = sandboxStatus();
     return {
-      text: previewText(input, project, status),
-      details: {
-        command: input.command,
-        project: project.name,
-        timeout: input.timeout ?? DEFAULT_TIMEOUT_S,
-        confined: status.confined,
+      // A confined read-only binding cannot write; anything else may, and read-only modes ask first.
+      effect: readOnly ? "read" : "write",
+      targets: null,
+      // Unconfined, a command could do anything this process can: the user approves each one.
+      ...(status.confined ? {} : { askAlways: "unconfined" as const }),
+      preview: () => ({
+        text: previewText(input, project, status),
+        details: {
+          command: input.command,
+          project: project.name,
+          timeout: input.timeout ?? DEFAULT_TIMEOUT_S,
+          confined: status.confined,
+        },
+      }),
+      async run(grant) {
+        const approved = grant.approval !== undefined;
+        // The gate asks for an unconfined call first; this holds for any caller that skips it.
+        if (!status.confined && (readOnly || !approved))
+          throw new NbError(
+            "approval_required",
+            `bash is not confined here (${status.reason}); approve the call`,
+          );
+        const r = input.background
+          ? startBackground(input, ctx, readOnly || !approved)
+          : await runBash(input, ctx, project, status);
+        return { ...r, change: { targets: null, summary: `$ ${oneLine(input.command)}` } };
       },
     };
   },
-  async execute(input, ctx) {
-    const project = requireProject(ctx);
-    const status = sandboxStatus();
-    // The gate stops an unconfined call first; this holds for any caller that skips dispatch.
-    if (!status.confined && (readOnlyBinding(ctx.binding) || !ctx.approved))
-      throw new NbError(
-        "approval_required",
-        `bash is not confined here (${status.reason}); approve the call`,
-      );
-    if (input.background) return startBackground(input, ctx);
-    return runBash(input, ctx, project, status);
-  },
 });
+
+/** A command on one line, for titles and records. */
+function oneLine(command: string): string {
+  return command.replace(/\s+/g, " ").trim();
+}
 
 /**
  * Start the command as a job of the calling session: the same checks already passed (mode gate,
  * approval, read-only binding), and it runs through the same sandbox with the job's signal, so a
  * cancel kills it with everything it started.
  */
-function startBackground(input: BashInput, ctx: ToolContext) {
-  const jobs = ctx.session?.services[JOBS_SERVICE] as JobsService | undefined;
+function startBackground(input: BashInput, ctx: ToolContext, needsApproval: boolean) {
+  const jobs = ctx.session?.services.jobs;
   if (!ctx.session || !jobs) {
     throw new NbError(
       "unsupported",
@@ -274,7 +279,7 @@ function startBackground(input: BashInput, ctx: ToolContext) {
     );
   }
   const project = requireProject(ctx);
-  const line = input.command.replace(/\s+/g, " ").trim();
+  const line = oneLine(input.command);
   const job = jobs.start({
     kind: "bash",
     title: `bash: ${line.length > 60 ? `${line.slice(0, 59)}…` : line}`,
@@ -290,7 +295,7 @@ function startBackground(input: BashInput, ctx: ToolContext) {
       };
       // Checked again when it starts: a queued job must not outlive a sandbox that broke meanwhile.
       const status = sandboxStatus();
-      if (!status.confined && (readOnlyBinding(ctx.binding) || !ctx.approved))
+      if (!status.confined && needsApproval)
         throw new NbError("approval_required", `bash is not confined here (${status.reason})`);
       const r = await runBash(input, { ...ctx, signal: job.signal }, project, status, onOutput);
       return { text: `$ ${input.command}\n${r.text}`, data: r.details };

@@ -12,8 +12,9 @@ import {
   resolveFileAddress,
 } from "../../workspace/paths.js";
 import { readFileSafe } from "../../workspace/safe-read.js";
-import { isPlanExempt, planRootOf } from "../dispatch.js";
-import type { ToolContext, ToolPreview } from "../types.js";
+import { planRootOf } from "../dispatch.js";
+import type { ChangeReport } from "../pipeline/record.js";
+import type { BasisSpec, RunGrant, ToolContext, ToolPreview, WriteGrant } from "../types.js";
 
 /** Addresses that `read` resolves itself (`skill://`, `bash-output://`). */
 const READ_ONLY_ADDRESS = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -96,6 +97,14 @@ const FilesBasisSchema = z
   .strict();
 export type FilesBasis = z.infer<typeof FilesBasisSchema>;
 
+/** The basis of a file tool's approvals (`tool`: its key, for the mismatch message). */
+export function filesBasisSpec(tool: string): BasisSpec<FilesBasis> {
+  return {
+    schema: FilesBasisSchema,
+    mismatch: `The approval does not match this ${tool} call; nothing was written`,
+  };
+}
+
 /** The sha256 of a file's text, or null for a file that does not exist. */
 export function contentHash(text: string | null): string | null {
   return text === null ? null : createHash("sha256").update(text, "utf8").digest("hex");
@@ -121,36 +130,34 @@ export function filePreview(plan: FilePlan): ToolPreview {
 }
 
 /**
- * Plan a file write for running. A call approved against a preview must find its targets as that
- * preview saw them; otherwise it fails with `conflict`, carrying the change as it would apply now,
- * and writes nothing. A call that reached here ungated in a read-only mode (its preview showed no
- * change, and it is not plan mode's `.agent/plan/` exemption) may still not write.
+ * The plan a granted file write runs. One the user approved against a preview is worked out again
+ * and must find its targets as that preview saw them; otherwise it fails with `conflict`, carrying
+ * the change as it would apply now, and writes nothing. One granted no writes (its preview showed
+ * no change) is worked out again too and may still not write. Any other reuses the prepared plan.
  */
 export async function planToRun<P extends FilePlan>(
+  grant: RunGrant<FilesBasis>,
   ctx: ToolContext,
   tool: string,
-  targets: string[] | null,
-  plan: () => Promise<P>,
+  prepared: () => Promise<P>,
+  fresh: () => Promise<P>,
 ): Promise<P> {
-  const approved = ctx.approvedBasis === undefined ? null : FilesBasisSchema.safeParse(ctx.approvedBasis);
-  if (approved && !approved.success) {
-    throw new NbError("conflict", `The approval does not match this ${tool} call; nothing was written`);
-  }
+  const approved = grant.approval?.basis ?? null;
+  if (!grant.approval && grant.writes !== "none") return prepared();
   let planned: P;
   try {
-    planned = await plan();
+    planned = await fresh();
   } catch (e) {
-    const changed = approved ? await changedSince(ctx, approved.data) : [];
+    const changed = approved ? await changedSince(ctx, approved) : [];
     if (!changed.length) throw e;
     throw conflict(tool, changed, `It no longer applies: ${toErrorInfo(e).message}`);
   }
   // A target changed since the preview: refused, unless the call would now write nothing at all.
   if (approved && planned.changed) {
-    const changed = differing(approved.data, planned.basis);
+    const changed = differing(approved, planned.basis);
     if (changed.length) throw conflict(tool, changed, planned.preview());
   }
-  const mayWrite = ctx.mode === "normal" || ctx.approved || (ctx.mode === "plan" && isPlanExempt(targets));
-  if (planned.changed && !mayWrite) {
+  if (planned.changed && grant.writes === "none") {
     throw new NbError(
       "conflict",
       `${planned.basis.files.map((f) => f.path).join(", ")} changed while the ${tool} call ran; nothing was written. Call it again.`,
@@ -159,19 +166,32 @@ export async function planToRun<P extends FilePlan>(
   return planned;
 }
 
-/** What of a call decides where its writes may land. */
-export type WriteContext = Pick<ToolContext, "mode" | "approved" | "project">;
-
 /**
- * Where a call's writes may land, checked on the opened folder when each is made: anywhere in the
- * project for a normal-mode or approved call; for a plan-mode call running under the `.agent/plan/`
- * exemption, only inside the project's real `.agent/plan/` (the gate looked at the folder earlier).
+ * Where a granted call's writes may land, checked on the opened folder when each is made: anywhere
+ * in the project; for a plan-mode call running under the `.agent/plan/` exemption, only inside the
+ * project's real `.agent/plan/` (the gate looked at the folder earlier); nowhere for one granted none.
  */
-export function writeScope(ctx: WriteContext): WriteScope {
-  if (ctx.mode === "normal" || ctx.approved) return {};
-  if (ctx.mode !== "plan" || !ctx.project)
+export function writeScope(writes: WriteGrant, ctx: Pick<ToolContext, "mode" | "project">): WriteScope {
+  if (writes === "any") return {};
+  if (writes === "none" || !ctx.project)
     throw new NbError("not_allowed", `The session is in ${ctx.mode} mode (read-only); nothing was written`);
   return { within: planRootOf(ctx.project) };
+}
+
+/** The record of a file write: each target's content hash before and after. */
+export function filesChange(
+  files: { display: string; before: string | null; after: string | null }[],
+  summary: string,
+): ChangeReport {
+  return {
+    targets: files.map((f) => f.display),
+    files: files.map((f) => ({
+      path: f.display,
+      before: contentHash(f.before),
+      after: contentHash(f.after),
+    })),
+    summary,
+  };
 }
 
 /** Paths whose hash differs between two bases (or that only one of them has). */

@@ -3,11 +3,14 @@ import { type FieldError, NbError } from "../../core/errors.js";
 import { detectLineEnding, fromLf, toLf } from "../../core/text.js";
 import { writeProjectFile } from "../../workspace/anchored-fs.js";
 import { defineTool } from "../define.js";
+import { once } from "../once.js";
 import type { ToolContext } from "../types.js";
 import {
   authorize,
   filePreview,
   filesBasis,
+  filesBasisSpec,
+  filesChange,
   planToRun,
   readText,
   unifiedDiff,
@@ -93,6 +96,7 @@ async function plan(input: z.infer<typeof Input>, ctx: ToolContext) {
   const basis = filesBasis([{ display: r.display, before }]);
   return {
     r,
+    before,
     after: fromLf(afterLf, detectLineEnding(before)),
     diff,
     basis,
@@ -109,23 +113,34 @@ export const editTool = defineTool({
     "Replace exact text in an existing file. Each oldText must occur exactly once in the original file and edits must not overlap; if any edit fails, nothing is written and each failure is named. Returns a unified diff.",
   input: Input,
   effect: "write",
-  writeTargets: (input) => [input.path],
-  async preview(input, ctx) {
-    return filePreview(await plan(input, ctx));
-  },
-  async execute(input, ctx) {
-    const { r, after, diff, changed } = await planToRun(ctx, "edit", [input.path], () => plan(input, ctx));
-    if (!changed) {
-      return {
-        text: `Unchanged: the edits leave ${r.display} as it is`,
-        details: { path: r.display, diff: "", unchanged: true },
-      };
-    }
-    await writeProjectFile(r, after, writeScope(ctx));
-    const text = diff();
+  basis: filesBasisSpec("edit"),
+  prepare(input, ctx) {
+    const prepared = once(() => plan(input, ctx));
     return {
-      text: `Edited ${r.display} (${input.edits.length} replacement${input.edits.length > 1 ? "s" : ""})\n${text}`,
-      details: { path: r.display, diff: text },
+      effect: "write",
+      targets: [input.path],
+      preview: async () => filePreview(await prepared()),
+      async run(grant) {
+        const { r, before, after, diff, changed } = await planToRun(grant, ctx, "edit", prepared, () =>
+          plan(input, ctx),
+        );
+        if (!changed) {
+          return {
+            text: `Unchanged: the edits leave ${r.display} as it is`,
+            details: { path: r.display, diff: "", unchanged: true },
+            change: "unchanged",
+          };
+        }
+        await writeProjectFile(r, after, writeScope(grant.writes, ctx));
+        const text = diff();
+        const n = input.edits.length;
+        const head = `Edited ${r.display} (${n} replacement${n > 1 ? "s" : ""})`;
+        return {
+          text: `${head}\n${text}`,
+          details: { path: r.display, diff: text },
+          change: filesChange([{ display: r.display, before, after }], head),
+        };
+      },
     };
   },
 });

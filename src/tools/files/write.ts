@@ -2,11 +2,14 @@ import { z } from "zod";
 import { keepLineEndings } from "../../core/text.js";
 import { writeProjectFile } from "../../workspace/anchored-fs.js";
 import { defineTool } from "../define.js";
+import { once } from "../once.js";
 import type { ToolContext } from "../types.js";
 import {
   authorize,
   filePreview,
   filesBasis,
+  filesBasisSpec,
+  filesChange,
   planToRun,
   readTextOrNull,
   unifiedDiff,
@@ -46,23 +49,33 @@ export const writeTool = defineTool({
     "Create a file or replace its whole content (parent folders are created; an existing file keeps its line endings). Prefer edit for small changes to existing files.",
   input: Input,
   effect: "write",
-  writeTargets: (input) => [input.path],
-  async preview(input, ctx) {
-    return filePreview(await plan(input, ctx));
-  },
-  async execute(input, ctx) {
-    const { r, before, after, changed } = await planToRun(ctx, "write", [input.path], () => plan(input, ctx));
-    const bytes = Buffer.byteLength(after, "utf8");
-    if (!changed) {
-      return {
-        text: `Unchanged: ${r.display} already has this content (${bytes} bytes)`,
-        details: { path: r.display, bytes, created: false, unchanged: true },
-      };
-    }
-    await writeProjectFile(r, after, writeScope(ctx));
+  basis: filesBasisSpec("write"),
+  prepare(input, ctx) {
+    const prepared = once(() => plan(input, ctx));
     return {
-      text: `${before === null ? "Created" : "Wrote"} ${r.display} (${bytes} bytes)`,
-      details: { path: r.display, bytes, created: before === null },
+      effect: "write",
+      targets: [input.path],
+      preview: async () => filePreview(await prepared()),
+      async run(grant) {
+        const { r, before, after, changed } = await planToRun(grant, ctx, "write", prepared, () =>
+          plan(input, ctx),
+        );
+        const bytes = Buffer.byteLength(after, "utf8");
+        if (!changed) {
+          return {
+            text: `Unchanged: ${r.display} already has this content (${bytes} bytes)`,
+            details: { path: r.display, bytes, created: false, unchanged: true },
+            change: "unchanged",
+          };
+        }
+        await writeProjectFile(r, after, writeScope(grant.writes, ctx));
+        const text = `${before === null ? "Created" : "Wrote"} ${r.display} (${bytes} bytes)`;
+        return {
+          text,
+          details: { path: r.display, bytes, created: before === null },
+          change: filesChange([{ display: r.display, before, after }], text),
+        };
+      },
     };
   },
 });

@@ -4,7 +4,7 @@ import { JobStatusSchema } from "../../jobs/store.js";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import type { AnyTool, ToolContext } from "../types.js";
-import { JOBS_SERVICE, type JobsService } from "./service.js";
+import type { JobsService } from "./service.js";
 
 // A result read through get_job comes in pages of this many characters (well under the output cap).
 const PAGE_CHARS = 40_000;
@@ -15,13 +15,14 @@ const JobId = z
   .describe("the job's id (job_…), as the call that started it returned");
 
 function service(ctx: ToolContext, tool: string): { jobs: JobsService; viewer: { sessionId: string } } {
-  const jobs = sessionService<JobsService>(ctx, JOBS_SERVICE, tool);
+  const jobs = sessionService(ctx, "jobs", tool);
   return { jobs, viewer: { sessionId: ctx.session!.id } };
 }
 
 export const listJobs = defineTool({
   key: "list_jobs",
   group: "jobs",
+  scope: "session",
   description:
     "List this session's background jobs, newest first, with status and progress. Results come back to you as messages by themselves when jobs end: do not poll.",
   input: z
@@ -42,6 +43,7 @@ export const listJobs = defineTool({
 export const getJob = defineTool({
   key: "get_job",
   group: "jobs",
+  scope: "session",
   description:
     "One of this session's background jobs: status, timings, error, and its whole result (long results in pages: pass offset to read on).",
   input: z
@@ -75,6 +77,7 @@ export const getJob = defineTool({
 export const cancelJob = defineTool({
   key: "cancel_job",
   group: "jobs",
+  scope: "session",
   description:
     "Cancel one of this session's background jobs: it is stopped (a command is killed with its whole sandbox) and ends as cancelled; you get its final state.",
   input: z.object({ jobId: JobId }).strict(),

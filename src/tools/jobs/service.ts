@@ -5,5 +5,3 @@ import type { JobRunner } from "../../jobs/runner.js";
  * runner. The calling session comes from ctx.session, and the runner lets it see only its own jobs.
  */
 export type JobsService = Pick<JobRunner, "start" | "get" | "list" | "cancel">;
-
-export const JOBS_SERVICE = "jobs";

@@ -8,7 +8,7 @@ import { writeProjectFile } from "../../workspace/anchored-fs.js";
 import { realPathOf } from "../../workspace/paths.js";
 import { readTextSafe } from "../../workspace/safe-read.js";
 import { authorize, readTextOrNull, writeScope } from "../files/common.js";
-import type { ToolContext } from "../types.js";
+import type { ToolContext, WriteGrant } from "../types.js";
 
 /** The `subjectPath` input every subject tool takes. */
 export const SubjectPath = z.string().describe("The subject's folder: simulation/subjects/<id>");
@@ -62,8 +62,11 @@ function boundFolder(ctx: ToolContext): string | null {
   return typeof bound === "string" ? (ownFolder(ctx, normalizeSubjectPath(bound).path)?.real ?? null) : null;
 }
 
-/** The current project's subject files, read and written through the file authorisation path. */
-export function subjectFiles(ctx: ToolContext): SubjectFiles {
+/**
+ * The current project's subject files, read and written through the file authorisation path;
+ * written only where the call's grant lets it (writeScope).
+ */
+export function subjectFiles(ctx: ToolContext, writes: WriteGrant): SubjectFiles {
   if (ctx.project === null)
     throw new NbError("not_allowed", "Project not open: subject memory lives in a project");
   const within = boundFolder(ctx);
@@ -79,7 +82,7 @@ export function subjectFiles(ctx: ToolContext): SubjectFiles {
             rootName: "the subject's own folder",
             maxBytes: MAX_BOUND_READ_BYTES,
           }),
-    write: (rel, text) => writeProjectFile(authorize(ctx, rel, "write"), text, writeScope(ctx)),
+    write: (rel, text) => writeProjectFile(authorize(ctx, rel, "write"), text, writeScope(writes, ctx)),
     isDir: async (rel) => {
       const st = await stat(authorize(ctx, rel, "read").abs).catch(() => null);
       return st?.isDirectory() ?? false;

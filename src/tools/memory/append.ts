@@ -3,7 +3,8 @@ import { withFileLock } from "../../memory/file-lock.js";
 import { EventSchema } from "../../memory/files.js";
 import { planAppend } from "../../memory/subjects.js";
 import { defineTool } from "../define.js";
-import { filesBasis, planToRun, unifiedDiff } from "../files/common.js";
+import { filesBasis, filesBasisSpec, filesChange, planToRun, unifiedDiff } from "../files/common.js";
+import { once } from "../once.js";
 import type { ToolContext } from "../types.js";
 import { allowedSubject, SubjectPath, subjectFiles } from "./access.js";
 
@@ -17,9 +18,8 @@ const AppendInput = z
   })
   .strict();
 
-async function planEventAppend(input: z.infer<typeof AppendInput>, ctx: ToolContext) {
-  const path = allowedSubject(ctx, input.subjectPath);
-  const p = await planAppend(subjectFiles(ctx), path, input.events);
+async function planEventAppend(input: z.infer<typeof AppendInput>, ctx: ToolContext, path: string) {
+  const p = await planAppend(subjectFiles(ctx, "none"), path, input.events);
   const basis = filesBasis([{ display: p.file, before: p.before }]);
   return {
     ...p,
@@ -40,23 +40,32 @@ export const subjectEventAppendTool = defineTool({
     "Append events to a subject's episodic memory (simulation/subjects/<id>/events.jsonl; the subject's folder is created if missing). Each event is one self-contained line {text, tick?, time?}.",
   input: AppendInput,
   effect: "write",
-  async preview(input, ctx) {
-    return (await planEventAppend(input, ctx)).preview();
-  },
-  async execute(input, ctx) {
+  basis: filesBasisSpec("subject_event_append"),
+  prepare(input, ctx) {
     const path = allowedSubject(ctx, input.subjectPath);
-    const files = subjectFiles(ctx);
-    // Read and rewrite under one lock per project (named by its index file) and subject, so a
-    // concurrent append in this process cannot be lost.
-    const p = await withFileLock(`${files.indexFile}#${path}`, async () => {
-      const planned = await planToRun(ctx, "subject_event_append", null, () => planEventAppend(input, ctx));
-      await files.write(planned.file, planned.after);
-      return planned;
-    });
-    const n = input.events.length;
+    const prepared = once(() => planEventAppend(input, ctx, path));
     return {
-      text: `appended ${n} subject event${n === 1 ? "" : "s"} to ${p.file}`,
-      details: { subjectPath: p.path, sourcePath: p.file, appended: n, created: p.before === null },
+      effect: "write",
+      targets: [`${path}/events.jsonl`],
+      preview: async () => (await prepared()).preview(),
+      async run(grant) {
+        const files = subjectFiles(ctx, grant.writes);
+        // Read and rewrite under one lock per project (named by its index file) and subject, so a
+        // concurrent append in this process cannot be lost: the plan is made again inside it.
+        const p = await withFileLock(`${files.indexFile}#${path}`, async () => {
+          const fresh = () => planEventAppend(input, ctx, path);
+          const planned = await planToRun(grant, ctx, "subject_event_append", fresh, fresh);
+          await files.write(planned.file, planned.after);
+          return planned;
+        });
+        const n = input.events.length;
+        const text = `appended ${n} subject event${n === 1 ? "" : "s"} to ${p.file}`;
+        return {
+          text,
+          details: { subjectPath: p.path, sourcePath: p.file, appended: n, created: p.before === null },
+          change: filesChange([{ display: p.file, before: p.before, after: p.after }], text),
+        };
+      },
     };
   },
 });

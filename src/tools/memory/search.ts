@@ -47,7 +47,7 @@ export const subjectRagSearchTool = defineTool({
   effect: "read",
   async execute(input, ctx) {
     const path = allowedSubject(ctx, input.subjectPath);
-    const files = subjectFiles(ctx);
+    const files = subjectFiles(ctx, "none");
     const r = await searchSubject(files, path, input.sources, input.query, {
       ...(input.limit === undefined ? {} : { limit: input.limit }),
       embedding: configuredEmbedding(ctx),

@@ -13,9 +13,8 @@ import { withFileLock } from "../../memory/file-lock.js";
 import { type SubjectMemory, serializeMemories } from "../../memory/files.js";
 import type { SubjectFiles } from "../../memory/subjects.js";
 import { defineTool } from "../define.js";
-import { isReadOnlyMode } from "../dispatch.js";
 import { contentHash, unifiedDiff } from "../files/common.js";
-import type { ToolContext, ToolPreview, ToolResult } from "../types.js";
+import type { BasisSpec, ToolContext, ToolPreview, ToolResult } from "../types.js";
 import { allowedSubject, SubjectPath, subjectFiles } from "./access.js";
 
 const KEY = "subject_memory_update";
@@ -135,6 +134,12 @@ const UpdateBasisSchema = z
     patch: MemoryPatchSchema,
   })
   .strict();
+type UpdateBasis = z.infer<typeof UpdateBasisSchema>;
+
+const UPDATE_BASIS: BasisSpec<UpdateBasis> = {
+  schema: UpdateBasisSchema,
+  mismatch: `The approval does not match this ${KEY} call; nothing was written`,
+};
 
 /** The per-subject lock subject_event_append takes too, so no read-modify-write of a subject interleaves. */
 function subjectLock(files: SubjectFiles, path: string): string {
@@ -144,8 +149,16 @@ function subjectLock(files: SubjectFiles, path: string): string {
 function updatedResult(mem: MemoryFile, after: SubjectMemory[], extra: Record<string, unknown>): ToolResult {
   const changes = memoryChanges(mem.memories, after);
   const summary = typeof extra.summary === "string" && extra.summary ? ` Curator: ${extra.summary}` : "";
+  const head = `updated ${mem.file}: ${describeChanges(changes)} (${after.length} topic${after.length === 1 ? "" : "s"}).`;
   return {
-    text: `updated ${mem.file}: ${describeChanges(changes)} (${after.length} topic${after.length === 1 ? "" : "s"}).${summary}`,
+    text: `${head}${summary}`,
+    change: {
+      targets: [mem.file],
+      files: [
+        { path: mem.file, before: contentHash(mem.text), after: contentHash(serializeMemories(after)) },
+      ],
+      summary: head,
+    },
     details: {
       status: "updated",
       subjectPath: mem.path,
@@ -169,11 +182,13 @@ function noWriteResult(mem: MemoryFile, c: Curation): ToolResult {
   if (c.status === "needs_review") {
     return {
       text: `needs_review: the curator's patch was refused ${c.attempts} times, so ${mem.file} was not changed. Last problem: ${c.reason}`,
+      change: "unchanged",
       details: { status: "needs_review", reason: c.reason, ...common },
     };
   }
   return {
     text: `unchanged: ${mem.file} stays as it is (the facts change no lasting view).${c.summary ? ` Curator: ${c.summary}` : ""}`,
+    change: "unchanged",
     details: { status: "unchanged", ...common, memoryCount: mem.memories.length },
   };
 }
@@ -192,12 +207,8 @@ async function writeIfUnchanged(files: SubjectFiles, mem: MemoryFile, after: Sub
 }
 
 /** Run exactly the patch of the approved preview, on exactly the file it was made from. */
-async function applyApproved(basis: unknown, path: string, files: SubjectFiles): Promise<ToolResult> {
-  const parsed = UpdateBasisSchema.safeParse(basis);
-  if (!parsed.success || parsed.data.sourcePath !== `${path}/memory.jsonl`) {
-    throw new NbError("conflict", `The approval does not match this ${KEY} call; nothing was written`);
-  }
-  const b = parsed.data;
+async function applyApproved(b: UpdateBasis, path: string, files: SubjectFiles): Promise<ToolResult> {
+  if (b.sourcePath !== `${path}/memory.jsonl`) throw new NbError("conflict", UPDATE_BASIS.mismatch);
   return withFileLock(subjectLock(files, path), async () => {
     const mem = await readMemoryFile(files, path);
     if (contentHash(mem.text) !== b.sha256) {
@@ -219,11 +230,6 @@ async function applyApproved(basis: unknown, path: string, files: SubjectFiles):
 
 /** `subject_memory_update`, running its curator in the harness `open` gives. */
 export function makeSubjectMemoryUpdateTool(open: OpenCuratorHarness) {
-  // A preview that finds nothing to write lets dispatch run the call at once, ungated, in the same
-  // dispatch and with the same input object: its curation is kept here for that run to report,
-  // instead of asking the curator a second time.
-  const previewed = new WeakMap<object, { mem: MemoryFile; curation: Curation }>();
-
   return defineTool({
     key: KEY,
     group: "memory",
@@ -231,67 +237,69 @@ export function makeSubjectMemoryUpdateTool(open: OpenCuratorHarness) {
       "Update a subject's memory (simulation/subjects/<id>/memory.jsonl: its current view per topic) with facts it learned this turn. A curator agent turns the facts into a JSON Patch of the memories; the patch is validated (two attempts), then written. Returns status updated, unchanged or needs_review (nothing written). The subject must exist.",
     input: UpdateInput,
     effect: "write",
-    async preview(input, ctx): Promise<ToolPreview> {
-      const files = subjectFiles(ctx);
-      const mem = await readMemoryFile(files, allowedSubject(ctx, input.subjectPath));
-      const curation = await curate(ctx, open, mem, input.facts);
-      if (curation.status !== "updated") {
-        previewed.set(input, { mem, curation });
-        return { ...noWriteResult(mem, curation), unchanged: true };
-      }
-      const after = serializeMemories(curation.memories);
-      const changes = memoryChanges(mem.memories, curation.memories);
-      const basis: z.infer<typeof UpdateBasisSchema> = {
-        tool: KEY,
-        sourcePath: mem.file,
-        sha256: contentHash(mem.text),
-        patch: curation.patch,
-      };
-      return {
-        text: [
-          `Update ${mem.file}: ${describeChanges(changes)}.`,
-          curation.summary ? `Curator: ${curation.summary}` : "",
-          `JSON Patch:\n${JSON.stringify(curation.patch, null, 2)}`,
-          unifiedDiff(mem.file, mem.text, after),
-        ]
-          .filter(Boolean)
-          .join("\n"),
-        details: {
-          subjectPath: mem.path,
-          sourcePath: mem.file,
-          summary: curation.summary,
-          attempts: curation.attempts,
-          curatorSessionId: curation.curatorSessionId,
-          patch: curation.patch,
-          changes,
-        },
-        basis,
-      };
-    },
-    async execute(input, ctx) {
+    basis: UPDATE_BASIS,
+    prepare(input, ctx) {
       const path = allowedSubject(ctx, input.subjectPath);
-      const files = subjectFiles(ctx);
-      if (ctx.approvedBasis !== undefined) return applyApproved(ctx.approvedBasis, path, files);
-      if (isReadOnlyMode(ctx.mode) && !ctx.approved) {
-        const kept = previewed.get(input);
-        if (!kept) {
-          throw new NbError(
-            "approval_required",
-            `${KEY} writes memory.jsonl and the session is in ${ctx.mode} mode; nothing was written.`,
-          );
-        }
-        previewed.delete(input);
-        return noWriteResult(kept.mem, kept.curation);
-      }
-      const mem = await readMemoryFile(files, path);
-      const c = await curate(ctx, open, mem, input.facts);
-      if (c.status !== "updated") return noWriteResult(mem, c);
-      await writeIfUnchanged(files, mem, c.memories);
-      return updatedResult(mem, c.memories, {
-        attempts: c.attempts,
-        summary: c.summary,
-        curatorSessionId: c.curatorSessionId,
-      });
+      // A preview that finds nothing to write lets the call run at once, granted no writes: its
+      // curation is kept for that run to report, instead of asking the curator a second time.
+      let kept: { mem: MemoryFile; curation: Curation } | undefined;
+      return {
+        effect: "write",
+        targets: [`${path}/memory.jsonl`],
+        async preview(): Promise<ToolPreview<UpdateBasis>> {
+          const mem = await readMemoryFile(subjectFiles(ctx, "none"), path);
+          const curation = await curate(ctx, open, mem, input.facts);
+          if (curation.status !== "updated") {
+            kept = { mem, curation };
+            const { text, details } = noWriteResult(mem, curation);
+            return { text, details, unchanged: true };
+          }
+          const after = serializeMemories(curation.memories);
+          const changes = memoryChanges(mem.memories, curation.memories);
+          return {
+            text: [
+              `Update ${mem.file}: ${describeChanges(changes)}.`,
+              curation.summary ? `Curator: ${curation.summary}` : "",
+              `JSON Patch:\n${JSON.stringify(curation.patch, null, 2)}`,
+              unifiedDiff(mem.file, mem.text, after),
+            ]
+              .filter(Boolean)
+              .join("\n"),
+            details: {
+              subjectPath: mem.path,
+              sourcePath: mem.file,
+              summary: curation.summary,
+              attempts: curation.attempts,
+              curatorSessionId: curation.curatorSessionId,
+              patch: curation.patch,
+              changes,
+            },
+            basis: { tool: KEY, sourcePath: mem.file, sha256: contentHash(mem.text), patch: curation.patch },
+          };
+        },
+        async run(grant) {
+          const files = subjectFiles(ctx, grant.writes);
+          if (grant.approval?.basis !== undefined) return applyApproved(grant.approval.basis, path, files);
+          if (grant.writes === "none") {
+            if (!kept) {
+              throw new NbError(
+                "approval_required",
+                `${KEY} writes memory.jsonl and the session is in ${ctx.mode} mode; nothing was written.`,
+              );
+            }
+            return noWriteResult(kept.mem, kept.curation);
+          }
+          const mem = await readMemoryFile(files, path);
+          const c = await curate(ctx, open, mem, input.facts);
+          if (c.status !== "updated") return noWriteResult(mem, c);
+          await writeIfUnchanged(files, mem, c.memories);
+          return updatedResult(mem, c.memories, {
+            attempts: c.attempts,
+            summary: c.summary,
+            curatorSessionId: c.curatorSessionId,
+          });
+        },
+      };
     },
   });
 }

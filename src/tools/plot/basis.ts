@@ -3,7 +3,7 @@ import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import type { PlotDb } from "../../plot/db.js";
 import { ENTITY, type EntityKind } from "../../plot/store.js";
-import type { ToolPreview } from "../types.js";
+import type { BasisSpec, ToolPreview } from "../types.js";
 
 /** A stored row a plot write's preview named: its kind, id and content hash (null: it did not exist). */
 const RowPin = z.object({ kind: z.string(), id: z.number().int(), sha256: z.string().nullable() }).strict();
@@ -11,6 +11,14 @@ const RowPin = z.object({ kind: z.string(), id: z.number().int(), sha256: z.stri
 /** What a plot write's approval is pinned to: the rows its preview described, as they were then. */
 const PlotBasisSchema = z.object({ rows: z.array(RowPin) }).strict();
 export type PlotBasis = z.infer<typeof PlotBasisSchema>;
+
+/** The basis of a plot write tool's approvals. */
+export function plotBasisSpec(tool: string): BasisSpec<PlotBasis> {
+  return {
+    schema: PlotBasisSchema,
+    mismatch: `The approval does not match this ${tool} call; nothing was changed`,
+  };
+}
 
 /** A row's content hash, or null when there is no such row. */
 function rowHash(db: PlotDb, kind: EntityKind, id: number): string | null {
@@ -30,15 +38,12 @@ export function plotBasis(db: PlotDb, rows: { kind: EntityKind; id: number }[]):
  */
 export function assertRowsUnchanged(
   db: PlotDb,
-  approvedBasis: unknown,
+  basis: PlotBasis | undefined,
   tool: string,
   previewNow: () => ToolPreview,
 ): void {
-  if (approvedBasis === undefined) return;
-  const basis = PlotBasisSchema.safeParse(approvedBasis);
-  if (!basis.success)
-    throw new NbError("conflict", `The approval does not match this ${tool} call; nothing was changed`);
-  const changed = basis.data.rows.filter(
+  if (basis === undefined) return;
+  const changed = basis.rows.filter(
     (r) => !(r.kind in ENTITY) || rowHash(db, r.kind as EntityKind, r.id) !== r.sha256,
   );
   if (!changed.length) return;

@@ -1,18 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { plotFixture } from "../../../test/plot/tool-fixture.js";
 import { PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "../../profiles/builtin/prompt.js";
 import { ProfileCatalog } from "../../profiles/catalog.js";
 import { createToolRegistry } from "../builtin.js";
+import type { AnyTool } from "../types.js";
 import { plotTools } from "./index.js";
-import { plotFixture } from "./test-helpers.js";
 
 describe("plot tool registration", () => {
-  it("has exactly the 15 tools: 8 reads and 7 writes, each with the declared effect", () => {
+  it("has exactly the 15 tools: 8 reads and 7 writes, each with the declared effect", async () => {
     expect(plotTools.map((t) => t.key).sort()).toEqual([...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS].sort());
     for (const t of plotTools) {
       expect(t.effect, t.key).toBe(
         (PLOT_WRITE_TOOLS as readonly string[]).includes(t.key) ? "write" : "read",
       );
-      if (t.effect === "write") expect(t.preview, t.key).toBeTypeOf("function");
+      if (t.effect === "write")
+        expect((await (t as AnyTool).prepare({}, {} as never)).preview, t.key).toBeTypeOf("function");
     }
     const registry = createToolRegistry();
     for (const k of [...PLOT_READ_TOOLS, ...PLOT_WRITE_TOOLS]) expect(registry.has(k)).toBe(true);

@@ -21,8 +21,8 @@ import {
 } from "../../plot/inputs.js";
 import { ENTITY, type EntityKind } from "../../plot/store.js";
 import { defineTool } from "../define.js";
-import type { ToolContext, ToolPreview } from "../types.js";
-import { assertRowsUnchanged, plotBasis } from "./basis.js";
+import type { RunGrant, ToolContext, ToolPreview, ToolResult } from "../types.js";
+import { assertRowsUnchanged, type PlotBasis, plotBasis, plotBasisSpec } from "./basis.js";
 import { jsonResult, plotFor } from "./common.js";
 
 const SHORT = 160;
@@ -55,23 +55,42 @@ function previewSave(db: PlotDb, key: string, kind: EntityKind, input: Record<st
   };
 }
 
+/** A stored row a plot write names. */
+type RowRef = { kind: EntityKind; id: number };
+
+/** The row a save created or changed, when its result names one. */
+function savedRow(kind: EntityKind, saved: unknown): RowRef[] {
+  const id = (saved as { id?: unknown } | null)?.id;
+  return typeof id === "number" ? [{ kind, id }] : [];
+}
+
 /**
  * Run a plot write; one approved against a preview first checks, in the same transaction, that
- * the rows the preview described are as they were.
+ * the rows the preview described are as they were. Its record carries the bases of the rows it
+ * named before the save and of those (and the row it saved) after.
  */
 async function runSave(
   ctx: ToolContext,
   key: string,
-  preview: (db: PlotDb) => ToolPreview,
-  save: (pc: PlotContext) => unknown,
-) {
+  grant: RunGrant<PlotBasis>,
+  spec: {
+    named: RowRef[];
+    saved: (value: unknown) => RowRef[];
+    summary: string;
+    preview: (db: PlotDb) => ToolPreview;
+    save: (pc: PlotContext) => unknown;
+  },
+): Promise<ToolResult> {
   const pc = await plotFor(ctx);
-  return jsonResult(
-    pc.db.transaction(() => {
-      assertRowsUnchanged(pc.db, ctx.approvedBasis, key, () => preview(pc.db));
-      return save(pc);
-    })(),
-  );
+  const { value, before, after } = pc.db.transaction(() => {
+    assertRowsUnchanged(pc.db, grant.approval?.basis, key, () => spec.preview(pc.db));
+    const before = plotBasis(pc.db, spec.named);
+    const value = spec.save(pc);
+    const rows = [...spec.named, ...spec.saved(value)];
+    const unique = rows.filter((r, i) => rows.findIndex((o) => o.kind === r.kind && o.id === r.id) === i);
+    return { value, before, after: plotBasis(pc.db, unique) };
+  })();
+  return { ...jsonResult(value), change: { targets: null, rows: { before, after }, summary: spec.summary } };
 }
 
 /**
@@ -91,14 +110,24 @@ function saveTool<S extends z.ZodObject>(spec: {
     description: spec.description,
     input: spec.input,
     effect: "write",
-    preview: async (input, ctx) => previewSave((await plotFor(ctx)).db, spec.key, spec.kind, input),
-    execute: (input, ctx) =>
-      runSave(
-        ctx,
-        spec.key,
-        (db) => previewSave(db, spec.key, spec.kind, input),
-        (pc) => spec.save(pc, input),
-      ),
+    basis: plotBasisSpec(spec.key),
+    prepare: (input, ctx) => {
+      const id = (input as Record<string, unknown>)[`${spec.kind}Id`];
+      const named = typeof id === "number" ? [{ kind: spec.kind, id }] : [];
+      return {
+        effect: "write",
+        targets: null,
+        preview: async () => previewSave((await plotFor(ctx)).db, spec.key, spec.kind, input),
+        run: (grant) =>
+          runSave(ctx, spec.key, grant, {
+            named,
+            saved: (value) => savedRow(spec.kind, value),
+            summary: `${spec.key} ${String((input as { action?: unknown }).action)} ${spec.kind}${typeof id === "number" ? ` ${id}` : ""}`,
+            preview: (db) => previewSave(db, spec.key, spec.kind, input),
+            save: (pc) => spec.save(pc, input),
+          }),
+      };
+    },
   });
 }
 
@@ -169,14 +198,23 @@ export const savePromiseBeatTool = defineTool({
     "Set or remove the beat of a promise on a scene (plant, advance, setback, payoff; one per promise and scene). A payoff on a live scene fulfils an open promise unless autoFulfill: false; removing the last live payoff reopens a promise a payoff fulfilled. Returns the promise.",
   input: SaveBeatInput,
   effect: "write",
-  preview: async (input, ctx) => previewBeat((await plotFor(ctx)).db, input),
-  execute: (input, ctx) =>
-    runSave(
-      ctx,
-      "save_promise_beat",
-      (db) => previewBeat(db, input),
-      (pc) => saveBeat(pc, input),
-    ),
+  basis: plotBasisSpec("save_promise_beat"),
+  prepare: (input, ctx) => ({
+    effect: "write",
+    targets: null,
+    preview: async () => previewBeat((await plotFor(ctx)).db, input),
+    run: (grant) =>
+      runSave(ctx, "save_promise_beat", grant, {
+        named: [
+          { kind: "promise", id: input.promiseId },
+          { kind: "scene", id: input.sceneId },
+        ],
+        saved: () => [],
+        summary: `save_promise_beat ${input.action} promise ${input.promiseId} on scene ${input.sceneId}`,
+        preview: (db) => previewBeat(db, input),
+        save: (pc) => saveBeat(pc, input),
+      }),
+  }),
 });
 
 export const saveStoryDecisionTool = saveTool({

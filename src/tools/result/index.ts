@@ -10,11 +10,12 @@ export interface ResultService {
   readonly schema: z.ZodType | null;
 }
 
-export const RESULT_SERVICE = "result";
-
 export const reportResult = defineTool({
   key: "report_result",
   group: "result",
+  scope: "session",
+  ordering: "sequential",
+  terminal: true,
   description:
     "Report the final result of your work and end the run. `result` is a readable summary; `data` is the structured output your profile defines (validated strictly).",
   input: z
@@ -25,7 +26,7 @@ export const reportResult = defineTool({
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const { schema } = sessionService<ResultService>(ctx, RESULT_SERVICE, "report_result");
+    const { schema } = sessionService(ctx, "result", "report_result");
     if (input.data === undefined) return { text: input.result, details: { result: input.result } };
     if (!schema) {
       throw new NbError("invalid_input", "This profile has no structured output; report only `result`.", {

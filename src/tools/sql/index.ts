@@ -4,8 +4,15 @@ import { plotDb } from "../../plot/db.js";
 import { PLOT_SCHEMA_DOC } from "../../plot/schema-doc.js";
 import type { Project } from "../../workspace/project.js";
 import { defineTool } from "../define.js";
-import { isReadOnlyMode } from "../dispatch.js";
-import type { AnyTool, ToolContext, ToolPreview, ToolResult } from "../types.js";
+import type {
+  AnyTool,
+  BasisSpec,
+  RunGrant,
+  ToolContext,
+  ToolPreview,
+  ToolResult,
+  WriteGrant,
+} from "../types.js";
 import { describeTables, formatDescription } from "./describe.js";
 import { formatTable, rowObjects } from "./format.js";
 import {
@@ -78,7 +85,7 @@ function requireProject(ctx: ToolContext): Project {
   return ctx.project;
 }
 
-function statement(input: SqlInput, ctx: ToolContext, maxRows: number): StatementRequest {
+function statement(input: SqlInput, writes: WriteGrant, maxRows: number): StatementRequest {
   const sql = input.sql ?? "";
   return {
     sql,
@@ -87,7 +94,7 @@ function statement(input: SqlInput, ctx: ToolContext, maxRows: number): Statemen
     maxRows,
     maxChars: MAX_SQL_CHARS,
     maxCellChars: MAX_SQL_CELL_CHARS,
-    allowWrite: !isReadOnlyMode(ctx.mode) || ctx.approved,
+    allowWrite: writes !== "none",
   };
 }
 
@@ -116,18 +123,18 @@ function writePreview(input: SqlInput, out: StatementOutcome, headline: string):
   };
 }
 
-/** The basis an approved call must match, or undefined when it was approved without a preview. */
-function approvedBasis(ctx: ToolContext): SqlBasis | undefined {
-  if (ctx.approvedBasis === undefined) return undefined;
-  const parsed = SqlBasisSchema.safeParse(ctx.approvedBasis);
-  if (!parsed.success)
-    throw new NbError("conflict", "The approval does not match this execute_sql call; nothing was changed");
-  return parsed.data;
-}
+const SQL_BASIS: BasisSpec<SqlBasis> = {
+  schema: SqlBasisSchema,
+  mismatch: "The approval does not match this execute_sql call; nothing was changed",
+};
 
-async function runStatement(input: SqlInput, ctx: ToolContext): Promise<ToolResult> {
-  const expect = approvedBasis(ctx);
-  const req = { ...statement(input, ctx, MAX_SQL_ROWS), ...(expect ? { expect } : {}) };
+async function runStatement(
+  input: SqlInput,
+  ctx: ToolContext,
+  grant: RunGrant<SqlBasis>,
+): Promise<ToolResult> {
+  const expect = grant.approval?.basis;
+  const req = { ...statement(input, grant.writes, MAX_SQL_ROWS), ...(expect ? { expect } : {}) };
   const out = await projectSqlRunner(requireProject(ctx)).run(req, ctx.signal);
   if (expect && out.conflict) {
     const now = plural(out.conflict.changes, "row");
@@ -168,7 +175,15 @@ async function runStatement(input: SqlInput, ctx: ToolContext): Promise<ToolResu
       );
     }
   }
-  return { text: parts.join("\n"), details };
+  const change: ToolResult["change"] =
+    out.write && (out.changes ?? 0) > 0
+      ? {
+          targets: null,
+          rows: { before: expect ?? null, after: { changes: out.changes ?? 0 } },
+          summary: `${req.command}: ${plural(out.changes ?? 0, "row")} changed`,
+        }
+      : "unchanged";
+  return { text: parts.join("\n"), details, change };
 }
 
 /** execute_sql (seed: "only touches the current project's project.sqlite"). */
@@ -182,24 +197,28 @@ export const executeSql = defineTool({
 - Writes bypass the plot services' rules (ordering, promise fulfilment, validation) and do not bump updated_at: prefer the save_* plot tools; use SQL writes for bulk fixes. Foreign keys are enforced.
 - Call with {describe: true} first to see the tables and what each column means.`,
   input: Input,
-  effect: async (input, ctx) => {
-    if (input.describe) return "read";
-    const { write } = await projectSqlRunner(requireProject(ctx)).inspect(
-      statement(input, ctx, MAX_SQL_ROWS),
-      ctx.signal,
-    );
-    return write ? "write" : "read";
+  effect: "per-call",
+  basis: SQL_BASIS,
+  async prepare(input, ctx) {
+    const runner = () => projectSqlRunner(requireProject(ctx));
+    const write = input.describe
+      ? false
+      : (await runner().inspect(statement(input, "none", MAX_SQL_ROWS), ctx.signal)).write;
+    return {
+      effect: write ? "write" : "read",
+      targets: null,
+      preview: async () => {
+        const req = { ...statement(input, "any", PREVIEW_ROWS), allowWrite: true };
+        const out = await runner().preview(req, ctx.signal);
+        return writePreview(
+          input,
+          out,
+          `${req.command} would change ${plural(out.changes ?? 0, "row")} (dry run, rolled back):`,
+        );
+      },
+      run: (grant) => (input.describe ? describeSchema(ctx) : runStatement(input, ctx, grant)),
+    };
   },
-  preview: async (input, ctx) => {
-    const req = { ...statement(input, ctx, PREVIEW_ROWS), allowWrite: true };
-    const out = await projectSqlRunner(requireProject(ctx)).preview(req, ctx.signal);
-    return writePreview(
-      input,
-      out,
-      `${req.command} would change ${plural(out.changes ?? 0, "row")} (dry run, rolled back):`,
-    );
-  },
-  execute: (input, ctx) => (input.describe ? describeSchema(ctx) : runStatement(input, ctx)),
 });
 
 /** The SQL tool group. */

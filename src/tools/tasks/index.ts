@@ -3,11 +3,12 @@ import { addTask, formatTasks, setTaskStatus, TASK_STATUSES } from "../../tasks/
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import type { AnyTool } from "../types.js";
-import { TASKS_SERVICE, type TaskService } from "./service.js";
 
 export const taskCreate = defineTool({
   key: "task_create",
   group: "tasks",
+  scope: "session",
+  ordering: "sequential",
   description:
     "Add a task to this session's task list (shown to you every turn). Use it to plan multi-step work; then mark progress with task_set_status.",
   input: z
@@ -18,7 +19,7 @@ export const taskCreate = defineTool({
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const service = sessionService<TaskService>(ctx, TASKS_SERVICE, "task_create");
+    const service = sessionService(ctx, "tasks", "task_create");
     const tasks = addTask(service.list(), input.title, input.description);
     service.replace(tasks);
     const created = tasks[tasks.length - 1];
@@ -29,6 +30,8 @@ export const taskCreate = defineTool({
 export const taskSetStatus = defineTool({
   key: "task_set_status",
   group: "tasks",
+  scope: "session",
+  ordering: "sequential",
   description:
     "Set a task's status: pending, in_progress (at most one at a time), completed or cancelled. Returns the whole list.",
   input: z
@@ -39,7 +42,7 @@ export const taskSetStatus = defineTool({
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
-    const service = sessionService<TaskService>(ctx, TASKS_SERVICE, "task_set_status");
+    const service = sessionService(ctx, "tasks", "task_set_status");
     const tasks = setTaskStatus(service.list(), input.id, input.status as (typeof TASK_STATUSES)[number]);
     service.replace(tasks);
     return { text: `${input.id} is now ${input.status}.\n${formatTasks(tasks)}`, details: { tasks } };

@@ -8,5 +8,3 @@ export interface TaskService {
   list(): TaskItem[];
   replace(tasks: TaskItem[]): void;
 }
-
-export const TASKS_SERVICE = "tasks";

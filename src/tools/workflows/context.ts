@@ -8,7 +8,7 @@ import { WorkflowHost } from "../../workflows/host/activities.js";
 import { collaborationPort } from "../../workflows/host/agent-port.js";
 import { WorkflowRuns } from "../../workflows/service.js";
 import { WorkflowStore } from "../../workflows/store/index.js";
-import { COLLABORATION_SERVICE, type CollaborationService } from "../collaboration/service.js";
+import type { CollaborationService } from "../collaboration/service.js";
 import { sessionService } from "../control/session.js";
 import type { ToolContext } from "../types.js";
 
@@ -47,7 +47,7 @@ export function previewBasis(source: string, args: unknown): string {
 
 /** Workflow runs for one agent's call: the run's agents are the calling session's children. */
 export function runsForCall(ctx: ToolContext, tool: string): { runs: WorkflowRuns; close(): void } {
-  const collab = sessionService<CollaborationService>(ctx, COLLABORATION_SERVICE, tool);
+  const collab = sessionService(ctx, "collab", tool);
   return openRuns(ctx, collab);
 }
 

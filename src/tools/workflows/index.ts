@@ -7,8 +7,9 @@ import { followRun, runSummaryText, waitingText } from "../../workflows/follow.j
 import type { RunTarget } from "../../workflows/service.js";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
-import { JOBS_SERVICE, type JobsService } from "../jobs/service.js";
-import type { AnyTool, ToolContext } from "../types.js";
+import type { JobsService } from "../jobs/service.js";
+import { once } from "../once.js";
+import type { AnyTool, BasisSpec, ToolContext } from "../types.js";
 import {
   agentVisibleModels,
   checkVisibleModel,
@@ -16,6 +17,12 @@ import {
   runsForCall,
   targetWorkflow,
 } from "./context.js";
+
+/** An approval of a run is pinned to the hash of the workflow's source and args its preview showed. */
+const WORKFLOW_BASIS: BasisSpec<string> = {
+  schema: z.string(),
+  mismatch: "The workflow changed after its preview was approved; nothing was run",
+};
 
 const RunWorkflowInput = z
   .object({
@@ -95,135 +102,149 @@ export const runWorkflow = defineTool({
     "Run a workflow (list_workflows shows them): a durable, sandboxed multi-agent pipeline whose agents are your children. It spends many model calls, so the user approves every run (a preview shows the workflow, args and budget). By default it runs as a background job: you get a job id at once and the result comes back as a later message — tell the user and end your turn, do not poll. wait:true runs in the foreground and returns the result (refused for workflows that ask the user).",
   input: RunWorkflowInput,
   effect: "write",
-  alwaysGated: () => true,
-  sessionBound: true,
-  preview: async (input, ctx) => {
-    const p = await plan(input, ctx);
-    const lines = [
-      `Run workflow ${p.label}${input.wait ? " in the foreground" : " as a background job"}.`,
-      `Args: ${JSON.stringify(p.args, null, 2)}`,
-      `Budget: at most ${p.budget.maxInvocations} agent invocations and ${p.budget.maxTokens} tokens.`,
-      ...(input.model ? [`Agents' model: ${input.model}`] : []),
-      ...(input.script !== undefined ? ["Script:", "```js", input.script, "```"] : []),
-    ];
+  scope: "session",
+  basis: WORKFLOW_BASIS,
+  prepare: (input, ctx) => {
+    const prepared = once(() => plan(input, ctx));
     return {
-      text: lines.join("\n"),
-      details: { workflowKey: input.workflowKey ?? "inline", args: p.args, budget: p.budget },
-      basis: previewBasis(p.source, p.args),
-    };
-  },
-  execute: async (input, ctx) => {
-    const p = await plan(input, ctx);
-    if (ctx.approvedBasis !== undefined && ctx.approvedBasis !== previewBasis(p.source, p.args))
-      throw new NbError("conflict", "The workflow changed after its preview was approved; nothing was run", {
-        details: { preview: true },
-      });
-    const callerId = ctx.session?.id;
-    if (!callerId) throw new NbError("unsupported", "run_workflow works only inside an agent session");
-    const jobs = input.wait ? null : sessionService<JobsService>(ctx, JOBS_SERVICE, "run_workflow");
-    const { runs, close } = runsForCall(ctx, "run_workflow");
-    let run: Awaited<ReturnType<typeof runs.start>>;
-    try {
-      run = await runs.start({
-        target: p.target,
-        args: p.args,
-        model: input.model ?? null,
-        callerSessionId: callerId,
-        mode: ctx.mode,
-        budget: p.budget,
-      });
-    } catch (e) {
-      close();
-      throw e;
-    }
-    if (!jobs) {
-      try {
-        const signal = ctx.signal ?? new AbortController().signal;
-        let out = await runs.drive(run.id, signal);
-        if (out.status === "waiting") {
-          out = await runs.cancel(run.id);
+      effect: "write",
+      targets: null,
+      askAlways: "spends-budget",
+      preview: async () => {
+        const p = await prepared();
+        const lines = [
+          `Run workflow ${p.label}${input.wait ? " in the foreground" : " as a background job"}.`,
+          `Args: ${JSON.stringify(p.args, null, 2)}`,
+          `Budget: at most ${p.budget.maxInvocations} agent invocations and ${p.budget.maxTokens} tokens.`,
+          ...(input.model ? [`Agents' model: ${input.model}`] : []),
+          ...(input.script !== undefined ? ["Script:", "```js", input.script, "```"] : []),
+        ];
+        return {
+          text: lines.join("\n"),
+          details: { workflowKey: input.workflowKey ?? "inline", args: p.args, budget: p.budget },
+          basis: previewBasis(p.source, p.args),
+        };
+      },
+      run: async (grant) => {
+        // An approval is checked against the workflow as it is now: it may have changed since the preview.
+        const basis = grant.approval?.basis;
+        const p = basis === undefined ? await prepared() : await plan(input, ctx);
+        if (basis !== undefined && basis !== previewBasis(p.source, p.args))
           throw new NbError(
             "conflict",
-            `Workflow ${run.workflowKey} asks the user (${waitingText(runs, run.id)}); the foreground run was cancelled. Run it again without wait (a background job) so the user can answer.`,
+            "The workflow changed after its preview was approved; nothing was run",
+            {
+              details: { preview: true },
+            },
           );
+        const callerId = ctx.session?.id;
+        if (!callerId) throw new NbError("unsupported", "run_workflow works only inside an agent session");
+        const jobs = input.wait ? null : sessionService(ctx, "jobs", "run_workflow");
+        const { runs, close } = runsForCall(ctx, "run_workflow");
+        let run: Awaited<ReturnType<typeof runs.start>>;
+        try {
+          run = await runs.start({
+            target: p.target,
+            args: p.args,
+            model: input.model ?? null,
+            callerSessionId: callerId,
+            mode: ctx.mode,
+            budget: p.budget,
+          });
+        } catch (e) {
+          close();
+          throw e;
         }
-        return {
-          text: runSummaryText(out),
-          details: {
-            runId: out.id,
-            workflowKey: out.workflowKey,
-            status: out.status,
-            result: out.result,
-            error: out.error,
-            usage: out.usage,
-          },
-        };
-      } finally {
-        close();
-      }
-    }
-    let job: ReturnType<JobsService["start"]>;
-    try {
-      job = jobs.start({
-        kind: "workflow",
-        title: `workflow ${run.workflowKey}`,
-        ownerSessionId: callerId,
-        ...(ctx.session?.callId ? { originCallId: ctx.session.callId } : {}),
-        ref: { runId: run.id, workflowKey: run.workflowKey },
-        run: async (jctx) => {
+        if (!jobs) {
           try {
-            // A shutdown (the job ends interrupted, or the session store is already closed) leaves
-            // the run waiting or resumable; only a cancel cancels it.
-            const shuttingDown = () => {
-              try {
-                return jobs.get(jctx.jobId, { sessionId: callerId }).status === "interrupted";
-              } catch {
-                return true;
-              }
-            };
-            const out = await followRun(runs, run.id, jctx.signal, {
-              suspendOnAbort: shuttingDown,
-              waiting: (text) => {
-                jctx.waiting(text);
-                return undefined;
-              },
-              running: () => jctx.running(),
-            });
-            if (out.status === "failed")
+            const signal = ctx.signal ?? new AbortController().signal;
+            let out = await runs.drive(run.id, signal);
+            if (out.status === "waiting") {
+              out = await runs.cancel(run.id);
               throw new NbError(
-                out.error?.code ?? "internal",
-                `Workflow ${out.workflowKey} (run ${out.id}) failed: ${out.error?.message}`,
+                "conflict",
+                `Workflow ${run.workflowKey} asks the user (${waitingText(runs, run.id)}); the foreground run was cancelled. Run it again without wait (a background job) so the user can answer.`,
               );
-            if (out.status === "cancelled")
-              throw new NbError("aborted", `Workflow run ${out.id} was cancelled`);
-            if (out.status !== "completed")
-              throw new NbError(
-                "aborted",
-                `Workflow run ${out.id} stopped with its process (${out.status}); nbook workflows resume ${out.id} continues it`,
-              );
+            }
             return {
               text: runSummaryText(out),
-              data: { runId: out.id, workflowKey: out.workflowKey, result: out.result, usage: out.usage },
+              details: {
+                runId: out.id,
+                workflowKey: out.workflowKey,
+                status: out.status,
+                result: out.result,
+                error: out.error,
+                usage: out.usage,
+              },
             };
           } finally {
             close();
           }
-        },
-      });
-    } catch (e) {
-      // The job could not start: the run must not stay behind as running.
-      await runs.cancel(run.id);
-      close();
-      throw e;
-    }
-    return {
-      text: `Workflow ${run.workflowKey} started as background job ${job.id} (run ${run.id}). Its result comes back to you as a message when it ends: tell the user, then end your turn — do not poll.`,
-      details: {
-        jobId: job.id,
-        runId: run.id,
-        workflowKey: run.workflowKey,
-        status: "started",
-        background: true,
+        }
+        let job: ReturnType<JobsService["start"]>;
+        try {
+          job = jobs.start({
+            kind: "workflow",
+            title: `workflow ${run.workflowKey}`,
+            ownerSessionId: callerId,
+            ...(ctx.session?.callId ? { originCallId: ctx.session.callId } : {}),
+            ref: { runId: run.id, workflowKey: run.workflowKey },
+            run: async (jctx) => {
+              try {
+                // A shutdown (the job ends interrupted, or the session store is already closed) leaves
+                // the run waiting or resumable; only a cancel cancels it.
+                const shuttingDown = () => {
+                  try {
+                    return jobs.get(jctx.jobId, { sessionId: callerId }).status === "interrupted";
+                  } catch {
+                    return true;
+                  }
+                };
+                const out = await followRun(runs, run.id, jctx.signal, {
+                  suspendOnAbort: shuttingDown,
+                  waiting: (text) => {
+                    jctx.waiting(text);
+                    return undefined;
+                  },
+                  running: () => jctx.running(),
+                });
+                if (out.status === "failed")
+                  throw new NbError(
+                    out.error?.code ?? "internal",
+                    `Workflow ${out.workflowKey} (run ${out.id}) failed: ${out.error?.message}`,
+                  );
+                if (out.status === "cancelled")
+                  throw new NbError("aborted", `Workflow run ${out.id} was cancelled`);
+                if (out.status !== "completed")
+                  throw new NbError(
+                    "aborted",
+                    `Workflow run ${out.id} stopped with its process (${out.status}); nbook workflows resume ${out.id} continues it`,
+                  );
+                return {
+                  text: runSummaryText(out),
+                  data: { runId: out.id, workflowKey: out.workflowKey, result: out.result, usage: out.usage },
+                };
+              } finally {
+                close();
+              }
+            },
+          });
+        } catch (e) {
+          // The job could not start: the run must not stay behind as running.
+          await runs.cancel(run.id);
+          close();
+          throw e;
+        }
+        return {
+          text: `Workflow ${run.workflowKey} started as background job ${job.id} (run ${run.id}). Its result comes back to you as a message when it ends: tell the user, then end your turn — do not poll.`,
+          details: {
+            jobId: job.id,
+            runId: run.id,
+            workflowKey: run.workflowKey,
+            status: "started",
+            background: true,
+          },
+        };
       },
     };
   },

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { NbError } from "../../core/errors.js";
 import { CanonicalWriteSchema } from "../../world/script/canonical.js";
+import type { BasisSpec } from "../types.js";
 
 const ClockSchema = z.object({ now: z.number().int(), seed: z.number().int() }).strict();
 
@@ -14,14 +14,9 @@ export const WorldBasisSchema = z
   .strict();
 export type WorldBasis = z.infer<typeof WorldBasisSchema>;
 
-/** The approved basis, or `conflict` when it is not one this tool made. */
-export function parseBasis(value: unknown): WorldBasis {
-  const r = WorldBasisSchema.safeParse(value);
-  if (!r.success) {
-    throw new NbError(
-      "conflict",
-      "The approval does not carry the writes its preview showed; nothing was stored. Run the call again to preview it.",
-    );
-  }
-  return r.data;
-}
+/** The basis of execute_world's approvals; one that does not parse is a `conflict`. */
+export const WORLD_BASIS: BasisSpec<WorldBasis> = {
+  schema: WorldBasisSchema,
+  mismatch:
+    "The approval does not carry the writes its preview showed; nothing was stored. Run the call again to preview it.",
+};

@@ -6,10 +6,9 @@ import { type Calendar, openCalendar } from "../../world/calendar/index.js";
 import type { CanonicalWrite } from "../../world/script/canonical.js";
 import { runWorldScript, type WorldScriptOutcome } from "../../world/script/run.js";
 import { defineTool } from "../define.js";
-import { isReadOnlyMode } from "../dispatch.js";
 import type { AnyTool, ToolContext } from "../types.js";
 import { worldAccess } from "./access.js";
-import { parseBasis, type WorldBasis } from "./basis.js";
+import { WORLD_BASIS, type WorldBasis } from "./basis.js";
 import { worldToolDescription } from "./description.js";
 import { changes, previewText, resultText, writesText } from "./format.js";
 
@@ -54,30 +53,6 @@ async function timeLabel(project: Project): Promise<(t: number) => string> {
   };
 }
 
-/**
- * Dry runs, keyed by the validated input object: dispatch passes the same object to `effect`,
- * `preview` and `execute`, so a read-only mode runs the script once, not three times.
- */
-const dryRuns = new WeakMap<object, Promise<WorldScriptOutcome>>();
-
-function dryRun(input: WorldInput, ctx: ToolContext): Promise<WorldScriptOutcome> {
-  let run = dryRuns.get(input);
-  if (!run) {
-    run = runWorldScript(targetProject(input, ctx), input.code, {
-      access: worldAccess(ctx),
-      dryRun: true,
-      signal: ctx.signal,
-    });
-    dryRuns.set(input, run);
-  }
-  return run;
-}
-
-/** True when this call may only look: a read-write script in a read-only mode, not approved. */
-function mustDryRun(ctx: ToolContext): boolean {
-  return worldAccess(ctx) === "readwrite" && isReadOnlyMode(ctx.mode) && !ctx.approved;
-}
-
 /** execute_world (seed: "World Engine Tools"): one code tool over the whole World Engine API. */
 export const executeWorld = defineTool({
   key: "execute_world",
@@ -85,32 +60,57 @@ export const executeWorld = defineTool({
   description: worldToolDescription("readwrite"),
   describe: (binding) => worldToolDescription(binding.access === "readwrite" ? "readwrite" : "readonly"),
   input: Input,
-  effect: async (input, ctx) => {
-    if (worldAccess(ctx) === "readonly") return "read";
-    if (!mustDryRun(ctx)) return "write";
-    // In a read-only mode only a script that really writes needs the user's approval.
-    return (await dryRun(input, ctx)).writes.length ? "write" : "read";
-  },
-  preview: async (input, ctx) => {
-    const o = await dryRun(input, ctx);
-    const basis: WorldBasis = { tool: "execute_world", clock: o.clock, writes: o.canonical };
-    return {
-      text: previewText(input.code, o, await timeLabel(targetProject(input, ctx))),
-      details: { writes: o.writes, issues: o.issues, data: o.value, console: o.console },
-      basis,
+  effect: "per-call",
+  basis: WORLD_BASIS,
+  prepare(input, ctx) {
+    const access = worldAccess(ctx);
+    // The dry run a preview makes, once: a call it shows to write nothing runs as that dry run.
+    let dry: Promise<WorldScriptOutcome> | undefined;
+    const dryRun = () => {
+      dry ??= runWorldScript(targetProject(input, ctx), input.code, {
+        access,
+        dryRun: true,
+        signal: ctx.signal,
+      });
+      return dry;
     };
-  },
-  execute: async (input, ctx) => {
-    const outcome = mustDryRun(ctx) ? await dryRun(input, ctx) : await runApproved(input, ctx);
-    if (outcome.dryRun && outcome.writes.length) {
-      throw new NbError(
-        "approval_required",
-        `The script writes to the World Engine and the session is in ${ctx.mode} mode; nothing was stored.`,
-      );
-    }
     return {
-      text: resultText(outcome),
-      details: { data: outcome.value, issues: outcome.issues, console: outcome.console },
+      effect: access === "readonly" ? "read" : "write",
+      targets: null,
+      async preview() {
+        const o = await dryRun();
+        return {
+          text: previewText(input.code, o, await timeLabel(targetProject(input, ctx))),
+          details: { writes: o.writes, issues: o.issues, data: o.value, console: o.console },
+          basis: { tool: "execute_world" as const, clock: o.clock, writes: o.canonical },
+          // In a read-only mode only a script that really writes needs the user's approval.
+          ...(o.writes.length ? {} : { unchanged: true }),
+        };
+      },
+      async run(grant) {
+        const outcome =
+          access === "readwrite" && grant.writes === "none"
+            ? await dryRun()
+            : await runApproved(input, ctx, grant.approval?.basis);
+        if (outcome.dryRun && outcome.writes.length) {
+          throw new NbError(
+            "approval_required",
+            `The script writes to the World Engine and the session is in ${ctx.mode} mode; nothing was stored.`,
+          );
+        }
+        return {
+          text: resultText(outcome),
+          details: { data: outcome.value, issues: outcome.issues, console: outcome.console },
+          change:
+            outcome.dryRun || !outcome.writes.length
+              ? "unchanged"
+              : {
+                  targets: null,
+                  rows: { before: grant.approval?.basis?.writes ?? null, after: outcome.canonical },
+                  summary: `execute_world: ${changes(outcome.writes.length)}`,
+                },
+        };
+      },
     };
   },
 });
@@ -120,8 +120,11 @@ export const executeWorld = defineTool({
  * it only if it makes exactly the writes the preview showed; otherwise it fails with `conflict`,
  * having changed nothing, and shows what the script would do now.
  */
-async function runApproved(input: WorldInput, ctx: ToolContext): Promise<WorldScriptOutcome> {
-  const basis = ctx.approved && ctx.approvedBasis !== undefined ? parseBasis(ctx.approvedBasis) : undefined;
+async function runApproved(
+  input: WorldInput,
+  ctx: ToolContext,
+  basis: WorldBasis | undefined,
+): Promise<WorldScriptOutcome> {
   const project = targetProject(input, ctx);
   try {
     return await runWorldScript(project, input.code, {
