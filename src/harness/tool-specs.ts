@@ -10,8 +10,8 @@ export interface OfferedTools {
   chars: number;
 }
 
-/** JSON Schema of report_result for a profile: `data` typed by the profile's output schema. */
-function reportResultSchema(
+/** JSON Schema of a terminal tool (report_result) for a profile: `data` typed by the profile's output schema. */
+function terminalSchema(
   base: Record<string, unknown>,
   output: z.ZodType | undefined,
 ): Record<string, unknown> {
@@ -35,7 +35,7 @@ function build(registry: ToolRegistry, profile: Profile, output = profile.output
   let chars = 0;
   for (const [key, binding] of resolveAllowlist(profile)) {
     const spec = registry.spec(key, binding);
-    const schema = key === "report_result" ? reportResultSchema(spec.inputSchema, output) : spec.inputSchema;
+    const schema = registry.get(key)?.terminal ? terminalSchema(spec.inputSchema, output) : spec.inputSchema;
     tools.push({
       type: "function",
       name: key,
@@ -56,7 +56,7 @@ export function offeredTools(
   profile: Profile,
   output: z.ZodType | undefined = profile.output,
 ): OfferedTools {
-  // A session-specific output type (adhoc's outputSchema) changes report_result's schema: not cached.
+  // A session-specific output type (adhoc's outputSchema) changes the terminal tool's schema: not cached.
   if (output !== profile.output) return build(registry, profile, output);
   let byProfile = built.get(registry);
   if (!byProfile) {
