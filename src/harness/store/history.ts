@@ -11,7 +11,8 @@ import {
   type Entry,
   type EntryData,
   type EntryInput,
-  type EntryKind,
+  EntryInputSchema,
+  type ParsedEntryInput,
   type PendingCall,
   type Session,
   type Task,
@@ -41,8 +42,8 @@ interface WalkRow {
 
 const ENTRY_COLUMNS = "id, session_id, parent_id, depth, kind, data, created_at";
 
-/** Validate one entry input; field pointers are rooted at `/<index>/data`. */
-function parseEntry(input: EntryInput, index: number): { kind: EntryKind; data: EntryData<EntryKind> } {
+/** Validate one entry input, once; field pointers are rooted at `/<index>`. */
+function parseEntry(input: EntryInput, index: number): ParsedEntryInput {
   const kind = (input as { kind?: unknown })?.kind;
   if (typeof kind !== "string" || !Object.hasOwn(ENTRY_DATA, kind)) {
     throw new NbError("invalid_input", `Unknown entry kind: ${String(kind)}`, {
@@ -51,12 +52,12 @@ function parseEntry(input: EntryInput, index: number): { kind: EntryKind; data: 
       ],
     });
   }
-  const r = ENTRY_DATA[kind as EntryKind].safeParse((input as { data?: unknown }).data);
+  const r = EntryInputSchema.safeParse(input);
   if (!r.success) {
-    const fields = zodFieldErrors(r.error, [index, "data"]);
+    const fields = zodFieldErrors(r.error, [index]);
     throw new NbError("invalid_input", `Invalid ${kind} entry:\n${formatFieldErrors(fields)}`, { fields });
   }
-  return { kind: kind as EntryKind, data: r.data as EntryData<EntryKind> };
+  return r.data;
 }
 
 /**
@@ -149,8 +150,8 @@ export class EntryTree {
     const createdAt = now();
 
     inputs.forEach((input, i) => {
-      const { kind, data } = parseEntry(input, i);
-      switch (kind) {
+      const entry = parseEntry(input, i);
+      switch (entry.kind) {
         case "assistant": {
           const waiting = [...open.keys(), ...pendingCalls().keys()];
           if (waiting.length) {
@@ -159,7 +160,7 @@ export class EntryTree {
               `Tool call(s) ${waiting.join(", ")} have no result yet; record their results (or aborts) before the next assistant message`,
             );
           }
-          for (const c of (data as EntryData<"assistant">).toolCalls) {
+          for (const c of entry.data.toolCalls) {
             if (open.has(c.id))
               throw new NbError("invalid_input", `Duplicate tool call id ${c.id} in one message`);
             open.set(c.id, c.key);
@@ -167,7 +168,7 @@ export class EntryTree {
           break;
         }
         case "tool_result": {
-          const d = data as EntryData<"tool_result">;
+          const d = entry.data;
           const source = open.has(d.callId) ? open : pendingCalls().has(d.callId) ? pendingCalls() : null;
           if (!source) {
             throw new NbError(
@@ -189,21 +190,21 @@ export class EntryTree {
         }
         case "approval_request":
         case "user_input_request": {
-          const callId = (data as { callId: string }).callId;
+          const callId = entry.data.callId;
           if (!open.has(callId) && !pendingCalls().has(callId)) {
             throw new NbError("invalid_input", `No pending tool call ${callId} to suspend`);
           }
           break;
         }
         case "mode_change": {
-          const d = data as EntryData<"mode_change">;
+          const d = entry.data;
           if (d.from !== mode) throw new NbError("conflict", `The session is in ${mode} mode, not ${d.from}`);
           if (d.to === d.from) throw new NbError("invalid_input", `Already in ${d.to} mode`);
           mode = d.to;
           break;
         }
         case "task_list": {
-          const ids = (data as EntryData<"task_list">).tasks.map((t) => t.id);
+          const ids = entry.data.tasks.map((t) => t.id);
           if (new Set(ids).size !== ids.length) throw new NbError("invalid_input", "Task ids must be unique");
           break;
         }
@@ -214,11 +215,11 @@ export class EntryTree {
         key,
         parent,
         depth,
-        kind,
+        entry.kind,
         mode,
         tasksRef,
         seg ?? 0,
-        JSON.stringify(data),
+        JSON.stringify(entry.data),
         createdAt,
       );
       const id = Number(info.lastInsertRowid);
@@ -226,25 +227,24 @@ export class EntryTree {
         this.selfSeg.run(id);
         seg = id;
       }
-      if (kind === "task_list") {
+      if (entry.kind === "task_list") {
         this.selfTasksRef.run(id);
         tasksRef = id;
-      } else if (kind === "approval_request") {
-        this.approvals.insert(id, key, data as EntryData<"approval_request">, createdAt);
-      } else if (kind === "approval_decision") {
-        this.approvals.settle(key, data as EntryData<"approval_decision">);
-      } else if (kind === "user" && (data as EntryData<"user">).queueItemId) {
-        this.queues.consume(key, (data as EntryData<"user">).queueItemId as string, id);
+      } else if (entry.kind === "approval_request") {
+        this.approvals.insert(id, key, entry.data, createdAt);
+      } else if (entry.kind === "approval_decision") {
+        this.approvals.settle(key, entry.data);
+      } else if (entry.kind === "user" && entry.data.queueItemId) {
+        this.queues.consume(key, entry.data.queueItemId, id);
       }
       out.push({
+        ...entry,
         id: String(id),
         sessionId: String(key),
         parentId: parent === null ? null : String(parent),
         depth,
-        kind,
-        data,
         createdAt,
-      } as Entry);
+      });
       parent = id;
       depth++;
     });

@@ -150,21 +150,58 @@ export const ENTRY_KINDS = Object.keys(ENTRY_DATA) as EntryKind[];
 export type EntryDataIn<K extends EntryKind> = z.input<(typeof ENTRY_DATA)[K]>;
 export type EntryData<K extends EntryKind> = z.output<(typeof ENTRY_DATA)[K]>;
 
-/** An entry to append. */
-export type EntryInput = { [K in EntryKind]: { kind: K; data: EntryDataIn<K> } }[EntryKind];
+function entryOf<K extends EntryKind>(kind: K) {
+  return z.object({ kind: z.literal(kind), data: ENTRY_DATA[kind] });
+}
+
+/** An entry to append, `kind` choosing the schema of its `data`: parsed once, as it is appended. */
+export const EntryInputSchema = z.discriminatedUnion("kind", [
+  entryOf("user"),
+  entryOf("assistant"),
+  entryOf("tool_result"),
+  entryOf("mode_change"),
+  entryOf("approval_request"),
+  entryOf("approval_decision"),
+  entryOf("user_input_request"),
+  entryOf("user_input_answer"),
+  entryOf("task_list"),
+  entryOf("compaction"),
+  entryOf("run_start"),
+  entryOf("run_end"),
+  entryOf("run_error"),
+]);
+/** An entry to append (defaults optional); a parsed one has its defaults applied. */
+export type EntryInput = z.input<typeof EntryInputSchema>;
+export type ParsedEntryInput = z.output<typeof EntryInputSchema>;
+
+const entryHeader = {
+  id: z.string(),
+  sessionId: z.string(),
+  parentId: z.string().nullable(),
+  depth: z.number(),
+  createdAt: z.string(),
+};
+function storedOf<K extends EntryKind>(kind: K) {
+  return entryOf(kind).extend(entryHeader);
+}
 
 /** A stored entry: ids are decimal strings; `parentId` null for a root. */
-export type Entry = {
-  [K in EntryKind]: {
-    id: string;
-    sessionId: string;
-    parentId: string | null;
-    depth: number;
-    kind: K;
-    data: EntryData<K>;
-    createdAt: string;
-  };
-}[EntryKind];
+export const EntrySchema = z.discriminatedUnion("kind", [
+  storedOf("user"),
+  storedOf("assistant"),
+  storedOf("tool_result"),
+  storedOf("mode_change"),
+  storedOf("approval_request"),
+  storedOf("approval_decision"),
+  storedOf("user_input_request"),
+  storedOf("user_input_answer"),
+  storedOf("task_list"),
+  storedOf("compaction"),
+  storedOf("run_start"),
+  storedOf("run_end"),
+  storedOf("run_error"),
+]);
+export type Entry = z.output<typeof EntrySchema>;
 
 /** An entry of one kind. */
 export type EntryOf<K extends EntryKind> = Extract<Entry, { kind: K }>;
