@@ -7,6 +7,7 @@ import { z } from "zod";
 import { ErrorInfoSchema } from "../core/errors.js";
 import { ModeSchema } from "../core/modes.js";
 import {
+  EntrySchema,
   PendingViewSchema,
   RunStatusSchema,
   type Session,
@@ -84,19 +85,8 @@ export const SessionStateSchema = z
   })
   .strict();
 
-/** One stored entry of the active branch; `data` is the entry kind's (src/harness/store/schema.ts). */
-export const EntryViewSchema = z
-  .object({
-    id: z.string(),
-    sessionId: z.string(),
-    parentId: z.string().nullable(),
-    depth: z.number(),
-    kind: z.string(),
-    data: z.record(z.string(), z.unknown()),
-    createdAt: isoTime,
-  })
-  .strict();
-export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(EntryViewSchema) }).strict();
+/** The active branch's entries, each `data` of its `kind` (src/harness/store/schema.ts). */
+export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(EntrySchema) }).strict();
 export type Transcript = z.infer<typeof TranscriptSchema>;
 
 /** A session and the sessions it created; `detached` marks a child its creator let go. */

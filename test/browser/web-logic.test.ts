@@ -2,6 +2,7 @@
 // through, word counts agree with the server's tree, and the chat is rebuilt correctly from a
 // stored transcript and from live events.
 import { describe, expect, it } from "vitest";
+import { type EntryDataIn, type EntryKind, EntrySchema } from "../../src/harness/store/schema.js";
 import { countWords as serverCountWords } from "../../src/serve/routes/files.js";
 import type { Entry } from "../../web/src/api.js";
 import { applyEvent, type ChatItem, entriesToItems } from "../../web/src/chat-items.js";
@@ -53,12 +54,17 @@ describe("countWords", () => {
   });
 });
 
-const entry = (id: number, kind: string, data: Record<string, unknown>): Entry => ({
-  id: String(id),
-  kind,
-  data,
-  createdAt: "2026-01-01T00:00:00Z",
-});
+/** A stored entry as the transcript route answers it: parsed by the entry schema, defaults applied. */
+const entry = <K extends EntryKind>(id: number, kind: K, data: EntryDataIn<K>): Entry =>
+  EntrySchema.parse({
+    id: String(id),
+    sessionId: "1",
+    parentId: id === 1 ? null : String(id - 1),
+    depth: id - 1,
+    kind,
+    data,
+    createdAt: "2026-01-01T00:00:00Z",
+  });
 
 describe("entriesToItems", () => {
   const edit = { id: "c1", key: "edit", input: { path: "manuscript/ch1.md", edits: [] } };

@@ -1,7 +1,7 @@
 // The workbench shell: sign-in, the activity bar, the language switch and the screen the hash
 // route names (route.ts), so reloading a tab or sharing a link lands on the same screen.
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { ApiError, api, type Project } from "./api";
+import { ApiError, api, type ProjectView } from "./api";
 import { I18nContext, type Lang, langOf, type MessageKey, translate } from "./i18n";
 import { parseHash, type Route, routeHash, type Screen } from "./route";
 import { AgentScreen } from "./screens/agent";
@@ -19,7 +19,7 @@ const LANG_KEY = "nbook.lang";
 export function App() {
   const [auth, setAuth] = useState<"unknown" | "in" | "out">("unknown");
   const [route, setRoute] = useState<Route>(() => parseHash(location.hash));
-  const [projects, setProjects] = useState<Project[]>([]);
+  const [projects, setProjects] = useState<ProjectView[]>([]);
   const [chosenLang, setChosenLang] = useState<Lang | null>(
     () => localStorage.getItem(LANG_KEY) as Lang | null,
   );

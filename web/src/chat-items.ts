@@ -30,8 +30,8 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
   const tools = new Map<string, Extract<ChatItem, { kind: "tool" }>>();
   const asks = new Map<string, Extract<ChatItem, { kind: "approval" }>>();
   for (const e of entries) {
-    const d = e.data;
-    switch (e.kind) {
+    const { kind, data: d } = e;
+    switch (kind) {
       case "user":
         items.push({ kind: "user", id: e.id, text: d.text });
         break;

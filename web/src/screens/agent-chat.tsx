@@ -1,7 +1,7 @@
 // The chat of one session: streamed text, tool cards, approval and question bubbles, the mode
 // switch (Shift+Tab), abort, and the task list beside it.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type Mode, type TaskItem } from "../api";
+import { api, type Mode, type Task } from "../api";
 import { applyEvent, type ChatItem, entriesToItems } from "../chat-items";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
@@ -188,7 +188,7 @@ function ChatItemView({
 export function Chat({ sessionId }: { sessionId: string }) {
   const { t } = useI18n();
   const [items, setItems] = useState<ChatItem[]>([]);
-  const [tasks, setTasks] = useState<TaskItem[]>([]);
+  const [tasks, setTasks] = useState<Task[]>([]);
   const [mode, setModeState] = useState<Mode>("normal");
   const [running, setRunning] = useState(false);
   const [draft, setDraft] = useState("");
@@ -219,7 +219,7 @@ export function Chat({ sessionId }: { sessionId: string }) {
       `/api/sessions/${encodeURIComponent(sessionId)}/events`,
       (e) => {
         if (e.type === "run_start") setRunning(true);
-        if (e.type === "task_list_changed") setTasks(e.tasks as TaskItem[]);
+        if (e.type === "task_list_changed") setTasks(e.tasks as Task[]);
         if (e.type === "mode_changed") setModeState(e.to as Mode);
         if (e.type === "run_end" || e.type === "reset") {
           if (e.type === "run_end") setRunning(false);

@@ -1,17 +1,22 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type Mode, type SessionInfo } from "../api";
+import { api, type Mode, type Session } from "../api";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 import { Chat, MODES } from "./agent-chat";
 
+/** The profile offered before the list has loaded. */
+const DEFAULT_PROFILES: { key: string; creation?: string; description?: string }[] = [
+  { key: "leader.default" },
+];
+
 function SessionList({
   sessions,
   current,
   project,
 }: {
-  sessions: SessionInfo[];
+  sessions: Session[];
   current: string;
   project: string;
 }) {
@@ -19,7 +24,7 @@ function SessionList({
   const children = (parent: string) => sessions.filter((s) => s.parentSessionId === parent);
   const known = new Set(sessions.map((s) => s.id));
   const roots = sessions.filter((s) => !s.parentSessionId || !known.has(s.parentSessionId));
-  const render = (s: SessionInfo) => (
+  const render = (s: Session) => (
     <li key={s.id}>
       <a
         href={routeHash(project, "agent", s.id)}
@@ -92,7 +97,7 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
               onChange={(e) => setProfile((e.target as HTMLSelectElement).value)}
               data-testid="new-profile"
             >
-              {(profiles.data?.profiles ?? [{ key: "leader.default" }])
+              {(profiles.data?.profiles ?? DEFAULT_PROFILES)
                 .filter((p) => p.creation !== "system_only")
                 .map((p) => (
                   <option key={p.key} value={p.key} title={p.description}>

@@ -1,10 +1,10 @@
 import { useState } from "preact/hooks";
-import { api, type Project } from "../api";
+import { api, type ProjectView } from "../api";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 
 /** The projects of the workspace, most recently active first, and a form to create one. */
-export function Bookshelf({ projects, reload }: { projects: Project[]; reload: () => Promise<void> }) {
+export function Bookshelf({ projects, reload }: { projects: ProjectView[]; reload: () => Promise<void> }) {
   const { t, lang } = useI18n();
   const [name, setName] = useState("");
   const [title, setTitle] = useState("");

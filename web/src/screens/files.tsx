@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, api, type ConflictDetails, type FileText, type TreeNode } from "../api";
+import { ApiError, api, type FileNode, type FileText, type WriteConflictDetails } from "../api";
 import { TwoWayDiff } from "../diff-view";
 import { useI18n } from "../i18n";
 import { countWords, renderMarkdown } from "../markdown";
@@ -12,7 +12,7 @@ import { useAsync } from "../use-async";
  * Both start open, and so do the manuscript's chapter folders, so every chapter and its word count
  * is in view.
  */
-function rank(n: TreeNode): number {
+function rank(n: FileNode): number {
   return n.path === "lorebook" ? 0 : n.path === "manuscript" ? 1 : 2;
 }
 
@@ -25,7 +25,7 @@ function TreeView({
   unsaved,
   project,
 }: {
-  nodes: TreeNode[];
+  nodes: FileNode[];
   selected: string;
   words: Map<string, number>;
   unsaved: Set<string>;
@@ -158,7 +158,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   const [saved, setSaved] = useState("");
   const [mode, setMode] = useState<"edit" | "preview">("edit");
   const [status, setStatus] = useState<string | null>(null);
-  const [conflict, setConflict] = useState<ConflictDetails | null>(null);
+  const [conflict, setConflict] = useState<WriteConflictDetails | null>(null);
   const [error, setError] = useState<string | null>(null);
   const dirty = text !== saved;
   const state = useRef({ path, dirty, version });
@@ -262,7 +262,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       if (isChapter(path)) setWords((w) => new Map(w).set(path, countWords(text)));
     } catch (e) {
       if (e instanceof ApiError && e.code === "conflict")
-        setConflict((e.body as { error: { details: ConflictDetails } }).error.details);
+        setConflict((e.body as { error: { details: WriteConflictDetails } }).error.details);
       else setError((e as Error).message);
     }
   };

@@ -1,6 +1,6 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
-import { api, type PromiseRow, type ThreadNode } from "../api";
+import { api, type PlotThread, type PromiseRow } from "../api";
 import { useI18n } from "../i18n";
 import { renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
@@ -74,7 +74,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
     </li>
   );
   // A thread and its scenes in causal order, each scene linking to its chapter's brief.
-  const threadItem = (th: ThreadNode) => (
+  const threadItem = (th: PlotThread) => (
     <li key={th.id}>
       <details open>
         <summary>
