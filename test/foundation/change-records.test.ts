@@ -1,11 +1,21 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createToolRegistry } from "../../src/tools/builtin.js";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { agentCollaboration } from "../../src/collab/plugin.js";
+import { AgentCollaboration } from "../../src/collab/service.js";
+import { Harness } from "../../src/harness/loop.js";
+import { SessionStore } from "../../src/harness/store/index.js";
+import { type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
+import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { BUILTIN_TOOLS, createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
+import { makeSubjectMemoryUpdateTool } from "../../src/tools/memory/update.js";
 import { type ChangeRecord, ChangeRecordSchema } from "../../src/tools/pipeline/record.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import type { DispatchResult, Mode, ToolPreview } from "../../src/tools/types.js";
+import { closeWorkflowSandbox } from "../../src/workflows/sandbox/index.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
+import { workflowBed } from "../workflows/fixtures.js";
 
 /**
  * The record step, through the real dispatch: every executed write-effect call ends in exactly
@@ -48,11 +58,15 @@ async function call(
 }
 
 /** Expect the call ran and made exactly one valid record, naming who made it; return the record. */
-function one(o: Outcome, tool: string): ChangeRecord {
+function one(
+  o: Outcome,
+  tool: string,
+  origin: Pick<ChangeRecord, "session" | "callId"> = { session: "s-1", callId: "call-1" },
+): ChangeRecord {
   expect(o.result.ok, JSON.stringify(o.result)).toBe(true);
   expect(o.records).toHaveLength(1);
   const r = ChangeRecordSchema.parse(o.records[0]);
-  expect(r).toMatchObject({ tool, session: "s-1", callId: "call-1", profile: null });
+  expect(r).toMatchObject({ tool, ...origin, profile: null });
   expect(r.summary).not.toMatch(/\n/);
   expect(r.summary.length).toBeGreaterThan(0);
   return r;
@@ -270,5 +284,114 @@ describe("subject memory: one record per append", () => {
       },
     ]);
     expect(readFileSync(join(dir, "memory.jsonl"), "utf8")).toContain("It rang.");
+  });
+});
+
+describe("run_workflow: one record per run it starts", () => {
+  afterAll(() => closeWorkflowSandbox());
+  it("approved → one; asked (it asks in every mode) → none; invalid → none", async () => {
+    const bed = await workflowBed({ turns: [{ text: "unused" }] });
+    try {
+      const dispatchAs = async (input: unknown, approved: boolean): Promise<Outcome> => {
+        const records: ChangeRecord[] = [];
+        const result = await dispatch(
+          { key: "run_workflow", input },
+          {
+            registry,
+            workspace: bed.workspace,
+            project: bed.project,
+            mode: "normal",
+            profileKey: "leader.default",
+            allow: bed.harness.catalog.allowlist("leader.default"),
+            ...(approved ? { approved: true } : {}),
+            session: {
+              id: bed.callerId,
+              profileKey: "leader.default",
+              initial: {},
+              callId: "call-1",
+              services: {
+                collab: new AgentCollaboration(bed.harness, bed.callerId, "call-1", "normal"),
+                jobs: bed.harness.jobs,
+              },
+            },
+            onChange: (r) => records.push(r),
+          },
+        );
+        return { result, records };
+      };
+      const quick = "export default async function run(wf, args) { return { doubled: args.n * 2 }; }";
+      const input = { script: quick, args: { n: 21 }, wait: true };
+      none(await dispatchAs(input, false), "approval_required");
+      const ran = await dispatchAs(input, true);
+      expect(ran.result.ok, JSON.stringify(ran.result)).toBe(true);
+      expect(ran.records).toHaveLength(1);
+      expect(ran.records[0]).toMatchObject({ tool: "run_workflow", session: bed.callerId, callId: "call-1" });
+      none(
+        await dispatchAs({ ...input, args: { n: "x" }, budget: { maxInvocations: -1 } }, true),
+        "invalid_input",
+      );
+    } finally {
+      await bed.close();
+    }
+  });
+});
+
+describe("subject_memory_update with its curator: one record per curation it writes", () => {
+  it("an update → one with memory.jsonl's hashes; an unchanged curation and an asked one → none", async () => {
+    const dir = join(bed.project.root, "simulation/subjects/mira");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "memory.jsonl"), '{"topic":"the bell","view":"Silent."}\n');
+    let turns: ScriptedTurn[] = [];
+    const store = SessionStore.forWorkspace(bed.ws);
+    const tool = makeSubjectMemoryUpdateTool(async () => ({ harness, close: () => {} }));
+    const tools = new ToolRegistry([...BUILTIN_TOOLS.filter((t) => t.key !== tool.key), tool]);
+    const harness: Harness = new Harness({
+      collaboration: agentCollaboration(),
+      workspace: bed.ws,
+      store,
+      registry: tools,
+      catalog: new ProfileCatalog(tools, bed.ws, bed.project),
+      resolveModel: (ref) => ({
+        ref: ref ?? "scripted/test",
+        model: scriptedModel(turns),
+        contextWindow: 128_000,
+      }),
+    });
+    const report = (patch: unknown): ScriptedTurn => ({
+      toolCalls: [{ name: "report_result", input: { result: "Curated.", data: { patch } } }],
+    });
+    const update = async (mode: Mode): Promise<Outcome> => {
+      const records: ChangeRecord[] = [];
+      const result = await dispatch(
+        { key: tool.key, input: { subjectPath: "simulation/subjects/mira", facts: ["The bell rang."] } },
+        {
+          registry: tools,
+          workspace: bed.ws,
+          project: bed.project,
+          mode,
+          profileKey: null,
+          allow: "all",
+          onChange: (r) => records.push(r),
+        },
+      );
+      return { result, records };
+    };
+    try {
+      turns = [report([{ op: "replace", path: "/0/view", value: "It rang." }])];
+      none(await update("discuss"), "approval_required");
+      const r = one(await update("normal"), tool.key, { session: null, callId: null });
+      expect(r.files?.[0]).toMatchObject({ path: "simulation/subjects/mira/memory.jsonl" });
+      expect(r.files?.[0].before).not.toBe(r.files?.[0].after);
+      turns = [report([])];
+      const unchanged = await update("normal");
+      expect(unchanged.result.ok && unchanged.result.text).toMatch(/^unchanged: /);
+      none(unchanged);
+      // In a read-only mode a curation that writes nothing runs ungated, reusing the preview's curation.
+      const ungated = await update("discuss");
+      expect(ungated.result.ok && ungated.result.text).toMatch(/^unchanged: /);
+      none(ungated);
+    } finally {
+      harness.close();
+    }
   });
 });
