@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempWorld } from "../../test/world/fixture.js";
 import type { WorldApi } from "../world/api.js";
-import { tempWorld } from "../world/test-fixture.js";
 import { type SceneWorldContext, type SceneWorldQuery, WorldLink } from "./world-link.js";
 
 const GROUPS = new Set(["subject", "slice", "search", "schema", "issues"]);

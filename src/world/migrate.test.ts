@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, expect, it } from "vitest";
+import { FIXTURE_SCHEMA } from "../../test/world/fixture.js";
 import { parseSchema } from "./schema.js";
-import { FIXTURE_SCHEMA } from "./test-fixture.js";
 import { World } from "./world.js";
 
 // The tables as the first version of world.sqlite made them (one state and one checkpoint row per subject).

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { tempWorld } from "../../test/world/fixture.js";
 import { NbError } from "../core/errors.js";
 import type { PatchEdit, PatchInput } from "./api.js";
 import { collectEntries } from "./entries.js";
@@ -8,7 +9,6 @@ import { applyPatch } from "./ops.js";
 import { segmentsOf } from "./pointer.js";
 import { semanticsFor } from "./reduce.js";
 import { parseSchema } from "./schema.js";
-import { tempWorld } from "./test-fixture.js";
 
 const SCHEMA = `types:
   thing:

@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { errorOf } from "../../test/errors.js";
+import { tempWorld } from "../../test/world/fixture.js";
 import { Workspace } from "../workspace/workspace.js";
 import { defaultSchemaYaml } from "./default-schema.js";
 import { defaultsFor, loadSchemaFile, parseSchema, resolvePath } from "./schema.js";
-import { errorOf } from "./test-errors.js";
-import { tempWorld } from "./test-fixture.js";
 import { openWorld } from "./world.js";
 
 const configError = (text: string) => errorOf(() => parseSchema(text));

@@ -1,8 +1,8 @@
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempWorld } from "../../test/world/fixture.js";
 import type { NbError } from "../core/errors.js";
 import { matchExpression, wordExpression } from "./search.js";
-import { tempWorld } from "./test-fixture.js";
 
 describe("search.text", () => {
   let t: ReturnType<typeof tempWorld>;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempWorld } from "../../test/world/fixture.js";
 import { NbError } from "../core/errors.js";
-import { tempWorld } from "./test-fixture.js";
 import type { World } from "./world.js";
 
 let t: ReturnType<typeof tempWorld>;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { errorOf } from "../../test/errors.js";
+import { tempWorld } from "../../test/world/fixture.js";
 import type { PatchInput } from "./api.js";
 import { ISSUE_CATALOG } from "./issues.js";
-import { errorOf } from "./test-errors.js";
-import { tempWorld } from "./test-fixture.js";
 import { World } from "./world.js";
 
 let t: ReturnType<typeof tempWorld>;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeDelete, hardDelete } from "../../src/plot/delete.js";
 import { type PlotContext, plotContext } from "../../src/plot/index.js";
-import { plotFixture } from "../../src/tools/plot/test-helpers.js";
+import { plotFixture } from "./tool-fixture.js";
 
 let f: ReturnType<typeof plotFixture>;
 let pc: PlotContext;

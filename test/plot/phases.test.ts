@@ -10,7 +10,7 @@ import {
   savePhase,
   saveThread,
 } from "../../src/plot/index.js";
-import { plotFixture } from "../../src/tools/plot/test-helpers.js";
+import { plotFixture } from "./tool-fixture.js";
 
 let f: ReturnType<typeof plotFixture>;
 let pc: PlotContext;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { plotFixture } from "../../../test/plot/tool-fixture.js";
 import { openWorld } from "../../world/world.js";
-import { plotFixture } from "./test-helpers.js";
 
 let f: ReturnType<typeof plotFixture>;
 afterEach(() => f?.cleanup());

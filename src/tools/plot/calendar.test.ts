@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
+import { plotFixture } from "../../../test/plot/tool-fixture.js";
 import { CALENDAR_FILE } from "../../world/calendar/index.js";
-import { plotFixture } from "./test-helpers.js";
 
 let f: ReturnType<typeof plotFixture>;
 afterEach(() => f.cleanup());

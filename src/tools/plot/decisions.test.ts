@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { plotFixture } from "../../../test/plot/tool-fixture.js";
 import { plotDb } from "../../plot/db.js";
-import { plotFixture } from "./test-helpers.js";
 
 let f: ReturnType<typeof plotFixture>;
 beforeEach(() => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { plotFixture } from "./test-helpers.js";
+import { plotFixture } from "../../../test/plot/tool-fixture.js";
 
 let f: ReturnType<typeof plotFixture>;
 let thread: number;

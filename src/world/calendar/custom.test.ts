@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { errorOf } from "../test-errors.js";
+import { errorOf } from "../../../test/errors.js";
+import { expectRoundTrips } from "../../../test/world/calendar-round-trip.js";
 import { CustomCalendar, type CustomConfig } from "./custom.js";
-import { expectRoundTrips } from "./test-round-trip.js";
 
 // 20-hour days of 50 minutes of 100 seconds; a leap month that exists only in leap years.
 const config: CustomConfig = {

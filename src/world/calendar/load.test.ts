@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { errorOf } from "../../../test/errors.js";
 import { Workspace } from "../../workspace/workspace.js";
-import { errorOf } from "../test-errors.js";
 import {
   CALENDAR_FILE,
   defaultCalendarYaml,

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { errorOf } from "../../../test/errors.js";
 import { loadSandbox, prepareContained, runScriptSync } from "../sandbox/index.js";
-import { errorOf } from "../test-errors.js";
 import { CustomCalendar, type CustomConfig } from "./custom.js";
 import { parseCalendarYaml } from "./load.js";
 import { ScriptedCalendar } from "./script.js";

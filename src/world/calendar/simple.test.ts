@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { errorOf } from "../test-errors.js";
+import { errorOf } from "../../../test/errors.js";
+import { expectRoundTrips } from "../../../test/world/calendar-round-trip.js";
 import { SimpleCalendar, type SimpleConfig } from "./simple.js";
-import { expectRoundTrips } from "./test-round-trip.js";
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const DAY = 86_400;

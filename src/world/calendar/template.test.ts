@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorOf } from "../test-errors.js";
+import { errorOf } from "../../../test/errors.js";
 import { Template } from "./template.js";
 
 const specs = {

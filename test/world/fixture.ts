@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { blockingEmbedder } from "../models/embeddings/blocking.js";
-import { World } from "./world.js";
+import { blockingEmbedder } from "../../src/models/embeddings/blocking.js";
+import { World } from "../../src/world/world.js";
 
 /** A schema covering every attribute type, used by the World Engine tests. */
 export const FIXTURE_SCHEMA = `types:

@@ -1,4 +1,4 @@
-import { NbError } from "../core/errors.js";
+import { NbError } from "../src/core/errors.js";
 
 /** The NbError `fn` throws; any other outcome fails the test. */
 export function errorOf(fn: () => unknown): NbError {

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Project } from "../../workspace/project.js";
-import { Workspace } from "../../workspace/workspace.js";
-import { type Allowlist, dispatch } from "../dispatch.js";
-import { ToolRegistry } from "../registry.js";
-import type { DispatchResult, Mode } from "../types.js";
-import { plotTools } from "./index.js";
+import { type Allowlist, dispatch } from "../../src/tools/dispatch.js";
+import { plotTools } from "../../src/tools/plot/index.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import type { DispatchResult, Mode } from "../../src/tools/types.js";
+import type { Project } from "../../src/workspace/project.js";
+import { Workspace } from "../../src/workspace/workspace.js";
 
 /** A workspace with one project and a registry of the plot tools, for tests. */
 export function plotFixture(language: "en" | "zh" = "en") {
