@@ -1,4 +1,5 @@
-import { loadSandbox, runScriptsInThisThread, serveJobs } from "../../world/sandbox/index.js";
+import { serveJobs } from "../../core/workers/serve-jobs.js";
+import { loadSandbox, runScriptsInThisThread } from "../../world/sandbox/index.js";
 import { describeModule, runPass } from "./pass.js";
 import type { SandboxJob } from "./protocol.js";
 
