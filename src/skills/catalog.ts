@@ -1,9 +1,7 @@
-import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { toErrorInfo } from "../core/errors.js";
-import { agentRoots, subfolders } from "../workspace/agent-roots.js";
-import { isInside } from "../workspace/paths.js";
+import { agentRoots, layerFile, subfolders } from "../workspace/agent-roots.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -99,21 +97,10 @@ function loadEntry(name: string, root: SkillRoot, dir: string, path: string): Sk
   const layer = root.layer;
   const base = { name, layer, dir, path, locator: `skill://${name}/${SKILL_FILE}` };
   const file = join(dir, SKILL_FILE);
-  let stamp: string;
-  try {
-    // A project's skill is one of its files: a link out of the project is not followed.
-    if (root.within && !isInside(realpathSync.native(file), root.within))
-      return {
-        ...base,
-        status: "broken",
-        reason: `${SKILL_FILE} leads out of the project through a symbolic link`,
-      };
-    const st = statSync(file);
-    if (!st.isFile()) return { ...base, status: "broken", reason: `${SKILL_FILE} is not a regular file` };
-    stamp = `${layer}:${st.ino}:${st.mtimeMs}:${st.size}`;
-  } catch {
-    return { ...base, status: "broken", reason: `no ${SKILL_FILE} in the folder` };
-  }
+  const found = layerFile(root, file, SKILL_FILE);
+  if ("broken" in found) return { ...base, status: "broken", reason: found.broken };
+  const st = found.stat;
+  const stamp = `${layer}:${st.ino}:${st.mtimeNs}:${st.size}`;
   const cached = cache.get(file);
   if (cached?.stamp === stamp) return cached.entry;
   let text: string | null;

@@ -1,10 +1,8 @@
-import { realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ErrorInfo, isNbError, NbError, toErrorInfo } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
-import { agentRoots, subfolders } from "../workspace/agent-roots.js";
-import { isInside } from "../workspace/paths.js";
+import { agentRoots, layerFile, subfolders } from "../workspace/agent-roots.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -124,20 +122,9 @@ async function loadEntry(key: string, root: Root, abs: string, file: string): Pr
       status: "broken",
       reason: "the folder name must be lowercase letters, digits and hyphens",
     };
-  let stamp: string;
-  try {
-    if (root.within && !isInside(realpathSync.native(abs), root.within))
-      return {
-        ...base,
-        status: "broken",
-        reason: `${WORKFLOW_FILE} leads out of the project through a symbolic link`,
-      };
-    const st = statSync(abs, { bigint: true });
-    if (!st.isFile()) return { ...base, status: "broken", reason: `${WORKFLOW_FILE} is not a regular file` };
-    stamp = fileIdentity(st);
-  } catch {
-    return { ...base, status: "broken", reason: `no ${WORKFLOW_FILE} in the folder` };
-  }
+  const found = layerFile(root, abs, WORKFLOW_FILE);
+  if ("broken" in found) return { ...base, status: "broken", reason: found.broken };
+  const stamp = fileIdentity(found.stat);
   const cached = cache.get(abs);
   if (cached?.stamp === stamp) return cached.entry;
   // Found broken by another process (or an earlier one): not evaluated again until it changes.

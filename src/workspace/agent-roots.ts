@@ -1,5 +1,6 @@
-import { readdirSync } from "node:fs";
+import { type BigIntStats, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { isInside } from "./paths.js";
 import type { Project } from "./project.js";
 import type { Workspace } from "./workspace.js";
 
@@ -53,5 +54,25 @@ export function subfolders(dir: string): string[] {
       .map((d) => d.name);
   } catch {
     return [];
+  }
+}
+
+/**
+ * A layer's file (a folder's SKILL.md, workflow.js) as its catalog may read it: its identity, or
+ * why the entry is broken. A project's file is one of its files: a link out of the project is not
+ * followed.
+ */
+export function layerFile(
+  root: Pick<AgentRoot, "within">,
+  file: string,
+  name: string,
+): { stat: BigIntStats } | { broken: string } {
+  try {
+    if (root.within && !isInside(realpathSync.native(file), root.within))
+      return { broken: `${name} leads out of the project through a symbolic link` };
+    const stat = statSync(file, { bigint: true });
+    return stat.isFile() ? { stat } : { broken: `${name} is not a regular file` };
+  } catch {
+    return { broken: `no ${name} in the folder` };
   }
 }
