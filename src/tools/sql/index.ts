@@ -17,6 +17,7 @@ import { describeTables, formatDescription } from "./describe.js";
 import { formatTable, rowObjects } from "./format.js";
 import {
   type SqlBasis,
+  SqlBasisSchema,
   type SqlParams,
   SqlRunner,
   type StatementOutcome,
@@ -71,8 +72,6 @@ const Input = z
   });
 
 type SqlInput = z.infer<typeof Input>;
-
-const SqlBasisSchema = z.object({ changes: z.number().int(), rows: z.string() }).strict();
 
 /** The project's warm SQL runner; the plot database is opened (and migrated) first so the file exists. */
 export function projectSqlRunner(project: Project): SqlRunner {

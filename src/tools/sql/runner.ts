@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { type ErrorInfo, NbError } from "../../core/errors.js";
 import type { SqlCommand } from "./statement-text.js";
 
@@ -36,10 +37,8 @@ export interface StatementRequest {
  * What a write changed, as an approval is pinned to it: SQLite's change count and a sha256 of the
  * rows touched (cascades included) — inserts by table, updates and deletes by table and row key.
  */
-export interface SqlBasis {
-  changes: number;
-  rows: string;
-}
+export const SqlBasisSchema = z.object({ changes: z.number().int(), rows: z.string() }).strict();
+export type SqlBasis = z.infer<typeof SqlBasisSchema>;
 
 /** What running (or dry-running) a statement gives back. */
 export interface StatementOutcome {

@@ -1,9 +1,9 @@
-import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { parseOrThrow } from "../../core/validate.js";
 import { prepareContained, runScriptContained, type SandboxLimits } from "../sandbox/index.js";
 import { assertInstant } from "./arith.js";
 import type { CustomCalendar } from "./custom.js";
+import { DateInputSchema } from "./solar.js";
 import type { Calendar, CalendarDescription } from "./types.js";
 
 /** Calendar scripts are small pure functions: tight limits keep a bad one from stalling a write. */
@@ -12,18 +12,6 @@ const LIMITS: Partial<SandboxLimits> = {
   memoryBytes: 16 * 1024 * 1024,
   maxResultChars: 4_096,
 };
-
-const DateInputSchema = z
-  .object({
-    era: z.string().optional(),
-    year: z.number().int(),
-    month: z.union([z.number().int(), z.string()]).optional(),
-    day: z.number().int().optional(),
-    hour: z.number().int().optional(),
-    minute: z.number().int().optional(),
-    second: z.number().int().optional(),
-  })
-  .strict();
 
 const kindOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { assertInstant, assertSafeResult, floorDiv, mod, rangeError } from "./arith.js";
 import { Formats } from "./formats.js";
@@ -64,16 +65,19 @@ export interface DateParts extends SolarFields {
   weekdayName: string | null;
 }
 
-/** A date to convert with `secondsOf`. */
-export interface DateInput {
-  era?: string;
-  year: number;
-  month?: number | string;
-  day?: number;
-  hour?: number;
-  minute?: number;
-  second?: number;
-}
+/** A date to convert with `secondsOf` (a month by number or name). */
+export const DateInputSchema = z
+  .object({
+    era: z.string().optional(),
+    year: z.number().int(),
+    month: z.union([z.number().int(), z.string()]).optional(),
+    day: z.number().int().optional(),
+    hour: z.number().int().optional(),
+    minute: z.number().int().optional(),
+    second: z.number().int().optional(),
+  })
+  .strict();
+export type DateInput = z.infer<typeof DateInputSchema>;
 
 const UNITS = ["year", "month", "day", "hour", "minute", "second"] as const;
 
