@@ -6,8 +6,11 @@ import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { announce } from "./announce.js";
 import type { Collaboration, CollaborationPlugin } from "./collaboration.js";
+import { readPath } from "./context.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
+import { waitingOn } from "./pending.js";
 import {
   type HarnessDeps,
   type RunControl,
@@ -17,6 +20,7 @@ import {
   runOnce,
   stepEnv,
 } from "./run.js";
+import { buildRunContext } from "./run-context.js";
 import { runStepCalls } from "./step.js";
 import {
   type EntryInput,
@@ -270,46 +274,9 @@ export class Harness {
     return {};
   }
 
-  /**
-   * The call the session is waiting on, if any. An approval already decided whose call has no
-   * result (the process died while running it) waits on nothing: the next invocation closes it.
-   */
+  /** The call the session is waiting on, if any (see `waitingOn`). */
   pending(sessionId: string): PendingView | null {
-    const { store } = this.deps;
-    const calls = store.pendingToolCalls(sessionId);
-    if (!calls.length) return null;
-    const open = new Set(calls.map((c) => c.call.id));
-    const path = store.activePath(sessionId);
-    for (let i = path.length - 1; i >= 0; i--) {
-      const e = path[i];
-      if (e.kind === "approval_request" && open.has(e.data.callId)) {
-        if (store.approval(e.id).status !== "pending") return null;
-        return {
-          approvalId: e.id,
-          kind: e.data.kind,
-          callId: e.data.callId,
-          tool: e.data.key,
-          input: e.data.input,
-          preview: e.data.preview.text,
-        };
-      }
-      if (e.kind === "user_input_request" && open.has(e.data.callId)) {
-        const call = calls.find((c) => c.call.id === e.data.callId)!.call;
-        const preview = [e.data.question, ...(e.data.choices ?? []).map((c, n) => `  ${n + 1}. ${c}`)].join(
-          "\n",
-        );
-        return {
-          approvalId: e.id,
-          kind: "user_input",
-          callId: call.id,
-          tool: call.key,
-          input: call.input,
-          preview,
-        };
-      }
-      if (e.kind === "assistant") break;
-    }
-    return null;
+    return waitingOn(this.deps.store, sessionId);
   }
 
   /**
@@ -325,7 +292,7 @@ export class Harness {
     resolution: Resolution,
     opts: { model?: string; signal?: AbortSignal } = {},
   ): Promise<RunResult> {
-    const { store, catalog, bus } = this.deps;
+    const { store, bus } = this.deps;
     if (this.active.has(sessionId)) throw new NbError("conflict", `Session ${sessionId} is running`);
     const pending = this.pending(sessionId);
     if (!pending || pending.approvalId !== approvalId) {
@@ -337,19 +304,20 @@ export class Harness {
       );
     }
     // The model the run continues on is resolved first: a missing key or script settles nothing.
-    const session = store.session(sessionId);
-    const profile = catalog.get(session.profileKey);
-    try {
-      this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key, sessionId);
-    } catch (e) {
-      if (!isNbError(e)) throw e;
-      const what = pending.kind === "user_input" ? "question" : "approval";
-      throw new NbError(
-        e.code,
-        `${e.message.replace(/[.\s]*$/, "")}. Nothing was settled: ${what} ${approvalId} still waits.`,
-        { fields: e.fields, details: e.details },
-      );
-    }
+    const ctx = buildRunContext(this.deps, sessionId, (session, profile) => {
+      try {
+        return this.deps.resolveModel(opts.model ?? session.model ?? undefined, profile.key, sessionId);
+      } catch (e) {
+        if (!isNbError(e)) throw e;
+        const what = pending.kind === "user_input" ? "question" : "approval";
+        throw new NbError(
+          e.code,
+          `${e.message.replace(/[.\s]*$/, "")}. Nothing was settled: ${what} ${approvalId} still waits.`,
+          { fields: e.fields, details: e.details },
+        );
+      }
+    });
+    const { session } = ctx;
     // The session counts as running while the answer is applied, so no other invocation slips in.
     const guard = new AbortController();
     const onAbort = () => guard.abort();
@@ -359,7 +327,7 @@ export class Harness {
     try {
       const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
       const runId = randomUUID();
-      const env = stepEnv(this.deps, sessionId, profile, runId, guard.signal);
+      const env = stepEnv(this.deps, ctx, runId, readPath(store.activePath(sessionId)), guard.signal);
       const entries: EntryInput[] = [];
 
       if (pending.kind === "write") {
@@ -400,17 +368,7 @@ export class Harness {
           entries.push({ kind: "mode_change", data: { ...outcome.modeChange, by: "agent" } });
         }
       }
-      store.commitStep(sessionId, entries);
-      const modeEntry = entries.find((e) => e.kind === "mode_change");
-      if (modeEntry?.kind === "mode_change") {
-        bus.emit({
-          type: "mode_changed",
-          sessionId,
-          from: modeEntry.data.from,
-          to: modeEntry.data.to,
-          by: "agent",
-        });
-      }
+      announce(bus, sessionId, store.commitStep(sessionId, entries));
       if (store.pendingToolCalls(sessionId).length === 0) store.setStatus(sessionId, "idle");
     } finally {
       this.active.delete(sessionId);
@@ -438,7 +396,7 @@ export class Harness {
       throw new NbError("conflict", `Session ${sessionId} is running; change the mode between runs`);
     const entry = this.deps.store.changeMode(sessionId, mode, "user");
     if (!entry) return false;
-    this.bus.emit({ type: "mode_changed", sessionId, from: entry.data.from, to: entry.data.to, by: "user" });
+    announce(this.bus, sessionId, [entry]);
     return true;
   }
 
@@ -549,11 +507,11 @@ export class Harness {
     fence.revoked = true;
     const { store, bus } = this.deps;
     if (fence.runId) {
-      store.append(sessionId, {
+      const closing = store.append(sessionId, {
         kind: "run_end",
         data: { runId: fence.runId, status: "aborted", finalMessage: "" },
       });
-      bus.emit({ type: "run_end", sessionId, runId: fence.runId, status: "aborted", finalMessage: "" });
+      announce(bus, sessionId, [closing]);
     }
     store.setStatus(sessionId, "idle");
     return { sessionId, status: "aborted", finalMessage: "", steps: 0 };

@@ -2,19 +2,20 @@ import { randomUUID } from "node:crypto";
 import { capMode } from "../collab/mode-ceiling.js";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
-import { sessionOutput } from "../profiles/define.js";
-import type { Profile, PromptContext } from "../profiles/types.js";
+import type { PromptContext } from "../profiles/types.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { announce } from "./announce.js";
 import { chooseCut, contextTokens, summarize } from "./compaction.js";
-import { buildSystem, readPath, toMessages } from "./context.js";
+import { buildSystem, type PathState, readPath, toMessages } from "./context.js";
 import type { EventBus, PendingView, RunStatus } from "./events.js";
+import { pendingView } from "./pending.js";
+import { buildRunContext, type RunContext } from "./run-context.js";
 import { runStepCalls, type StepEnv, type StepOutcome, type StepPause } from "./step.js";
 import { type Entry, type EntryInput, oneLine, type SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
-import { offeredTools } from "./tool-specs.js";
 import type {
   InvocationCaller,
   InvocationMode,
@@ -75,36 +76,6 @@ const REPORT_STRIKES = 3;
 const REMINDER =
   "You ended without calling report_result. Your profile defines a structured result: call report_result now with `result` (and `data` matching the output schema).";
 
-/** The prompt context for a session's profile. */
-export function promptContext(
-  deps: HarnessDeps,
-  session: { project: string | null; initial: Record<string, unknown> },
-  mode: Mode,
-  toolKeys: string[],
-): PromptContext {
-  const meta = session.project ? deps.workspace.project(session.project).meta() : null;
-  return {
-    projectName: session.project,
-    projectTitle: meta?.title ?? null,
-    language: meta?.language ?? "en",
-    mode,
-    initial: session.initial,
-    toolKeys,
-  };
-}
-
-/** The view of a suspended call that events, the CLI and `nbook run --json` show. */
-export function pendingView(requestEntryId: string, pause: StepPause): PendingView {
-  return {
-    approvalId: requestEntryId,
-    kind: pause.kind,
-    callId: pause.call.id,
-    tool: pause.call.key,
-    input: pause.call.input,
-    preview: pause.preview.text,
-  };
-}
-
 /** The entry that records a suspended call (an approval row is created with it for writes and mode switches). */
 export function requestEntry(pause: StepPause): EntryInput {
   if (pause.kind === "user_input") {
@@ -146,27 +117,30 @@ export function resultEntries(results: StepOutcome["results"]): EntryInput[] {
   }));
 }
 
-/** The environment a session's tool calls run in. */
+/**
+ * The environment a session's tool calls run in, from the run's context and the state of its
+ * history (`tasks`, `payload`), in the session's own mode.
+ */
 export function stepEnv(
   deps: HarnessDeps,
-  sessionId: string,
-  profile: Profile,
+  ctx: RunContext,
   runId: string,
+  state: Pick<PathState, "tasks" | "payload">,
   signal?: AbortSignal,
 ): StepEnv {
-  const session = deps.store.session(sessionId);
+  const sessionId = ctx.session.id;
   return {
     registry: deps.registry,
     workspace: deps.workspace,
-    project: session.project ? deps.workspace.project(session.project) : null,
-    mode: session.mode,
+    project: ctx.project,
+    mode: ctx.session.mode,
     sessionId,
-    profileKey: profile.key,
-    initial: session.initial,
-    payload: readPath(deps.store.activePath(sessionId)).payload,
-    allow: deps.catalog.allowlist(profile.key),
-    output: sessionOutput(profile, session.initial),
-    tasks: deps.store.tasks(sessionId),
+    profileKey: ctx.profile.key,
+    initial: ctx.session.initial,
+    payload: state.payload,
+    allow: ctx.allow,
+    output: ctx.output,
+    tasks: state.tasks,
     services: deps.services,
     maxParallel: deps.settings.maxParallelToolCalls,
     signal,
@@ -206,34 +180,27 @@ export async function runOnce(
   const live = () => {
     if (fence.revoked) throw new RunFenced();
   };
-  const session = store.session(sessionId);
-  const profile = deps.catalog.get(session.profileKey);
-  const allow = deps.catalog.allowlist(profile.key);
-  const output = sessionOutput(profile, session.initial);
-  const offered = offeredTools(deps.registry, profile, output);
-  const resolved: ResolvedModel = deps.resolveModel(
-    modelRef ?? session.model ?? undefined,
-    profile.key,
-    sessionId,
+  const ctx = buildRunContext(deps, sessionId, (session, profile) =>
+    deps.resolveModel(modelRef ?? session.model ?? undefined, profile.key, sessionId),
   );
+  const { session, profile, allow, output, offered, model: resolved } = ctx;
   const path: Entry[] = store.activePath(sessionId);
   const push = (...entries: Entry[]) => {
     for (const e of entries) path.push(e);
   };
 
   store.claimRun(sessionId);
-  push(
-    store.append(sessionId, {
-      kind: "run_start",
-      data: { runId, invocation, ...(ceiling ? { ceiling } : {}), ...(caller ? { caller } : {}) },
-    }),
-  );
+  const started = store.append(sessionId, {
+    kind: "run_start",
+    data: { runId, invocation, ...(ceiling ? { ceiling } : {}), ...(caller ? { caller } : {}) },
+  });
+  push(started);
   if (input) {
     push(store.append(sessionId, { kind: "user", data: input }));
     // An untitled session is named after its first message, so `sessions list` says what it is about.
     if (!session.title) store.updateSession(sessionId, { title: oneLine(input.text, 80) });
   }
-  bus.emit({ type: "run_start", sessionId, runId, invocation });
+  announce(bus, sessionId, [started]);
 
   let steps = 0;
   let lastText = "";
@@ -252,24 +219,33 @@ export async function runOnce(
     if (extra.error) out.error = extra.error;
     // The harness already closed this run (see RunFence): nothing more is written or announced.
     if (fence.revoked) return { ...out, status: "aborted" };
+    const closing: Entry[] = [];
     if (extra.error)
-      push(store.append(sessionId, { kind: "run_error", data: { runId, error: extra.error } }));
+      closing.push(store.append(sessionId, { kind: "run_error", data: { runId, error: extra.error } }));
     const data: { runId: string; status: RunStatus; finalMessage: string; data?: unknown } = {
       runId,
       status,
       finalMessage,
     };
     if (extra.data !== undefined) data.data = extra.data;
-    push(store.append(sessionId, { kind: "run_end", data }));
+    closing.push(store.append(sessionId, { kind: "run_end", data }));
+    push(...closing);
     store.setStatus(sessionId, status === "waiting" ? "waiting" : "idle");
-    if (extra.error) bus.emit({ type: "error", sessionId, runId, error: extra.error });
-    bus.emit({ type: "run_end", sessionId, runId, status, finalMessage });
+    announce(bus, sessionId, closing);
     return out;
   };
 
   try {
-    const pctxBase = promptContext(deps, session, capMode(session.mode, ceiling), [...allow.keys()]);
-    const env = stepEnv(deps, sessionId, profile, runId, signal);
+    // A run's mode holds for the whole run (the user changes it between runs, the agent only through
+    // an approval, which ends the run), so its prompt is built once.
+    const mode = capMode(session.mode, ceiling);
+    const pctxBase: PromptContext = { ...ctx.prompt, mode };
+    const systemPrompt =
+      profile.systemPrompt(pctxBase) +
+      (mode !== session.mode && caller
+        ? `\n\nAgent session ${caller.sessionId} called you while it is in ${mode} mode, so you work in ${mode} mode for this call: your writes need the user's approval, and switch_mode cannot lift that.`
+        : "");
+    const env = stepEnv(deps, ctx, runId, readPath(path), signal);
     for (;;) {
       if (signal.aborted) return end("aborted");
       if (steps >= settings.stepLimit) {
@@ -284,13 +260,6 @@ export async function runOnce(
           }),
         );
       }
-      const own = store.session(sessionId).mode;
-      const mode = capMode(own, ceiling);
-      const systemPrompt =
-        profile.systemPrompt({ ...pctxBase, mode }) +
-        (mode !== own && caller
-          ? `\n\nAgent session ${caller.sessionId} called you while it is in ${mode} mode, so you work in ${mode} mode for this call: your writes need the user's approval, and switch_mode cannot lift that.`
-          : "");
       let state = readPath(path);
       let system = buildSystem(systemPrompt, mode, state);
       let messages = toMessages(state.visible);
@@ -374,11 +343,13 @@ export async function runOnce(
       if (outcome.pause) entries.push(requestEntry(outcome.pause));
       const committed = store.commitStep(sessionId, entries);
       push(...committed);
-      if (outcome.tasks) bus.emit({ type: "task_list_changed", sessionId, tasks: outcome.tasks });
+      announce(bus, sessionId, committed);
       bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: turn.toolCalls.length });
 
       if (outcome.pause) {
-        const pending = pendingView(committed[committed.length - 1].id, outcome.pause);
+        // The request is the step's last entry; its id is the approval id.
+        const request = { id: committed[committed.length - 1].id, kind: outcome.pause.kind };
+        const pending = pendingView(request, outcome.pause.call, outcome.pause.preview.text);
         bus.emit({
           type: outcome.pause.kind === "user_input" ? "user_input_required" : "approval_required",
           sessionId,

@@ -1,0 +1,60 @@
+import type { z } from "zod";
+import { sessionOutput } from "../profiles/define.js";
+import type { Profile, PromptContext, ResolvedAllowlist } from "../profiles/types.js";
+import type { Project } from "../workspace/project.js";
+import type { HarnessDeps } from "./run.js";
+import type { Session } from "./store/index.js";
+import { type OfferedTools, offeredTools } from "./tool-specs.js";
+import type { ResolvedModel } from "./types.js";
+
+/**
+ * What one run works from, read once when it starts: the session, its profile and project, the
+ * allowlist, the output schema, the tools offered and the model. Nothing in the run reads them again.
+ */
+export interface RunContext {
+  session: Session;
+  profile: Profile;
+  project: Project | null;
+  allow: ResolvedAllowlist;
+  /** The structured result the profile asks for (report_result), if any. */
+  output: z.ZodType | undefined;
+  offered: OfferedTools;
+  model: ResolvedModel;
+  /** The prompt context without the mode, which a step sets. */
+  prompt: Omit<PromptContext, "mode">;
+}
+
+/**
+ * Build the context of one run of `sessionId`. `resolve` picks its model; it runs right after the
+ * session and profile are read, before anything else, so a model that cannot be had fails first.
+ */
+export function buildRunContext(
+  deps: HarnessDeps,
+  sessionId: string,
+  resolve: (session: Session, profile: Profile) => ResolvedModel,
+): RunContext {
+  const session = deps.store.session(sessionId);
+  const profile = deps.catalog.get(session.profileKey);
+  const model = resolve(session, profile);
+  const allow = deps.catalog.allowlist(profile.key);
+  const output = sessionOutput(profile, session.initial);
+  const offered = offeredTools(deps.registry, profile, output);
+  const project = session.project ? deps.workspace.project(session.project) : null;
+  const meta = project?.meta() ?? null;
+  return {
+    session,
+    profile,
+    project,
+    allow,
+    output,
+    offered,
+    model,
+    prompt: {
+      projectName: session.project,
+      projectTitle: meta?.title ?? null,
+      language: meta?.language ?? "en",
+      initial: session.initial,
+      toolKeys: [...allow.keys()],
+    },
+  };
+}
