@@ -5,7 +5,7 @@ import { NbError } from "../core/errors.js";
 import { resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafe } from "../workspace/safe-read.js";
-import { SCHEMA_FILE } from "../world/default-schema.js";
+import { SCHEMA_FILE } from "../workspace/schema-seed.js";
 
 const ROOTS = ["lorebook", "manuscript"] as const;
 const SCHEMA_PATH = "world/schema";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { errorOf } from "../../test/errors.js";
 import { tempWorld } from "../../test/world/fixture.js";
+import { defaultSchemaYaml } from "../workspace/schema-seed.js";
 import { Workspace } from "../workspace/workspace.js";
-import { defaultSchemaYaml } from "./default-schema.js";
 import { defaultsFor, loadSchemaFile, parseSchema, resolvePath } from "./schema.js";
 import { openWorld } from "./world.js";
 

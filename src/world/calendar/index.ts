@@ -9,7 +9,6 @@ export { CalendarFile } from "./file.js";
 export { GregorianCalendar, type GregorianConfig, GregorianConfigSchema } from "./gregorian.js";
 export { type CalendarLanguage, createCalendar, parseCalendarYaml } from "./load.js";
 export { ScriptedCalendar } from "./script.js";
-export { defaultCalendarYaml } from "./seed.js";
 export { SimpleCalendar, type SimpleConfig, SimpleConfigSchema } from "./simple.js";
 export { type DateInput, type DateParts, SolarCalendar } from "./solar.js";
 export type { Calendar, CalendarDescription, CalendarKind } from "./types.js";

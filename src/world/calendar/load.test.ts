@@ -3,14 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { errorOf } from "../../../test/errors.js";
+import { defaultCalendarYaml } from "../../workspace/calendar-seed.js";
 import { Workspace } from "../../workspace/workspace.js";
-import {
-  CALENDAR_FILE,
-  defaultCalendarYaml,
-  loadCalendar,
-  openCalendar,
-  parseCalendarYaml,
-} from "./index.js";
+import { CALENDAR_FILE, loadCalendar, openCalendar, parseCalendarYaml } from "./index.js";
 
 describe("parseCalendarYaml", () => {
   it("names the line of a YAML syntax error", () => {

@@ -1,4 +1,4 @@
-import type { ProjectMeta } from "../workspace/project-meta.js";
+import type { ProjectMeta } from "./project-meta.js";
 
 /** Path of the schema file inside a project. */
 export const SCHEMA_FILE = "world-engine/schema.yaml";

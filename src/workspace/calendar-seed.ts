@@ -1,8 +1,22 @@
-import { GREGORIAN_DEFAULTS } from "./gregorian.js";
+/**
+ * The era words and format a new project's calendar states, by project language: the Gregorian
+ * calendar's own defaults (a unit test holds the two equal), spelled out so the template needs no
+ * calendar code.
+ */
+const SEED_GREGORIAN = {
+  en: {
+    format: "{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02} {era}",
+    eras: { after: "AD", before: "BC" },
+  },
+  zh: {
+    format: "{era}{year}年{month:02}月{day:02}日 {hour:02}:{minute:02}:{second:02}",
+    eras: { after: "公元", before: "公元前" },
+  },
+} as const;
 
 /** The calendar.yaml a new project starts with: Gregorian, era words and format by project language. */
 export function defaultCalendarYaml(meta: { language: "en" | "zh" }): string {
-  const d = GREGORIAN_DEFAULTS[meta.language];
+  const d = SEED_GREGORIAN[meta.language];
   const intro =
     meta.language === "zh"
       ? [
