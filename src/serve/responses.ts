@@ -108,11 +108,11 @@ export interface SessionNode {
 export const SessionListSchema = z.object({ sessions: z.array(SessionSchema) }).strict();
 export const SessionForestSchema = z.object({ tree: z.array(SessionNodeSchema) }).strict();
 export const OneSessionSchema = z.object({ session: SessionSchema }).strict();
-/** An invocation under way (`running`) or already over, with how its run ended. */
+/** An invocation under way (`running`), waiting for the active run (`queued`), or already over with how its run ended. */
 export const InvocationSchema = z
   .object({
     sessionId: z.string(),
-    status: z.enum(["running", ...RunStatusSchema.options]),
+    status: z.enum(["running", "queued", ...RunStatusSchema.options]),
   })
   .strict();
 export const AbortedSchema = z.object({ aborted: z.boolean() }).strict();

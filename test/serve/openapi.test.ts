@@ -68,4 +68,41 @@ describe("the OpenAPI document", () => {
     ]);
     expect(schema.required.sort()).toEqual(["entries", "pending", "running", "session", "tasks"]);
   });
+
+  it("the sample project's read routes answer within their schemas (the fixture checks each answer)", async () => {
+    fx = await serveFixture({ sample: true });
+    const get = async <T>(path: string): Promise<T> => {
+      const res = await (fx as ServeFixture).api("GET", path);
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as T;
+    };
+    const p = "/api/projects/novel";
+    const { subjects } = await get<{ subjects: { id: string }[] }>(`${p}/world/subjects`);
+    const tree = await get<{ acts: { chapters: { id: number }[] }[] }>(`${p}/plot/tree?detail=true`);
+    const { skills } = await get<{ skills: { name: string }[] }>("/api/skills");
+    const chapter = tree.acts[0].chapters[0].id;
+    for (const path of [
+      `${p}/files/tree`,
+      `${p}/world/schema`,
+      `${p}/world/subjects/${subjects[0].id}/state`,
+      `${p}/world/subjects/${subjects[0].id}/history`,
+      `${p}/world/slices?patches=true`,
+      `${p}/world/issues`,
+      `${p}/plot/chapters/${chapter}`,
+      `${p}/plot/chapters/${chapter}/brief`,
+      `${p}/plot/promises`,
+      `${p}/plot/decisions`,
+      "/api/models",
+      "/api/profiles",
+      "/api/profiles/leader.default",
+      `/api/skills/${skills[0].name}`,
+      "/api/jobs",
+      "/api/workflow-runs",
+      "/api/approvals",
+      `${p}/sessions`,
+      `${p}/sessions/tree`,
+    ]) {
+      await get(path);
+    }
+  });
 });
