@@ -60,8 +60,8 @@ type RowRef = { kind: EntityKind; id: number };
 
 /** The row a save created or changed, when its result names one. */
 function savedRow(kind: EntityKind, saved: unknown): RowRef[] {
-  const id = (saved as { id?: unknown } | null)?.id;
-  return typeof id === "number" ? [{ kind, id }] : [];
+  if (typeof saved !== "object" || saved === null || !("id" in saved)) return [];
+  return typeof saved.id === "number" ? [{ kind, id: saved.id }] : [];
 }
 
 /**
@@ -112,7 +112,8 @@ function saveTool<S extends z.ZodObject>(spec: {
     effect: "write",
     basis: plotBasisSpec(spec.key),
     prepare: (input, ctx) => {
-      const id = (input as Record<string, unknown>)[`${spec.kind}Id`];
+      const fields: Record<string, unknown> = input;
+      const id = fields[`${spec.kind}Id`];
       const named = typeof id === "number" ? [{ kind: spec.kind, id }] : [];
       return {
         effect: "write",
@@ -122,7 +123,7 @@ function saveTool<S extends z.ZodObject>(spec: {
           runSave(ctx, spec.key, grant, {
             named,
             saved: (value) => savedRow(spec.kind, value),
-            summary: `${spec.key} ${String((input as { action?: unknown }).action)} ${spec.kind}${typeof id === "number" ? ` ${id}` : ""}`,
+            summary: `${spec.key} ${String(fields.action)} ${spec.kind}${typeof id === "number" ? ` ${id}` : ""}`,
             preview: (db) => previewSave(db, spec.key, spec.kind, input),
             save: (pc) => spec.save(pc, input),
           }),
