@@ -10,7 +10,6 @@ import {
   EntrySchema,
   PendingViewSchema,
   RunStatusSchema,
-  type Session,
   SessionSchema,
   TaskSchema,
 } from "../harness/store/schema.js";
@@ -39,7 +38,7 @@ export const OneProjectSchema = z.object({ project: ProjectViewSchema }).strict(
 // ---------------------------------------------------------------- files
 
 /** A node of a project's file tree; a link is listed, never followed. */
-export const FileNodeSchema: z.ZodType<FileNode> = z
+export const FileNodeSchema = z
   .object({
     name: z.string(),
     path: z.string(),
@@ -47,19 +46,12 @@ export const FileNodeSchema: z.ZodType<FileNode> = z
     size: z.number().optional(),
     /** Words of a Markdown file (each CJK character counts as one). */
     words: z.number().optional(),
-    get children() {
+    get children(): z.ZodOptional<z.ZodArray<typeof FileNodeSchema>> {
       return z.array(FileNodeSchema).optional();
     },
   })
   .strict();
-export interface FileNode {
-  name: string;
-  path: string;
-  kind: "dir" | "file" | "link";
-  size?: number;
-  words?: number;
-  children?: FileNode[];
-}
+export type FileNode = z.infer<typeof FileNodeSchema>;
 export const FileTreeSchema = z.object({ tree: FileNodeSchema, truncated: z.boolean() }).strict();
 export const FileTextSchema = z
   .object({ path: z.string(), text: z.string(), version: z.string().describe("sha256 of the text") })
@@ -90,20 +82,16 @@ export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(Ent
 export type Transcript = z.infer<typeof TranscriptSchema>;
 
 /** A session and the sessions it created; `detached` marks a child its creator let go. */
-export const SessionNodeSchema: z.ZodType<SessionNode> = z
+export const SessionNodeSchema = z
   .object({
     session: SessionSchema,
     detached: z.boolean(),
-    get children() {
+    get children(): z.ZodArray<typeof SessionNodeSchema> {
       return z.array(SessionNodeSchema);
     },
   })
   .strict();
-export interface SessionNode {
-  session: Session;
-  detached: boolean;
-  children: SessionNode[];
-}
+export type SessionNode = z.infer<typeof SessionNodeSchema>;
 
 export const SessionListSchema = z.object({ sessions: z.array(SessionSchema) }).strict();
 export const SessionForestSchema = z.object({ tree: z.array(SessionNodeSchema) }).strict();

@@ -1,8 +1,10 @@
+import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import type { TaskItem } from "../harness/events.js";
 
-export type TaskStatus = TaskItem["status"];
-export const TASK_STATUSES: readonly TaskStatus[] = ["pending", "in_progress", "completed", "cancelled"];
+/** Where a task of the in-session list stands; at most one is in progress. */
+export const TaskStatusSchema = z.enum(["pending", "in_progress", "completed", "cancelled"]);
+export type TaskStatus = z.infer<typeof TaskStatusSchema>;
 
 /** Append a new pending task; ids are short and sequential (`t1`, `t2`, …) so models can cite them. */
 export function addTask(tasks: readonly TaskItem[], title: string, description?: string): TaskItem[] {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ErrorInfoSchema } from "../../core/errors.js";
 import { ModeSchema } from "../../core/modes.js";
+import { TaskStatusSchema } from "../../tasks/list.js";
 
 /** Where a session is in its life: idle (ready), running (a run is active), waiting (on the user), archived. */
 export const SessionStatusSchema = z.enum(["idle", "running", "waiting", "archived"]);
@@ -18,7 +19,7 @@ export const TaskSchema = z
     id: z.string().min(1),
     title: z.string().min(1),
     description: z.string().optional(),
-    status: z.enum(["pending", "in_progress", "completed", "cancelled"]),
+    status: TaskStatusSchema,
   })
   .strict();
 export type Task = z.infer<typeof TaskSchema>;

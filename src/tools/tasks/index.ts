@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { addTask, formatTasks, setTaskStatus, TASK_STATUSES } from "../../tasks/list.js";
+import { addTask, formatTasks, setTaskStatus, TaskStatusSchema } from "../../tasks/list.js";
 import { sessionService } from "../control/session.js";
 import { defineTool } from "../define.js";
 import type { AnyTool } from "../types.js";
@@ -37,13 +37,13 @@ export const taskSetStatus = defineTool({
   input: z
     .object({
       id: z.string().min(1).describe("task id, e.g. t1"),
-      status: z.enum(TASK_STATUSES as [string, ...string[]]),
+      status: TaskStatusSchema,
     })
     .strict(),
   effect: "read",
   execute: (input, ctx) => {
     const service = sessionService(ctx, "tasks", "task_set_status");
-    const tasks = setTaskStatus(service.list(), input.id, input.status as (typeof TASK_STATUSES)[number]);
+    const tasks = setTaskStatus(service.list(), input.id, input.status);
     service.replace(tasks);
     return { text: `${input.id} is now ${input.status}.\n${formatTasks(tasks)}`, details: { tasks } };
   },
