@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { NbError, toErrorInfo } from "../core/errors.js";
-import { MODES, type Mode } from "../tools/types.js";
+import { MODES, type Mode } from "../core/modes.js";
 
 /** Parse `--mode`; an absent option stays absent. */
 export function parseMode(raw: string): Mode;

@@ -1,5 +1,5 @@
+import type { Mode } from "../core/modes.js";
 import { type Allowlist, dispatch, type ToolCall } from "../tools/dispatch.js";
-import type { Mode } from "../tools/types.js";
 import type { CliContext } from "./context.js";
 import { EXIT, printJson, writeErr, writeOut } from "./output.js";
 

@@ -1,5 +1,5 @@
+import type { Mode } from "../core/modes.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
-import type { Mode } from "../tools/types.js";
 import type { Harness } from "./loop.js";
 import type { InvocationCaller, RunResult } from "./types.js";
 

@@ -5,10 +5,10 @@ import type {
   LanguageModelV3ToolResultPart,
 } from "@ai-sdk/provider";
 import { payloadOf } from "../collab/payload.js";
+import type { Mode } from "../core/modes.js";
 import { modeReminder } from "../core/modes.js";
 import { neutraliseReminderTags } from "../core/untrusted.js";
 import { formatTasks } from "../tasks/list.js";
-import type { Mode } from "../tools/types.js";
 import type { TaskItem } from "./events.js";
 import type { Entry } from "./store/schema.js";
 

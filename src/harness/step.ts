@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Mode } from "../core/modes.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ControlResolution, ControlService } from "../tools/control/service.js";
 import {
@@ -10,7 +11,7 @@ import {
 } from "../tools/dispatch.js";
 import type { ChangeRecord } from "../tools/pipeline/record.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { DispatchResult, Mode, SessionServices, ToolPreview } from "../tools/types.js";
+import type { DispatchResult, SessionServices, ToolPreview } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { TaskItem } from "./events.js";

@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ErrorInfo } from "../core/errors.js";
-import type { Mode } from "../tools/types.js";
+import type { Mode } from "../core/modes.js";
 import type { PendingView, RunStatus } from "./events.js";
 
 /** How an invocation enters a session (the seed's contract for `invoke_agent`). */

@@ -7,11 +7,11 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { NbError } from "../core/errors.js";
+import type { Mode } from "../core/modes.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import { projectInstructions } from "../profiles/project-instructions.js";
 import type { DispatchContext } from "../tools/dispatch.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Mode } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { warmWorldSandbox } from "../world/script/run.js";

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import type { Mode, ToolBinding } from "../tools/types.js";
+import type { Mode } from "../core/modes.js";
+import type { ToolBinding } from "../tools/types.js";
 
 /** An allowlist entry: a tool key, or a key with a binding (e.g. `{ key: "execute_world", access: "readonly" }`). */
 export type AllowEntry = string | ({ key: string } & Record<string, unknown>);

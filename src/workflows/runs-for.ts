@@ -1,6 +1,6 @@
 import { AgentCollaboration } from "../collab/service.js";
+import type { Mode } from "../core/modes.js";
 import type { Harness } from "../harness/loop.js";
-import type { Mode } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { WorkflowHost } from "./host/activities.js";

@@ -1,5 +1,5 @@
 import { NbError } from "../core/errors.js";
-import type { Mode } from "../tools/types.js";
+import type { Mode } from "../core/modes.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { checkAnswers } from "./answers.js";

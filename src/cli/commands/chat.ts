@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { waitingAgents } from "../../collab/waiting.js";
 import { NbError, toErrorInfo } from "../../core/errors.js";
+import { MODES, type Mode } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { formatTasks } from "../../tasks/list.js";
-import { MODES, type Mode } from "../../tools/types.js";
 import { workflowNotices } from "../../workflows/notices.js";
 import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
 import { LineReader } from "../line-reader.js";

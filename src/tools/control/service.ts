@@ -1,4 +1,5 @@
-import type { Mode, ToolResult } from "../types.js";
+import type { Mode } from "../../core/modes.js";
+import type { ToolResult } from "../types.js";
 
 /** The user's answer to a paused call (an approval or a question). */
 export interface ControlResolution {

@@ -1,6 +1,7 @@
 import { invocationPayload, invocationText } from "../../collab/payload.js";
 import { invocationResult } from "../../collab/result.js";
 import { NbError } from "../../core/errors.js";
+import type { Mode } from "../../core/modes.js";
 import type { Harness } from "../../harness/loop.js";
 import type { SessionStore } from "../../harness/store/index.js";
 import type {
@@ -8,7 +9,6 @@ import type {
   CollaborationService,
   InvokeAgentRequest,
 } from "../../tools/collaboration/service.js";
-import type { Mode } from "../../tools/types.js";
 
 /** How a workflow reaches agent sessions: create, invoke, read, archive. */
 export interface AgentPort {
