@@ -79,6 +79,20 @@ describe("the layering check", () => {
     expect(problems()).toContain("world -> tools: src/world/inline.ts imports ../tools/types.js");
   });
 
+  it("knows the tool group folders from the group table: the harness may import the contract's own folders", () => {
+    write("tools/groups.ts", 'export const load = () => import("./world/index.js");\n');
+    write("tools/pipeline/decide.ts", 'export const decide = () => "run";\n');
+    write(
+      "harness/decide.ts",
+      'import { decide } from "../tools/pipeline/decide.js";\nexport const d = decide;\n',
+    );
+    expect(checkLayers(root).problems).toEqual([]);
+    write("harness/world.ts", 'import { tool } from "../tools/world/index.js";\nexport const t = tool;\n');
+    expect(checkLayers(root).problems).toEqual([
+      "src/harness imports a tool group: src/harness/world.ts imports ../tools/world/index.js",
+    ]);
+  });
+
   it("fails when the harness imports a tool group's folder, with no cycle involved", () => {
     write("harness/world.ts", 'import { tool } from "../tools/world/index.js";\nexport const t = tool;\n');
     expect(checkLayers(root).problems).toEqual([
