@@ -2,9 +2,10 @@
 // The layering rule of src/: no cycle of value imports between its top-level folders (type-only
 // imports erase at build time, so they may point anywhere), and the harness imports nothing from a
 // tool group's folder (it knows tools only through the contract; the group folders are those the
-// group table src/tools/groups.ts loads, or every folder of tools/ without one). Exits 1 and names each broken
-// rule. `--root DIR` checks another tree. Unit tests beside their module (*.test.ts) are not part of
-// the layering: they are not built, and a test may stand on any layer to set up what it checks.
+// group table src/tools/groups.ts loads, or every folder of tools/ without one). Exits 1 and names
+// each broken rule. `--root DIR` checks another tree. Unit tests beside their module (*.test.ts) are
+// not part of the layering: they are not built, and a test may stand on any layer to set up what it
+// checks.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
