@@ -1,8 +1,11 @@
 import { generateText, type LanguageModel } from "ai";
-import { NbError } from "../core/errors.js";
-import { toMessages } from "./context.js";
+import { NbError, toErrorInfo } from "../core/errors.js";
+import type { PromptContext } from "../profiles/types.js";
+import { readPath, toMessages } from "./context.js";
+import type { HarnessDeps, RunFence } from "./run.js";
 import type { Entry } from "./store/schema.js";
 import { withModelCallSlot } from "./stream.js";
+import type { ResolvedModel } from "./types.js";
 
 const sizes = new WeakMap<Entry, number>();
 
@@ -96,4 +99,43 @@ export async function summarize(opts: {
   const text = r.text.trim();
   if (!text) throw new NbError("internal", "The summarizer returned an empty summary");
   return text;
+}
+
+/** Summarise older history into a compaction entry; null when there is nothing to cut or it failed. */
+export async function compact(
+  deps: HarnessDeps,
+  sessionId: string,
+  runId: string,
+  path: Entry[],
+  resolved: ResolvedModel,
+  pctx: PromptContext,
+  signal: AbortSignal,
+  fence: RunFence,
+): Promise<Entry | null> {
+  const state = readPath(path);
+  const cut = chooseCut(state.visible, Math.floor(deps.settings.keepRecent * resolved.contextWindow));
+  if (cut === null) return null;
+  try {
+    const summarizer = deps.catalog.get("summarizer");
+    const summary = await summarize({
+      model: resolved.model,
+      system: summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] }),
+      previousSummary: state.summary,
+      entries: state.visible.slice(0, cut),
+      maxOutputTokens: resolved.maxOutputTokens,
+      signal,
+      maxRetries: deps.settings.maxRetries,
+    });
+    if (fence.revoked) return null;
+    const entry = deps.store.append(sessionId, {
+      kind: "compaction",
+      data: { summary, firstKeptEntryId: state.visible[cut].id },
+    });
+    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut });
+    return entry;
+  } catch (e) {
+    // The call proceeds uncompacted; a provider that rejects the size will say so.
+    deps.bus.emit({ type: "error", sessionId, runId, error: toErrorInfo(e) });
+    return null;
+  }
 }

@@ -6,22 +6,16 @@ import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { forceEnd, withinAbortGrace } from "./abort.js";
 import { announce } from "./announce.js";
 import type { Collaboration, CollaborationPlugin } from "./collaboration.js";
 import { readPath } from "./context.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
 import { waitingOn } from "./pending.js";
-import {
-  type HarnessDeps,
-  type RunControl,
-  type RunFence,
-  type RunInput,
-  resultEntries,
-  runOnce,
-  stepEnv,
-} from "./run.js";
+import { type HarnessDeps, type RunControl, type RunInput, runOnce, stepEnv } from "./run.js";
 import { buildRunContext } from "./run-context.js";
 import { runStepCalls } from "./step.js";
+import { resultEntries } from "./step-entries.js";
 import {
   type EntryInput,
   type QueueKind,
@@ -442,14 +436,19 @@ export class Harness {
       }
       return result;
     })();
-    const bounded = this.withinAbortGrace(work, control.signal, async (settled) => {
-      // Foreground children were aborted with this run and end within their own grace: a parent
-      // reports its abort only once they have.
-      await this.childrenEnded(sessionId);
-      // One turn of the event loop lets this run record what its children returned and end itself.
-      await new Promise((resolve) => setImmediate(resolve));
-      return settled() ? null : this.forceEnd(sessionId, control.fence);
-    });
+    const bounded = withinAbortGrace(
+      work,
+      control.signal,
+      this.deps.settings.abortGraceMs,
+      async (settled) => {
+        // Foreground children were aborted with this run and end within their own grace: a parent
+        // reports its abort only once they have.
+        await this.childrenEnded(sessionId);
+        // One turn of the event loop lets this run record what its children returned and end itself.
+        await new Promise((resolve) => setImmediate(resolve));
+        return settled() ? null : forceEnd(this.deps, sessionId, control.fence);
+      },
+    );
     run.done = bounded.catch(() => {});
     try {
       return await bounded;
@@ -463,57 +462,5 @@ export class Harness {
   private async childrenEnded(sessionId: string): Promise<void> {
     const children = [...this.active.values()].filter((r) => r.callerId === sessionId && r.done);
     await Promise.all(children.map((r) => r.done));
-  }
-
-  /**
-   * `work`, unless the signal aborts and it has not finished within the abort grace period: then
-   * `force()` ends it (or answers null when `work` finished meanwhile). A provider or tool that ignores the signal cannot hold a caller (a parent
-   * agent, Ctrl-C) for longer than that.
-   */
-  private async withinAbortGrace(
-    work: Promise<RunResult>,
-    signal: AbortSignal,
-    force: (settled: () => boolean) => Promise<RunResult | null>,
-  ): Promise<RunResult> {
-    let timer: NodeJS.Timeout | undefined;
-    let arm: (() => void) | undefined;
-    let settled = false;
-    const forced = new Promise<RunResult>((resolve) => {
-      arm = () => {
-        timer = setTimeout(async () => {
-          if (settled) return;
-          const forcedResult = await force(() => settled);
-          if (forcedResult) resolve(forcedResult);
-        }, this.deps.settings.abortGraceMs);
-      };
-      if (signal.aborted) arm();
-      else signal.addEventListener("abort", arm, { once: true });
-    });
-    try {
-      const tracked = work.finally(() => {
-        settled = true;
-      });
-      // Once forced, a late failure of the abandoned run has no one to report to.
-      tracked.catch(() => {});
-      return await Promise.race([tracked, forced]);
-    } finally {
-      clearTimeout(timer);
-      if (arm) signal.removeEventListener("abort", arm);
-    }
-  }
-
-  /** End a run that did not stop in time: close it as aborted and fence off anything it writes later. */
-  private forceEnd(sessionId: string, fence: RunFence): RunResult {
-    fence.revoked = true;
-    const { store, bus } = this.deps;
-    if (fence.runId) {
-      const closing = store.append(sessionId, {
-        kind: "run_end",
-        data: { runId: fence.runId, status: "aborted", finalMessage: "" },
-      });
-      announce(bus, sessionId, [closing]);
-    }
-    store.setStatus(sessionId, "idle");
-    return { sessionId, status: "aborted", finalMessage: "", steps: 0 };
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { capMode } from "../collab/mode-ceiling.js";
 import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
+import { capMode } from "../core/modes.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { PromptContext } from "../profiles/types.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
@@ -8,22 +8,16 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { announce } from "./announce.js";
-import { chooseCut, contextTokens, summarize } from "./compaction.js";
+import { compact, contextTokens } from "./compaction.js";
 import { buildSystem, type PathState, readPath, toMessages } from "./context.js";
 import type { EventBus, PendingView, RunStatus } from "./events.js";
 import { pendingView } from "./pending.js";
 import { buildRunContext, type RunContext } from "./run-context.js";
-import { runStepCalls, type StepEnv, type StepOutcome, type StepPause } from "./step.js";
+import { runStepCalls, type StepEnv } from "./step.js";
+import { requestEntry, resultEntries } from "./step-entries.js";
 import { type Entry, type EntryInput, oneLine, type SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
-import type {
-  InvocationCaller,
-  InvocationMode,
-  LoopSettings,
-  ModelResolver,
-  ResolvedModel,
-  RunResult,
-} from "./types.js";
+import type { InvocationCaller, InvocationMode, LoopSettings, ModelResolver, RunResult } from "./types.js";
 
 /** Builds the collaboration service for one call of an agent session running in `mode`. */
 export type CollaborationFactory = (callerId: string, callId: string, mode: Mode) => CollaborationService;
@@ -75,47 +69,6 @@ export interface RunInput {
 const REPORT_STRIKES = 3;
 const REMINDER =
   "You ended without calling report_result. Your profile defines a structured result: call report_result now with `result` (and `data` matching the output schema).";
-
-/** The entry that records a suspended call (an approval row is created with it for writes and mode switches). */
-export function requestEntry(pause: StepPause): EntryInput {
-  if (pause.kind === "user_input") {
-    const input = pause.call.input as { question: string; choices?: string[]; allowFreeText?: boolean };
-    const data: { callId: string; question: string; choices?: string[]; allowFreeText?: boolean } = {
-      callId: pause.call.id,
-      question: input.question,
-    };
-    if (input.choices) data.choices = input.choices;
-    if (input.allowFreeText !== undefined) data.allowFreeText = input.allowFreeText;
-    return { kind: "user_input_request", data };
-  }
-  return {
-    kind: "approval_request",
-    data: {
-      callId: pause.call.id,
-      key: pause.call.key,
-      kind: pause.kind,
-      input: pause.call.input,
-      preview: pause.preview,
-    },
-  };
-}
-
-/** Tool results as entries. */
-export function resultEntries(results: StepOutcome["results"]): EntryInput[] {
-  return results.map(({ call, result }) => ({
-    kind: "tool_result" as const,
-    data: result.ok
-      ? {
-          callId: call.id,
-          key: call.key,
-          ok: true,
-          text: result.text,
-          ...(result.details !== undefined ? { details: result.details } : {}),
-          ...(result.truncated ? { truncated: true } : {}),
-        }
-      : { callId: call.id, key: call.key, ok: false, text: result.error.message, error: result.error },
-  }));
-}
 
 /**
  * The environment a session's tool calls run in, from the run's context and the state of its
@@ -381,44 +334,5 @@ export async function runOnce(
       bus.emit({ type: "error", sessionId, runId, error });
       return { sessionId, status: "error", finalMessage: lastText, steps, error, usage };
     }
-  }
-}
-
-/** Summarise older history into a compaction entry; null when there is nothing to cut or it failed. */
-async function compact(
-  deps: HarnessDeps,
-  sessionId: string,
-  runId: string,
-  path: Entry[],
-  resolved: ResolvedModel,
-  pctx: PromptContext,
-  signal: AbortSignal,
-  fence: RunFence,
-): Promise<Entry | null> {
-  const state = readPath(path);
-  const cut = chooseCut(state.visible, Math.floor(deps.settings.keepRecent * resolved.contextWindow));
-  if (cut === null) return null;
-  try {
-    const summarizer = deps.catalog.get("summarizer");
-    const summary = await summarize({
-      model: resolved.model,
-      system: summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] }),
-      previousSummary: state.summary,
-      entries: state.visible.slice(0, cut),
-      maxOutputTokens: resolved.maxOutputTokens,
-      signal,
-      maxRetries: deps.settings.maxRetries,
-    });
-    if (fence.revoked) return null;
-    const entry = deps.store.append(sessionId, {
-      kind: "compaction",
-      data: { summary, firstKeptEntryId: state.visible[cut].id },
-    });
-    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut });
-    return entry;
-  } catch (e) {
-    // The call proceeds uncompacted; a provider that rejects the size will say so.
-    deps.bus.emit({ type: "error", sessionId, runId, error: toErrorInfo(e) });
-    return null;
   }
 }
