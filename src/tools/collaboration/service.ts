@@ -1,4 +1,5 @@
 import type { Mode } from "../../core/modes.js";
+import type { PendingView, RunStatus } from "../../harness/store/schema.js";
 import type { describeProfile } from "../../profiles/describe.js";
 
 /** What get_agent_profile returns: a profile's public description (no prompt, no source file). */
@@ -10,7 +11,7 @@ export type AgentStatus = "idle" | "running" | "waiting" | "error";
 /** What the user must settle before a waiting agent goes on. */
 export interface AgentPending {
   approvalId: string;
-  kind: "write" | "switch_mode" | "user_input";
+  kind: PendingView["kind"];
   tool: string;
   /** What the user is shown (a diff, the question), clipped. */
   preview: string;
@@ -40,7 +41,7 @@ export interface CreatedAgent {
 
 /** How an invoke_agent call came out (the tool's `details`). */
 export interface AgentInvocationResult {
-  status: "completed" | "waiting" | "queued" | "started" | "error" | "aborted" | "step_limit";
+  status: RunStatus | "queued" | "started";
   sessionId: string;
   /** report_result's text, else the last assistant text; clipped at 64 KiB. */
   finalMessage: string;
