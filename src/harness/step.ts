@@ -15,7 +15,7 @@ import type { DispatchResult, SessionServices, ToolPreview } from "../tools/type
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { TaskItem } from "./events.js";
-import type { ToolCall } from "./store/schema.js";
+import type { PendingView, ToolCall } from "./store/schema.js";
 import { callSummary, resultSummary } from "./summary.js";
 
 /** Where a step's calls run. */
@@ -56,7 +56,7 @@ export interface StepEnv {
 /** A call the run must pause on until the user answers. */
 export interface StepPause {
   call: ToolCall;
-  kind: "write" | "switch_mode" | "user_input";
+  kind: PendingView["kind"];
   preview: ToolPreview;
 }
 
