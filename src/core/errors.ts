@@ -1,4 +1,7 @@
-import { z } from "zod";
+// Kept free of zod at run time (the CLI's start-up loads this module): the schemas of these shapes
+// are in error-schema.ts, and the types here are inferred from them.
+import type { z } from "zod";
+import type { ErrorCodeSchema, ErrorInfoSchema, FieldErrorSchema } from "./error-schema.js";
 
 /** Stable error codes shared by every door (CLI, agent loop, MCP, HTTP). */
 export const ERROR_CODES = [
@@ -17,22 +20,12 @@ export const ERROR_CODES = [
   "internal",
 ] as const;
 
-export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 /** One field-level problem, located by a JSON Pointer into the input. */
-export const FieldErrorSchema = z.object({ pointer: z.string(), message: z.string() }).strict();
 export type FieldError = z.infer<typeof FieldErrorSchema>;
 
 /** The serialisable shape of an error as it reaches a model or a client (and as it is stored). */
-export const ErrorInfoSchema = z
-  .object({
-    code: ErrorCodeSchema,
-    message: z.string(),
-    fields: z.array(FieldErrorSchema).optional(),
-    details: z.unknown().optional(),
-  })
-  .strict();
 export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 
 /** A typed error with a stable code; thrown inside domain code, turned into a value at the doors. */

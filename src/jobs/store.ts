@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { type ErrorInfo, ErrorInfoSchema, NbError } from "../core/errors.js";
+import { ErrorInfoSchema } from "../core/error-schema.js";
+import { type ErrorInfo, NbError } from "../core/errors.js";
 import { now, toKey } from "../core/sqlite.js";
 import type { QueueTable } from "../harness/store/queues.js";
 

@@ -4,7 +4,7 @@
 // Domain records the workbench reads only in part (plot views, World rows, profiles, workflow runs)
 // are open objects: the fields named here are always there, and more may be.
 import { z } from "zod";
-import { ErrorInfoSchema } from "../core/errors.js";
+import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
 import {
   EntrySchema,

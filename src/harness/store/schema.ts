@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ErrorInfoSchema } from "../../core/errors.js";
+import { ErrorInfoSchema } from "../../core/error-schema.js";
 import { ModeSchema } from "../../core/modes.js";
 import { TaskStatusSchema } from "../../tasks/list.js";
 
