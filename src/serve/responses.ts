@@ -1,6 +1,5 @@
 // What each route of `nbook serve` answers on success, as zod schemas: the OpenAPI document publishes
-// them and the workbench (web/) imports their types. This module imports only zod and other schema
-// modules, so a type import of it pulls no server code into the browser bundle or its type check.
+// them and the workbench (web/) imports their types (type-only, so none of this is bundled).
 // Domain records the workbench reads only in part (plot views, World rows, profiles, workflow runs)
 // are open objects: the fields named here are always there, and more may be.
 import { z } from "zod";
@@ -13,6 +12,8 @@ import {
   SessionSchema,
   TaskSchema,
 } from "../harness/store/schema.js";
+import { JobStatusSchema } from "../jobs/store.js";
+import { RunStatusSchema as WorkflowRunStatusSchema } from "../workflows/store/schema.js";
 
 const isoTime = z.string().describe("an ISO 8601 time");
 
@@ -305,7 +306,7 @@ export const JobSchema = z.looseObject({
   kind: z.string(),
   title: z.string(),
   ownerSessionId: z.string().nullable(),
-  status: z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]),
+  status: JobStatusSchema,
   /** The latest progress line. */
   preview: z.string(),
   result: z.looseObject({ text: z.string() }).nullable(),
@@ -323,7 +324,7 @@ export const WorkflowRunSchema = z.looseObject({
   id: z.string(),
   workflowKey: z.string(),
   title: z.string(),
-  status: z.enum(["running", "waiting", "completed", "failed", "cancelled"]),
+  status: WorkflowRunStatusSchema,
   phases: z.array(z.looseObject({ key: z.string(), title: z.string() })),
   progress: z
     .looseObject({
