@@ -6,6 +6,7 @@ import { agentCollaboration } from "../src/collab/plugin.js";
 import { Harness } from "../src/harness/loop.js";
 import { SessionStore } from "../src/harness/store/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
+import { toolPorts } from "../src/runtime/ports.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { defineTool } from "../src/tools/define.js";
 import type { AnyTool, RunGrant } from "../src/tools/types.js";
@@ -26,6 +27,7 @@ function restart(tools: AnyTool[] = []): Harness {
   for (const t of tools) registry.register(t);
   reopened = new Harness({
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
     workspace: fx.workspace,
     store: SessionStore.forWorkspace(fx.workspace),
     registry,

@@ -8,6 +8,7 @@ import { SessionStore } from "../src/harness/store/index.js";
 import type { LoopSettings, ResolvedModel } from "../src/harness/types.js";
 import { type ScriptedLanguageModel, type ScriptedTurn, scriptedModel } from "../src/models/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
+import { toolPorts } from "../src/runtime/ports.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import type { AnyTool } from "../src/tools/types.js";
 import type { Project } from "../src/workspace/project.js";
@@ -68,6 +69,7 @@ export function harnessFixture(
   });
   fx.harness = new Harness({
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
     workspace,
     store,
     registry,

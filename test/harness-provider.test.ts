@@ -9,6 +9,7 @@ import { Harness } from "../src/harness/loop.js";
 import { SessionStore } from "../src/harness/store/index.js";
 import { parseModelsConfig, resolveModel } from "../src/models/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
+import { toolPorts } from "../src/runtime/ports.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { Workspace } from "../src/workspace/workspace.js";
 
@@ -86,6 +87,7 @@ describe("turn loop on a real provider (openai-compatible, loopback stub)", () =
     const resolved = resolveModel("local/stub", config, {});
     const harness = new Harness({
       collaboration: agentCollaboration(),
+      ports: toolPorts(),
       workspace,
       store,
       registry,
@@ -181,6 +183,7 @@ describe("provider timeouts and errors (openai-compatible, loopback stub)", () =
     const resolved = resolveModel("local/stub", config, { STUB_API_KEY: KEY });
     const harness = new Harness({
       collaboration: agentCollaboration(),
+      ports: toolPorts(),
       workspace,
       store,
       registry,

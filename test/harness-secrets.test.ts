@@ -16,6 +16,7 @@ import {
 } from "../src/harness/store/index.js";
 import { parseModelsConfig, resolveModel } from "../src/models/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
+import { toolPorts } from "../src/runtime/ports.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { Workspace } from "../src/workspace/workspace.js";
 
@@ -68,6 +69,7 @@ describe("API keys", () => {
     bus.on((e) => events.push(e));
     const harness = new Harness({
       collaboration: agentCollaboration(),
+      ports: toolPorts(),
       workspace,
       store,
       registry,

@@ -8,6 +8,7 @@ import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { toolPorts } from "../../src/runtime/ports.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from "../../src/workflows/config.js";
 import type { ActivityHost } from "../../src/workflows/engine/activity-host.js";
@@ -63,6 +64,7 @@ function slowHarness(dir: string, latencyMs: number, turns: number) {
   const seen = { running: 0, max: 0 };
   const harness = new Harness({
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
     workspace,
     store: sessions,
     registry,

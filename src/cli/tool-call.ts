@@ -1,4 +1,5 @@
 import type { Mode } from "../core/modes.js";
+import { toolPorts } from "../runtime/ports.js";
 import { type Allowlist, dispatch, type ToolCall } from "../tools/dispatch.js";
 import type { CliContext } from "./context.js";
 import { EXIT, printJson, writeErr, writeOut } from "./output.js";
@@ -30,6 +31,7 @@ export async function runCliToolCall(
     profileKey: o.profileKey ?? null,
     allow: o.allow ?? "all",
     approved: o.approved,
+    ports: toolPorts(),
   });
   if (o.json) printJson(result);
   else if (result.ok) writeOut(`${result.text}\n`);

@@ -4,7 +4,7 @@ import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Mode } from "../tools/types.js";
+import type { Mode, ToolPorts } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { forceEnd, withinAbortGrace } from "./abort.js";
 import { announce } from "./announce.js";
@@ -51,6 +51,8 @@ export interface HarnessOptions {
   visibleModels?: () => readonly string[];
   /** Agent collaboration (invoke_agent and the rest); without it the collaboration tools get no service. */
   collaboration?: CollaborationPlugin;
+  /** What the opener lends the tools (the memory curator's harness, workflow runs); see ToolPorts. */
+  ports?: ToolPorts;
 }
 
 /** How a run continues: the ceiling and caller of the invocation it belongs to. */
@@ -102,6 +104,7 @@ export class Harness {
       bus: this.bus,
       settings,
       services: { jobs: this.jobs },
+      ...(opts.ports ? { ports: opts.ports } : {}),
     };
     this.collaboration = opts.collaboration?.(this);
     if (this.collaboration) {

@@ -5,7 +5,7 @@ import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { PromptContext } from "../profiles/types.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Mode } from "../tools/types.js";
+import type { Mode, SessionServices, ToolPorts } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { announce } from "./announce.js";
 import { compact, contextTokens } from "./compaction.js";
@@ -32,7 +32,9 @@ export interface HarnessDeps {
   bus: EventBus;
   settings: LoopSettings;
   /** Harness-wide services handed to every tool call through ctx.session.services (the job runner). */
-  services: Readonly<Record<string, unknown>>;
+  services: Pick<SessionServices, "jobs">;
+  /** What the harness's opener lends the tools (see ToolPorts). */
+  ports?: ToolPorts;
   /** Present when the harness offers the collaboration tools their service. */
   collab?: CollaborationFactory;
 }
@@ -95,6 +97,7 @@ export function stepEnv(
     output: ctx.output,
     tasks: state.tasks,
     services: deps.services,
+    ...(deps.ports ? { ports: deps.ports } : {}),
     maxParallel: deps.settings.maxParallelToolCalls,
     signal,
     ...(deps.collab ? { collab: (call, mode) => deps.collab!(sessionId, call.id, mode) } : {}),

@@ -11,7 +11,7 @@ import {
 } from "../tools/dispatch.js";
 import type { ChangeRecord } from "../tools/pipeline/record.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { DispatchResult, SessionServices, ToolPreview } from "../tools/types.js";
+import type { DispatchResult, SessionServices, ToolPorts, ToolPreview } from "../tools/types.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { TaskItem } from "./events.js";
@@ -49,6 +49,8 @@ export interface StepEnv {
   approved?: { callId: string; basis?: unknown };
   /** Where the record of each executed write goes. */
   onChange?: (record: ChangeRecord) => void;
+  /** What the harness's opener lends the tools. */
+  ports?: ToolPorts;
   onStart?: (call: ToolCall, summary: string) => void;
   onEnd?: (call: ToolCall, result: DispatchResult, summary: string) => void;
 }
@@ -150,6 +152,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         : { approved: false }),
       signal: env.signal,
       ...(env.onChange ? { onChange: env.onChange } : {}),
+      ...(env.ports ? { ports: env.ports } : {}),
       session: {
         id: env.sessionId,
         profileKey: env.profileKey,

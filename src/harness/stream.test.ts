@@ -55,7 +55,7 @@ describe("callModel on the provider's doStream", () => {
       type: "function" as const,
       name: "read",
       description: "Read",
-      inputSchema: { type: "object" },
+      inputSchema: { type: "object" as const },
     };
     const deltas: string[] = [];
     const turn = await callModel({

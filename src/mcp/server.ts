@@ -10,6 +10,7 @@ import { NbError } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import { projectInstructions } from "../profiles/project-instructions.js";
+import { toolPorts } from "../runtime/ports.js";
 import type { DispatchContext } from "../tools/dispatch.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { Project } from "../workspace/project.js";
@@ -61,6 +62,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     mode: opts.mode,
     profileKey: opts.profileKey,
     allow,
+    ports: toolPorts(),
   };
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));

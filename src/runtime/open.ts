@@ -11,6 +11,7 @@ import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { toolPorts } from "./ports.js";
 
 /** How a door (CLI, HTTP) wants its harness. */
 export interface OpenHarnessOptions {
@@ -103,6 +104,7 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     settings,
     visibleModels: visibleToAgents,
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
   });
   return harness;
 }

@@ -16,6 +16,7 @@ import type {
   RunGrant,
   ToolBinding,
   ToolContext,
+  ToolPorts,
   ToolPreview,
   ToolSession,
 } from "./types.js";
@@ -41,6 +42,8 @@ export interface DispatchContext {
   readonly session?: ToolSession;
   /** Where the record of each executed write goes (absent: nowhere). */
   readonly onChange?: (record: ChangeRecord) => void;
+  /** What the opener lends the tools (see ToolPorts). */
+  readonly ports?: ToolPorts;
 }
 
 export interface ToolCall {
@@ -164,6 +167,7 @@ export async function planCall(call: ToolCall, dctx: DispatchContext): Promise<P
     }),
     signal: dctx.signal,
     session: dctx.session,
+    ...(dctx.ports ? { ports: dctx.ports } : {}),
   };
 
   try {

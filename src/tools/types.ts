@@ -1,6 +1,8 @@
 import type { z } from "zod";
 import type { ErrorInfo } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
+import type { Harness } from "../harness/loop.js";
+import type { WorkflowRuns } from "../workflows/service.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { CollaborationService } from "./collaboration/service.js";
@@ -54,6 +56,20 @@ export interface ToolSession {
   readonly services: SessionServices;
 }
 
+/**
+ * Capabilities of the layers above the tools, injected by whoever opens a door (the runtime), so
+ * the tools never import the harness or the workflow engine that themselves drive tools.
+ */
+export interface ToolPorts {
+  /** A harness to run subject memory's curator in (`subject_memory_update`), let go when done. */
+  readonly curator?: (ctx: ToolContext) => Promise<{ harness: Harness; close(): void }>;
+  /** Workflow runs whose agents are the calling session's children (`run_workflow`). */
+  readonly workflowRuns?: (
+    ctx: ToolContext,
+    collab: CollaborationService,
+  ) => Promise<{ runs: WorkflowRuns; close(): void }>;
+}
+
 /** The services a session gives its session-bound tools, one per tool group that needs one. */
 export interface SessionServices {
   readonly tasks?: TaskService;
@@ -82,6 +98,8 @@ export interface ToolContext {
   readonly worldFiles: "readonly" | "readwrite";
   readonly signal?: AbortSignal;
   readonly session?: ToolSession;
+  /** What the layer that opened this door lends its tools (absent: a tool needing one says so). */
+  readonly ports?: ToolPorts;
 }
 
 /** What a tool returns: text for the model, structured details for UIs and callers. */

@@ -11,6 +11,7 @@ import { type Session, SessionStore } from "../../src/harness/store/index.js";
 import type { LoopSettings, ResolvedModel } from "../../src/harness/types.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { toolPorts } from "../../src/runtime/ports.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { dispatch } from "../../src/tools/dispatch.js";
 import type { DispatchResult, Mode } from "../../src/tools/types.js";
@@ -72,6 +73,7 @@ export function collabFixture(
   };
   const harness = new Harness({
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
     workspace,
     store,
     registry,

@@ -7,6 +7,7 @@ import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { toolPorts } from "../../src/runtime/ports.js";
 import { BUILTIN_TOOLS, createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import { makeSubjectMemoryUpdateTool } from "../../src/tools/memory/update.js";
@@ -297,6 +298,7 @@ describe("run_workflow: one record per run it starts", () => {
         const result = await dispatch(
           { key: "run_workflow", input },
           {
+            ports: toolPorts(),
             registry,
             workspace: bed.workspace,
             project: bed.project,
@@ -347,6 +349,7 @@ describe("subject_memory_update with its curator: one record per curation it wri
     const tools = new ToolRegistry([...BUILTIN_TOOLS.filter((t) => t.key !== tool.key), tool]);
     const harness: Harness = new Harness({
       collaboration: agentCollaboration(),
+      ports: toolPorts(),
       workspace: bed.ws,
       store,
       registry: tools,

@@ -8,6 +8,7 @@ import { Harness } from "../../src/harness/loop.js";
 import { SessionStore } from "../../src/harness/store/index.js";
 import { type ScriptedLanguageModel, type ScriptedTurn, scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { toolPorts } from "../../src/runtime/ports.js";
 import { BUILTIN_TOOLS, createToolRegistry } from "../../src/tools/builtin.js";
 import { type Allowlist, type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import { makeSubjectMemoryUpdateTool } from "../../src/tools/memory/update.js";
@@ -106,6 +107,7 @@ function makeBed(): Bed {
   bed.catalog = new ProfileCatalog(bed.registry, ws, project);
   bed.harness = new Harness({
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
     workspace: ws,
     store,
     registry: bed.registry,
@@ -403,7 +405,15 @@ describe("subject_memory_update on the configured models", () => {
     const call = () =>
       dispatch(
         { key: KEY, input: { subjectPath: MIRA, facts: FACTS } },
-        { registry, workspace: bed.ws, project: bed.project, mode: "normal", profileKey: null, allow: "all" },
+        {
+          registry,
+          workspace: bed.ws,
+          project: bed.project,
+          mode: "normal",
+          profileKey: null,
+          allow: "all",
+          ports: toolPorts(),
+        },
       );
     expect(failure(await call())).toMatch(/^config_error: /);
     expect(bed.memory()).toBe(BEFORE);

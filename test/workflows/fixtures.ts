@@ -9,6 +9,7 @@ import { SessionStore } from "../../src/harness/store/index.js";
 import { type ScriptedLanguageModel, scriptedModel } from "../../src/models/index.js";
 import type { ScriptFile } from "../../src/models/scripted/format.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
+import { toolPorts } from "../../src/runtime/ports.js";
 import { createSampleProject } from "../../src/sample/seed.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import type { Mode } from "../../src/tools/types.js";
@@ -67,6 +68,7 @@ export async function workflowBed(
   const calls = { running: 0, max: 0 };
   const harness = new Harness({
     collaboration: agentCollaboration(),
+    ports: toolPorts(),
     workspace,
     store: sessions,
     registry,

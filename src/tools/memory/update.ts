@@ -41,15 +41,14 @@ export interface CuratorHarness {
 /** Where a call gets the harness for its curator run. */
 export type OpenCuratorHarness = (ctx: ToolContext) => Promise<CuratorHarness>;
 
-/**
- * The default: a harness of its own on the workspace's session store, with the models the config
- * gives `memory.curator` (`profiles["memory.curator"].model`, else `defaultModel`). Loaded lazily:
- * the harness brings every tool group, which `nbook tool subject_rag_search` does not need.
- */
-const openConfiguredHarness: OpenCuratorHarness = async (ctx) => {
-  const { openHarness } = await import("../../runtime/open.js");
-  const harness = openHarness({ workspace: ctx.workspace, project: ctx.project });
-  return { harness, close: () => harness.close() };
+/** The default: the harness the door's opener lends (ToolPorts.curator). */
+const openLentHarness: OpenCuratorHarness = async (ctx) => {
+  if (!ctx.ports?.curator)
+    throw new NbError(
+      "unsupported",
+      `${KEY} needs a harness to run its curator in, which this door does not offer`,
+    );
+  return ctx.ports.curator(ctx);
 };
 
 /** What one curation came to. Only `updated` has anything to write. */
@@ -304,5 +303,5 @@ export function makeSubjectMemoryUpdateTool(open: OpenCuratorHarness) {
   });
 }
 
-/** `subject_memory_update` with the curator on the configured models. */
-export const subjectMemoryUpdateTool = makeSubjectMemoryUpdateTool(openConfiguredHarness);
+/** `subject_memory_update` with the curator in the harness the door lends. */
+export const subjectMemoryUpdateTool = makeSubjectMemoryUpdateTool(openLentHarness);

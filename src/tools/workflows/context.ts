@@ -1,14 +1,9 @@
 import { createHash } from "node:crypto";
 import { visibleModels } from "../../collab/visible-models.js";
 import { NbError } from "../../core/errors.js";
-import { SessionStore } from "../../harness/store/index.js";
 import { loadModelsConfig } from "../../models/index.js";
 import { getWorkflow, type Workflow } from "../../workflows/catalog.js";
-import { WorkflowHost } from "../../workflows/host/activities.js";
-import { collaborationPort } from "../../workflows/host/agent-port.js";
-import { WorkflowRuns } from "../../workflows/service.js";
-import { WorkflowStore } from "../../workflows/store/index.js";
-import type { CollaborationService } from "../collaboration/service.js";
+import type { WorkflowRuns } from "../../workflows/service.js";
 import { sessionService } from "../control/session.js";
 import type { ToolContext } from "../types.js";
 
@@ -46,25 +41,12 @@ export function previewBasis(source: string, args: unknown): string {
 }
 
 /** Workflow runs for one agent's call: the run's agents are the calling session's children. */
-export function runsForCall(ctx: ToolContext, tool: string): { runs: WorkflowRuns; close(): void } {
+export async function runsForCall(
+  ctx: ToolContext,
+  tool: string,
+): Promise<{ runs: WorkflowRuns; close(): void }> {
   const collab = sessionService(ctx, "collab", tool);
-  return openRuns(ctx, collab);
-}
-
-function openRuns(ctx: ToolContext, collab: CollaborationService): { runs: WorkflowRuns; close(): void } {
-  const sessions = SessionStore.forWorkspace(ctx.workspace);
-  const store = WorkflowStore.forWorkspace(ctx.workspace);
-  const host = new WorkflowHost({
-    workspace: ctx.workspace,
-    project: ctx.project,
-    store,
-    port: collaborationPort(collab, sessions),
-  });
-  return {
-    runs: new WorkflowRuns({ workspace: ctx.workspace, project: ctx.project, store, host }),
-    close: () => {
-      store.close();
-      sessions.close();
-    },
-  };
+  if (!ctx.ports?.workflowRuns)
+    throw new NbError("unsupported", `${tool} needs the workflow engine, which this door does not offer`);
+  return ctx.ports.workflowRuns(ctx, collab);
 }

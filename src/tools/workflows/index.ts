@@ -140,7 +140,7 @@ export const runWorkflow = defineTool({
         const callerId = ctx.session?.id;
         if (!callerId) throw new NbError("unsupported", "run_workflow works only inside an agent session");
         const jobs = input.wait ? null : sessionService(ctx, "jobs", "run_workflow");
-        const { runs, close } = runsForCall(ctx, "run_workflow");
+        const { runs, close } = await runsForCall(ctx, "run_workflow");
         let run: Awaited<ReturnType<typeof runs.start>>;
         try {
           run = await runs.start({
