@@ -100,3 +100,10 @@ describe("the layering check", () => {
     ]);
   });
 });
+
+describe("src/ itself", () => {
+  it("has no value-import cycle between its folders, and the harness imports no tool group", () => {
+    const src = fileURLToPath(new URL("../../src", import.meta.url));
+    expect(checkLayers(src).problems).toEqual([]);
+  });
+});
