@@ -168,7 +168,7 @@ export function runPass(job: PassJob): PassOutcome {
         throw scriptFailure({ name: "InternalError", message: "interrupted" }, undefined, stop);
       const collected = call("collect");
       const raw = parseScriptJson(vm.getString(collected)) as RawOutcome;
-      return toOutcome(raw, job.filename);
+      return toOutcome(raw, job.filename, stop);
     } finally {
       h.dispose();
     }
@@ -186,7 +186,7 @@ interface RawOutcome {
   progress: PassOutcome["progress"];
 }
 
-function toOutcome(raw: RawOutcome, filename: string): PassOutcome {
+function toOutcome(raw: RawOutcome, filename: string, stop: StopState): PassOutcome {
   const base = {
     requests: raw.requests,
     syncEntries: raw.syncEntries,
@@ -200,6 +200,14 @@ function toOutcome(raw: RawOutcome, filename: string): PassOutcome {
     const info = raw.failure;
     const line = thrownLine(info, filename);
     const at = line === undefined ? "" : ` (${filename}:${line})`;
+    // QuickJS's own limits (memory, string length, stack) thrown inside the run and caught by the
+    // prelude: named as the sandbox names them when it stops a script itself.
+    const limit = info.name === "InternalError" ? scriptFailure(info, undefined, stop) : null;
+    if (limit?.code === "limit_exceeded") {
+      const error: ErrorInfo = { code: limit.code, message: `${limit.message}${at}` };
+      if (line !== undefined) error.details = { line };
+      return { ...base, state: "failed", error };
+    }
     // A plain Error (an activity's failure passed back, or the script's own) is its message; a
     // TypeError, a RangeError… keeps its name, which says what went wrong.
     const error: ErrorInfo = {
