@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ErrorInfo, toErrorInfo } from "../core/errors.js";
+import { toErrorInfo } from "../core/errors.js";
 import { capMode } from "../core/modes.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { PromptContext } from "../profiles/types.js";
@@ -8,15 +8,14 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { Mode, SessionServices, ToolPorts } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { announce } from "./announce.js";
-import { compact, contextTokens } from "./compaction.js";
-import { buildSystem, type PathState, readPath, toMessages } from "./context.js";
-import type { EventBus, PendingView, RunStatus } from "./events.js";
-import { pendingView } from "./pending.js";
+import { type PathState, readPath } from "./context.js";
+import type { EventBus } from "./events.js";
 import { buildRunContext, type RunContext } from "./run-context.js";
+import { RunRecord } from "./run-record.js";
 import { runStepCalls, type StepEnv } from "./step.js";
-import { requestEntry, resultEntries } from "./step-entries.js";
-import { type Entry, type EntryInput, oneLine, type SessionStore } from "./store/index.js";
+import { type EntryInput, oneLine, type SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
+import { turnHooks } from "./turn-hooks.js";
 import type { InvocationCaller, InvocationMode, LoopSettings, ModelResolver, RunResult } from "./types.js";
 
 /** Builds the collaboration service for one call of an agent session running in `mode`. */
@@ -68,10 +67,6 @@ export interface RunInput {
   queueItemId?: string;
 }
 
-const REPORT_STRIKES = 3;
-const REMINDER =
-  "You ended without calling report_result. Your profile defines a structured result: call report_result now with `result` (and `data` matching the output schema).";
-
 /**
  * The environment a session's tool calls run in, from the run's context and the state of its
  * history (`tasks`, `payload`), in the session's own mode.
@@ -119,7 +114,8 @@ export function stepEnv(
 /**
  * One run: model call → tool calls → repeat, until the model stops calling tools, reports its
  * result, needs the user, hits the step limit, fails, or is aborted. Every step commits as one
- * transaction, so whatever stops the run leaves the session consistent and resumable.
+ * transaction, so whatever stops the run leaves the session consistent and resumable. What happens
+ * between the model calls is the hooks' (turn-hooks.ts); what the run writes, its record's.
  */
 export async function runOnce(
   deps: HarnessDeps,
@@ -129,7 +125,7 @@ export async function runOnce(
   modelRef: string | undefined,
   control: RunControl,
 ): Promise<RunResult> {
-  const { store, bus, settings } = deps;
+  const { bus, settings } = deps;
   const { signal, fence, ceiling, caller } = control;
   const runId = randomUUID();
   fence.runId = runId;
@@ -139,104 +135,39 @@ export async function runOnce(
   const ctx = buildRunContext(deps, sessionId, (session, profile) =>
     deps.resolveModel(modelRef ?? session.model ?? undefined, profile.key, sessionId),
   );
-  const { session, profile, allow, output, offered, model: resolved } = ctx;
-  const path: Entry[] = store.activePath(sessionId);
-  const push = (...entries: Entry[]) => {
-    for (const e of entries) path.push(e);
-  };
-
-  store.claimRun(sessionId);
-  const started = store.append(sessionId, {
-    kind: "run_start",
-    data: { runId, invocation, ...(ceiling ? { ceiling } : {}), ...(caller ? { caller } : {}) },
-  });
-  push(started);
-  if (input) {
-    push(store.append(sessionId, { kind: "user", data: input }));
-    // An untitled session is named after its first message, so `sessions list` says what it is about.
-    if (!session.title) store.updateSession(sessionId, { title: oneLine(input.text, 80) });
-  }
-  announce(bus, sessionId, [started]);
-
-  let steps = 0;
-  let lastText = "";
-  let reminded = false;
-  let strikes = 0;
-  const usage = { inputTokens: 0, outputTokens: 0 };
-
-  const end = (
-    status: RunStatus,
-    extra: { finalMessage?: string; data?: unknown; pending?: PendingView; error?: ErrorInfo } = {},
-  ): RunResult => {
-    const finalMessage = extra.finalMessage ?? lastText;
-    const out: RunResult = { sessionId, status, finalMessage, steps, usage };
-    if (extra.data !== undefined) out.data = extra.data;
-    if (extra.pending) out.pending = extra.pending;
-    if (extra.error) out.error = extra.error;
-    // The harness already closed this run (see RunFence): nothing more is written or announced.
-    if (fence.revoked) return { ...out, status: "aborted" };
-    const closing: Entry[] = [];
-    if (extra.error)
-      closing.push(store.append(sessionId, { kind: "run_error", data: { runId, error: extra.error } }));
-    const data: { runId: string; status: RunStatus; finalMessage: string; data?: unknown } = {
-      runId,
-      status,
-      finalMessage,
-    };
-    if (extra.data !== undefined) data.data = extra.data;
-    closing.push(store.append(sessionId, { kind: "run_end", data }));
-    push(...closing);
-    store.setStatus(sessionId, status === "waiting" ? "waiting" : "idle");
-    announce(bus, sessionId, closing);
-    return out;
-  };
+  const record = new RunRecord(deps.store, bus, sessionId, runId, fence);
+  startRun(deps, ctx, record, invocation, input, control);
 
   try {
     // A run's mode holds for the whole run (the user changes it between runs, the agent only through
     // an approval, which ends the run), so its prompt is built once.
-    const mode = capMode(session.mode, ceiling);
-    const pctxBase: PromptContext = { ...ctx.prompt, mode };
+    const mode = capMode(ctx.session.mode, ceiling);
+    const pctx: PromptContext = { ...ctx.prompt, mode };
     const systemPrompt =
-      profile.systemPrompt(pctxBase) +
-      (mode !== session.mode && caller
+      ctx.profile.systemPrompt(pctx) +
+      (mode !== ctx.session.mode && caller
         ? `\n\nAgent session ${caller.sessionId} called you while it is in ${mode} mode, so you work in ${mode} mode for this call: your writes need the user's approval, and switch_mode cannot lift that.`
         : "");
-    const env = stepEnv(deps, ctx, runId, readPath(path), signal);
+    const hooks = turnHooks(deps, ctx, record, { mode, systemPrompt, pctx, signal, fence });
+    const env = stepEnv(deps, ctx, runId, readPath(record.path), signal);
     for (;;) {
-      if (signal.aborted) return end("aborted");
-      if (steps >= settings.stepLimit) {
-        return end("step_limit", { finalMessage: lastText || `Stopped after ${steps} steps (step limit).` });
+      if (signal.aborted) return record.end("aborted");
+      if (record.steps >= settings.stepLimit) {
+        const finalMessage = record.lastText || `Stopped after ${record.steps} steps (step limit).`;
+        return record.end("step_limit", { finalMessage });
       }
       live();
-      for (const item of store.queued(sessionId, "steer")) {
-        push(
-          store.append(sessionId, {
-            kind: "user",
-            data: { text: item.text, intent: "steer", queueItemId: item.id },
-          }),
-        );
-      }
-      let state = readPath(path);
-      let system = buildSystem(systemPrompt, mode, state);
-      let messages = toMessages(state.visible);
-      if (contextTokens(system, offered.chars, state.visible) > settings.compactAt * resolved.contextWindow) {
-        const compacted = await compact(deps, sessionId, runId, path, resolved, pctxBase, signal, fence);
-        if (compacted) {
-          push(compacted);
-          state = readPath(path);
-          system = buildSystem(systemPrompt, mode, state);
-          messages = toMessages(state.visible);
-        }
-      }
+      hooks.takeQueued();
+      const { state, system, messages } = await hooks.modelInput();
 
-      steps++;
-      bus.emit({ type: "turn_start", sessionId, runId, step: steps });
+      const step = ++record.steps;
+      bus.emit({ type: "turn_start", sessionId, runId, step });
       const turn = await callModel({
-        model: resolved.model,
+        model: ctx.model.model,
         system,
         messages,
-        tools: offered.tools,
-        maxOutputTokens: resolved.maxOutputTokens,
+        tools: ctx.offered.tools,
+        maxOutputTokens: ctx.model.maxOutputTokens,
         signal,
         maxRetries: settings.maxRetries,
         onText: (text) => {
@@ -244,24 +175,24 @@ export async function runOnce(
         },
       });
       live();
-      usage.inputTokens += turn.usage?.inputTokens ?? 0;
-      usage.outputTokens += turn.usage?.outputTokens ?? 0;
+      record.usage.inputTokens += turn.usage?.inputTokens ?? 0;
+      record.usage.outputTokens += turn.usage?.outputTokens ?? 0;
 
       if (turn.aborted || turn.error) {
         // Partial text is kept; tool calls of a cut stream are dropped, never half-recorded.
         if (turn.text) {
           const status = turn.aborted ? "aborted" : "partial";
-          push(
-            store.append(sessionId, {
-              kind: "assistant",
-              data: { text: turn.text, toolCalls: [], status, model: resolved.ref },
-            }),
-          );
-          lastText = turn.text;
+          record.append({
+            kind: "assistant",
+            data: { text: turn.text, toolCalls: [], status, model: ctx.model.ref },
+          });
+          record.lastText = turn.text;
         }
-        bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: 0 });
-        if (turn.aborted) return end("aborted");
-        return end("error", { error: turn.error ?? { code: "internal", message: "Model call failed" } });
+        bus.emit({ type: "turn_end", sessionId, runId, step, toolCalls: 0 });
+        if (turn.aborted) return record.end("aborted");
+        return record.end("error", {
+          error: turn.error ?? { code: "internal", message: "Model call failed" },
+        });
       }
 
       const assistant: EntryInput = {
@@ -269,21 +200,17 @@ export async function runOnce(
         data: {
           text: turn.text,
           toolCalls: turn.toolCalls,
-          model: resolved.ref,
+          model: ctx.model.ref,
           ...(turn.usage ? { usage: turn.usage } : {}),
         },
       };
-      if (turn.text) lastText = turn.text;
+      if (turn.text) record.lastText = turn.text;
 
       if (turn.toolCalls.length === 0) {
-        push(store.append(sessionId, assistant));
-        bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: 0 });
-        if (output && allow.has("report_result") && !reminded) {
-          reminded = true;
-          push(store.append(sessionId, { kind: "user", data: { text: REMINDER, intent: "prompt" } }));
-          continue;
-        }
-        return end("completed");
+        record.append(assistant);
+        bus.emit({ type: "turn_end", sessionId, runId, step, toolCalls: 0 });
+        if (hooks.anotherTurn()) continue;
+        return record.end("completed");
       }
 
       // The payload as of this step: a steer may have brought the invocation a new one.
@@ -294,48 +221,40 @@ export async function runOnce(
         payload: state.payload,
       });
       live();
-      const entries: EntryInput[] = [assistant, ...resultEntries(outcome.results)];
-      if (outcome.tasks) entries.push({ kind: "task_list", data: { tasks: outcome.tasks } });
-      if (outcome.pause) entries.push(requestEntry(outcome.pause));
-      const committed = store.commitStep(sessionId, entries);
-      push(...committed);
-      announce(bus, sessionId, committed);
-      bus.emit({ type: "turn_end", sessionId, runId, step: steps, toolCalls: turn.toolCalls.length });
-
-      if (outcome.pause) {
-        // The request is the step's last entry; its id is the approval id.
-        const request = { id: committed[committed.length - 1].id, kind: outcome.pause.kind };
-        const pending = pendingView(request, outcome.pause.call, outcome.pause.preview.text);
-        bus.emit({
-          type: outcome.pause.kind === "user_input" ? "user_input_required" : "approval_required",
-          sessionId,
-          runId,
-          pending,
-        });
-        return end("waiting", { pending, finalMessage: lastText });
-      }
-      if (outcome.reported) {
-        return end("completed", { finalMessage: outcome.reported.result, data: outcome.reported.data });
-      }
-      strikes = outcome.reportFailures ? strikes + outcome.reportFailures : 0;
-      if (strikes >= REPORT_STRIKES) {
-        return end("error", {
-          error: {
-            code: "limit_exceeded",
-            message: `report_result failed validation ${strikes} times in a row`,
-          },
-        });
-      }
+      const verdict = hooks.afterStep(assistant, outcome, turn.toolCalls.length);
+      if (verdict) return record.end(verdict.status, verdict.ending);
     }
   } catch (e) {
-    if (fence.revoked) return { sessionId, status: "aborted", finalMessage: lastText, steps, usage };
+    if (fence.revoked) return record.result("aborted");
     const error = toErrorInfo(e, [deps.workspace.root, deps.workspace.realRoot]);
     try {
-      return end("error", { error });
+      return record.end("error", { error });
     } catch {
-      store.setStatus(sessionId, "idle");
+      deps.store.setStatus(sessionId, "idle");
       bus.emit({ type: "error", sessionId, runId, error });
-      return { sessionId, status: "error", finalMessage: lastText, steps, error, usage };
+      return record.result("error", { error });
     }
   }
+}
+
+/** Open the run in its session: claimed by this process, its start (and the user's message) recorded. */
+function startRun(
+  deps: HarnessDeps,
+  ctx: RunContext,
+  record: RunRecord,
+  invocation: InvocationMode,
+  input: RunInput | null,
+  { ceiling, caller }: RunControl,
+): void {
+  deps.store.claimRun(record.sessionId);
+  const [started] = record.append({
+    kind: "run_start",
+    data: { runId: record.runId, invocation, ...(ceiling ? { ceiling } : {}), ...(caller ? { caller } : {}) },
+  });
+  if (input) {
+    record.append({ kind: "user", data: input });
+    // An untitled session is named after its first message, so `sessions list` says what it is about.
+    if (!ctx.session.title) deps.store.updateSession(record.sessionId, { title: oneLine(input.text, 80) });
+  }
+  announce(deps.bus, record.sessionId, [started]);
 }
