@@ -166,6 +166,7 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
       const r = authorize(ctx, body.path, "write");
       // The version the edit started from is the write's approval basis: the tool itself refuses
       // (conflict) when the file is no longer that version, and writes atomically when it is.
+      let written: string | null = null;
       const result = await dispatch(
         { key: "write", input: { path: body.path, content: body.content } },
         {
@@ -177,6 +178,10 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
           allow: "all",
           approved: true,
           approvedBasis: { files: [{ path: r.display, sha256: body.baseVersion }] },
+          // The version is what was written, not what a read by name finds afterwards.
+          onChange: (record) => {
+            written = record.files?.find((f) => f.path === r.display)?.after ?? null;
+          },
         },
       );
       if (!result.ok) {
@@ -193,7 +198,12 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
         );
       }
       const details = result.details as { created: boolean; unchanged?: boolean };
-      const now = await readTextOrNull(r);
+      const version = written ?? contentHash(await readTextOrNull(r));
+      if (version === null) {
+        throw new HttpError(409, "conflict", `${r.display} was removed while it was saved; save it again`, {
+          details: { path: r.display },
+        });
+      }
       if (!details.unchanged) {
         hub.events.publish("files_changed", {
           project: r.project.name,
@@ -204,7 +214,7 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
       }
       return c.json({
         path: r.display,
-        version: contentHash(now),
+        version,
         created: details.created,
         unchanged: details.unchanged === true,
       });
