@@ -114,7 +114,8 @@ export const suite: BenchSuite = {
       report({ name: `apply_patch_match_20_hunks_${LINES / 1000}k_lines_cpu`, unit: "ms", value: match.cpu });
       // Planning as the tool does it: read the file, match, build the new text and its diff (nothing written).
       const resolve = (p: string) => resolveFileAddress(ws, project, p);
-      const files = projectPatchFiles({ mode: "normal", project }, "none");
+      // Planning reads only; the write step is granted writes, as a normal-mode call is.
+      const files = projectPatchFiles({ mode: "normal", project }, "any");
       let planned: FileChange<ResolvedPath>[] = [];
       const planMs = await medianMs(
         async () => {
