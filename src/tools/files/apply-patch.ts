@@ -93,7 +93,7 @@ Give about three lines of context around each change; add an @@ anchor when the 
       targets: patchTargets(input.patch),
       preview: async () => filePreview(await prepared()),
       async run(grant) {
-        const { changes, files, changed } = await planToRun(grant, ctx, "apply_patch", prepared, () =>
+        const { changes, files, changed, basis } = await planToRun(grant, ctx, "apply_patch", prepared, () =>
           plan(input.patch, ctx),
         );
         if (!changed)
@@ -111,7 +111,8 @@ Give about three lines of context around each change; add an @@ anchor when the 
           text: `Patch applied:\n${summary}\n\n${diff}`,
           details: { files, diff },
           change: filesChange(
-            changes.map((c) => ({ display: c.target.display, before: c.before, after: c.after })),
+            basis,
+            changes.map((c) => ({ display: c.target.display, after: c.after })),
             `Patch applied: ${summary.replace(/\n/g, ", ")}`,
           ),
         };

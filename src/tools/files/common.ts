@@ -178,16 +178,21 @@ export function writeScope(writes: WriteGrant, ctx: Pick<ToolContext, "mode" | "
   return { within: planRootOf(ctx.project) };
 }
 
-/** The record of a file write: each target's content hash before and after. */
+/**
+ * The record of a file write: each target's content hash before — taken from the plan's basis, which
+ * hashed it already (a large chapter is not hashed twice) — and after.
+ */
 export function filesChange(
-  files: { display: string; before: string | null; after: string | null }[],
+  basis: FilesBasis,
+  files: { display: string; after: string | null }[],
   summary: string,
 ): ChangeReport {
+  const before = new Map(basis.files.map((f) => [f.path, f.sha256]));
   return {
     targets: files.map((f) => f.display),
     files: files.map((f) => ({
       path: f.display,
-      before: contentHash(f.before),
+      before: before.get(f.display) ?? null,
       after: contentHash(f.after),
     })),
     summary,

@@ -121,7 +121,7 @@ export const editTool = defineTool({
       targets: [input.path],
       preview: async () => filePreview(await prepared()),
       async run(grant) {
-        const { r, before, after, diff, changed } = await planToRun(grant, ctx, "edit", prepared, () =>
+        const { r, after, diff, changed, basis } = await planToRun(grant, ctx, "edit", prepared, () =>
           plan(input, ctx),
         );
         if (!changed) {
@@ -138,7 +138,7 @@ export const editTool = defineTool({
         return {
           text: `${head}\n${text}`,
           details: { path: r.display, diff: text },
-          change: filesChange([{ display: r.display, before, after }], head),
+          change: filesChange(basis, [{ display: r.display, after }], head),
         };
       },
     };

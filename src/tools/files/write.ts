@@ -57,7 +57,7 @@ export const writeTool = defineTool({
       targets: [input.path],
       preview: async () => filePreview(await prepared()),
       async run(grant) {
-        const { r, before, after, changed } = await planToRun(grant, ctx, "write", prepared, () =>
+        const { r, before, after, changed, basis } = await planToRun(grant, ctx, "write", prepared, () =>
           plan(input, ctx),
         );
         const bytes = Buffer.byteLength(after, "utf8");
@@ -73,7 +73,7 @@ export const writeTool = defineTool({
         return {
           text,
           details: { path: r.display, bytes, created: before === null },
-          change: filesChange([{ display: r.display, before, after }], text),
+          change: filesChange(basis, [{ display: r.display, after }], text),
         };
       },
     };

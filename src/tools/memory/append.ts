@@ -63,7 +63,7 @@ export const subjectEventAppendTool = defineTool({
         return {
           text,
           details: { subjectPath: p.path, sourcePath: p.file, appended: n, created: p.before === null },
-          change: filesChange([{ display: p.file, before: p.before, after: p.after }], text),
+          change: filesChange(p.basis, [{ display: p.file, after: p.after }], text),
         };
       },
     };
