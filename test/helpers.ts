@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { main } from "../src/cli/main.js";
+import type { Mode } from "../src/core/modes.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../src/tools/dispatch.js";
-import type { Mode } from "../src/tools/types.js";
 import type { Project } from "../src/workspace/project.js";
 import { type CreateProjectOptions, Workspace } from "../src/workspace/workspace.js";
 

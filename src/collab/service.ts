@@ -1,5 +1,5 @@
 import { NbError } from "../core/errors.js";
-import { capMode } from "../core/modes.js";
+import { capMode, type Mode } from "../core/modes.js";
 import type { Harness } from "../harness/loop.js";
 import type { Session } from "../harness/store/index.js";
 import type { RunResult } from "../harness/types.js";
@@ -15,7 +15,6 @@ import type {
   SessionRequest,
   SessionView,
 } from "../tools/collaboration/service.js";
-import type { Mode } from "../tools/types.js";
 import { admit, type TargetState } from "./admission.js";
 import { ancestors, assertAccess, MAX_AGENT_DEPTH } from "./ownership.js";
 import { invocationPayload, invocationText, parseStrict } from "./payload.js";

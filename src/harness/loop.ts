@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { isNbError, NbError } from "../core/errors.js";
+import type { Mode } from "../core/modes.js";
 import { JobRunner } from "../jobs/runner.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Mode, ToolPorts } from "../tools/types.js";
+import type { ToolPorts } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { forceEnd, withinAbortGrace } from "./abort.js";
 import { announce } from "./announce.js";

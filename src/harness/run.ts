@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { toErrorInfo } from "../core/errors.js";
-import { capMode } from "../core/modes.js";
+import { capMode, type Mode } from "../core/modes.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { PromptContext } from "../profiles/types.js";
 import type { CollaborationService } from "../tools/collaboration/service.js";
 import type { ToolRegistry } from "../tools/registry.js";
-import type { Mode, SessionServices, ToolPorts } from "../tools/types.js";
+import type { SessionServices, ToolPorts } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { announce } from "./announce.js";
 import { type PathState, readPath } from "./context.js";

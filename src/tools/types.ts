@@ -12,8 +12,6 @@ import type { ChangeReport } from "./pipeline/record.js";
 import type { ResultService } from "./result/index.js";
 import type { TaskService } from "./tasks/service.js";
 
-export { MODES, type Mode } from "../core/modes.js";
-
 /** Whether a call changes the workspace. */
 export type Effect = "read" | "write";
 

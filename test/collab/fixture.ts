@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { agentCollaboration } from "../../src/collab/plugin.js";
 import { AgentCollaboration } from "../../src/collab/service.js";
+import type { Mode } from "../../src/core/modes.js";
 import { EventBus, type HarnessEvent } from "../../src/harness/events.js";
 import { Harness } from "../../src/harness/loop.js";
 import type { EntryOf } from "../../src/harness/store/index.js";
@@ -14,7 +15,7 @@ import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { toolPorts } from "../../src/runtime/ports.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { dispatch } from "../../src/tools/dispatch.js";
-import type { DispatchResult, Mode } from "../../src/tools/types.js";
+import type { DispatchResult } from "../../src/tools/types.js";
 import type { Project } from "../../src/workspace/project.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 

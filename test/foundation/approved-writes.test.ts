@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Mode } from "../../src/core/modes.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
-import type { DispatchResult, Mode, ToolContext, ToolPreview } from "../../src/tools/types.js";
+import type { DispatchResult, ToolContext, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;

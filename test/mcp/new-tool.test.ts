@@ -4,12 +4,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { Mode } from "../../src/core/modes.js";
 import { createMcpServer } from "../../src/mcp/server.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { BUILTIN_TOOLS } from "../../src/tools/builtin.js";
 import { defineTool } from "../../src/tools/define.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import type { Mode } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 import { errorOf, textOf } from "./fixture.js";
 

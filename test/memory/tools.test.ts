@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Mode } from "../../src/core/modes.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
-import type { DispatchResult, Mode, ToolPreview } from "../../src/tools/types.js";
+import type { DispatchResult, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;

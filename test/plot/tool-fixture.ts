@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Mode } from "../../src/core/modes.js";
 import { type Allowlist, dispatch } from "../../src/tools/dispatch.js";
 import { plotTools } from "../../src/tools/plot/index.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
-import type { DispatchResult, Mode } from "../../src/tools/types.js";
+import type { DispatchResult } from "../../src/tools/types.js";
 import type { Project } from "../../src/workspace/project.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 

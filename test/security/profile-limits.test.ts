@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Mode } from "../../src/core/modes.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
-import type { DispatchResult, Mode } from "../../src/tools/types.js";
+import type { DispatchResult } from "../../src/tools/types.js";
 import { userPort } from "../../src/workflows/host/agent-port.js";
 import { type CollabFixture, call, collabFixture, toolResults } from "../collab/fixture.js";
 import { makeTestBed, type TestBed } from "../helpers.js";

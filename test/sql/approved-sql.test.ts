@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Mode } from "../../src/core/modes.js";
 import { plotDb } from "../../src/plot/db.js";
-import type { DispatchResult, Mode, ToolPreview } from "../../src/tools/types.js";
+import type { DispatchResult, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;

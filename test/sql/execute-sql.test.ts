@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Mode } from "../../src/core/modes.js";
 import { plotDb } from "../../src/plot/db.js";
-import type { DispatchResult, Mode } from "../../src/tools/types.js";
+import type { DispatchResult } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;
