@@ -1,7 +1,8 @@
 import { randomInt } from "node:crypto";
 import { NbError } from "../../core/errors.js";
+import { sharedPool } from "../../core/workers/pool.js";
 import type { Project } from "../../workspace/project.js";
-import { type ScriptClock, WorkerPool } from "../sandbox/index.js";
+import type { ScriptClock } from "../sandbox/index.js";
 import type { CanonicalWrite } from "./canonical.js";
 import type { WorldAccess, WorldJob, WorldJobResult } from "./job.js";
 
@@ -34,22 +35,17 @@ export interface WorldScriptOptions {
   expect?: CanonicalWrite[];
 }
 
-let pool: WorkerPool<WorldJob, WorldJobResult> | null = null;
-
-function sandboxPool(): WorkerPool<WorldJob, WorldJobResult> {
-  pool ??= new WorkerPool({
-    base: import.meta.url,
-    name: "worker",
-    keepIdle: 1,
-    maxWorkers: 4,
-    bootTimeoutMs: 30_000,
-  });
-  return pool;
-}
+const sandbox = sharedPool<WorldJob, WorldJobResult>({
+  base: import.meta.url,
+  name: "worker",
+  keepIdle: 1,
+  maxWorkers: 4,
+  bootTimeoutMs: 30_000,
+});
 
 /** Start a sandbox worker ahead of the first script (a server or session that will run some). */
 export function warmWorldSandbox(): Promise<void> {
-  return sandboxPool().warm();
+  return sandbox.warm();
 }
 
 /** Writing scripts of one project run one after another: two open write transactions would collide. */
@@ -93,7 +89,7 @@ export async function runWorldScript(
     ...(opts.expect ? { expect: opts.expect } : {}),
   };
   const run = () =>
-    sandboxPool().run(job, {
+    sandbox.run(job, {
       deadlineMs: timeoutMs + KILL_GRACE_MS,
       signal: opts.signal,
       timedOut: () => new NbError("timeout", `Script timed out after ${timeoutMs / 1000} s`),
