@@ -144,13 +144,17 @@ DELETE FROM temp.nb_row_raw; DELETE FROM temp.nb_row_change;`,
  */
 export function withRowLog<T>(db: Db, spec: RowLogSpec, changeId: string | undefined, fn: () => T): T {
   if (changeId === undefined) return db.transaction(fn)();
+  return db.transaction(() => inRowLog(db, spec, changeId, fn))();
+}
+
+/** Run `fn` inside the caller's open transaction, logging every row it touches under `changeId`. */
+export function inRowLog<T>(db: Db, spec: RowLogSpec, changeId: string, fn: () => T): T {
+  if (!db.inTransaction) throw new NbError("internal", "row log: inRowLog needs an open transaction");
   const script = rowLogScript(db, spec, changeId);
-  return db.transaction(() => {
-    db.exec(script.open);
-    const value = fn();
-    db.exec(script.close);
-    return value;
-  })();
+  db.exec(script.open);
+  const value = fn();
+  db.exec(script.close);
+  return value;
 }
 
 interface LogRow {
@@ -318,7 +322,16 @@ export function revertRows(
     db.exec(script.open);
     for (const r of [...logged].reverse()) {
       const s = shape(r.tbl);
-      restoreRow(db, s, r.pk, r.before, currentImage(db, s, r.pk) !== null);
+      try {
+        restoreRow(db, s, r.pk, r.before, currentImage(db, s, r.pk) !== null);
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        if (typeof code !== "string" || !code.startsWith("SQLITE_CONSTRAINT")) throw e;
+        throw new NbError(
+          "conflict",
+          `Cannot revert change ${changeId}: putting back ${hooks.name(r.tbl, JSON.parse(r.pk))} breaks a rule of the database as it is now (${(e as Error).message}); nothing was changed.`,
+        );
+      }
     }
     const broken = db.pragma("foreign_key_check") as {
       table: string;
