@@ -59,7 +59,7 @@ describe("the World Engine row log", () => {
     expect(
       world()
         .slice.list({})
-        .map((s) => s.sliceId),
+        .map((s) => s.id),
     ).not.toContain(sliceId);
     expect(world().subject.get("ana")).toBeNull();
     // Reverting the revert brings the slice and Ana's state back.
