@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { NbError } from "../core/errors.js";
 import { now } from "../core/sqlite.js";
 import type { Project } from "../workspace/project.js";
 import { newChangeId } from "./ids.js";
@@ -6,6 +8,9 @@ import { ChangeIndex } from "./index-db.js";
 import { commitMessage } from "./message.js";
 import { HistoryRepo } from "./repo.js";
 import type { Actor, Change } from "./schema.js";
+
+/** The `tool` of the change that holds the project as its history began (never reverted). */
+export const START_TOOL = "history";
 
 /** Who made a write and through which call, as the pipeline knows it. */
 export interface WriteOrigin {
@@ -65,8 +70,12 @@ export class History {
     return project.resource("history", () => new History(project));
   }
 
+  get indexPath(): string {
+    return join(this.project.root, ".nbook", "history.sqlite");
+  }
+
   get index(): ChangeIndex {
-    this.indexDb ??= new ChangeIndex(join(this.project.root, ".nbook", "history.sqlite"));
+    this.indexDb ??= new ChangeIndex(this.indexPath);
     return this.indexDb;
   }
 
@@ -74,10 +83,17 @@ export class History {
   open(): Promise<void> {
     this.ready ??= this.repo.serial(async () => {
       const fresh = !this.repo.exists();
+      // An index of changes whose repository is gone would point at commits that no longer exist.
+      if (fresh && existsSync(this.indexPath) && this.index.stats().changes > 0)
+        throw new NbError(
+          "io_error",
+          "The history repository (.nbook/history.git) is missing; run `nbook history repair` to start it again",
+        );
       await this.repo.init();
       if (fresh || (await this.repo.head()) === null) {
         await this.commitChange(null, null, {
           actor: "outside",
+          tool: START_TOOL,
           summary: "The project as it was when its history began",
         });
       }
@@ -186,6 +202,12 @@ export class History {
     };
     this.index.add(recorded);
     return recorded;
+  }
+
+  /** Let go of the index and forget the repository was opened (a repair replaces them). */
+  reset(): void {
+    this.close();
+    this.ready = null;
   }
 
   close(): void {

@@ -172,6 +172,11 @@ export class ChangeIndex {
     return this.db.prepare("DELETE FROM changes WHERE time < ?").run(time).changes;
   }
 
+  /** Point the changes of commit `from` at `to` (the same change, re-made by a prune). */
+  recommit(from: string, to: string): void {
+    this.db.prepare("UPDATE changes SET commit_sha = ? WHERE commit_sha = ?").run(to, from);
+  }
+
   /** Remove every change (before a rebuild). */
   clear(): void {
     this.db.exec("DELETE FROM changes");

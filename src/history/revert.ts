@@ -3,10 +3,11 @@ import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { removeProjectFile, writeProjectFile } from "../workspace/anchored-fs.js";
 import { resolveFileAddress } from "../workspace/paths.js";
-import { describePaths, type History, type WriteOrigin } from "./history.js";
+import { describePaths, type History, START_TOOL, type WriteOrigin } from "./history.js";
 import { newChangeId } from "./ids.js";
 import { undoInFile } from "./merge.js";
 import type { FileDelta } from "./repo.js";
+import { revertRowsOf } from "./rows.js";
 import type { Change } from "./schema.js";
 
 /** A file a revert cannot take its change back from: both versions, so the user can choose. */
@@ -35,7 +36,13 @@ async function deltasOf(history: History, changes: readonly Change[]): Promise<M
   const out = new Map<string, FileDelta[]>();
   for (const c of changes) {
     if (!c.commit) continue;
-    out.set(c.id, await history.repo.deltas(await history.repo.parentOf(c.commit), c.commit));
+    const parent = await history.repo.parentOf(c.commit);
+    if (parent === null || c.tool === START_TOOL)
+      throw new NbError(
+        "invalid_input",
+        `Change ${c.id} is where the history begins; there is nothing before it`,
+      );
+    out.set(c.id, await history.repo.deltas(parent, c.commit));
   }
   return out;
 }
@@ -53,18 +60,15 @@ export async function revertChanges(
 ): Promise<Change | null> {
   if (changes.length === 0) throw new NbError("invalid_input", "No changes to revert");
   const ordered = [...changes].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  const rowsOnly = ordered.filter((c) => !c.commit);
-  if (rowsOnly.length)
-    throw new NbError(
-      "unsupported",
-      `Change ${rowsOnly[0].id} changed database rows only; this history cannot take rows back yet`,
-    );
   const deltas = await deltasOf(history, ordered);
   const paths = [...new Set([...deltas.values()].flat().map((d) => d.path))];
   const id = newChangeId();
   const pending = await history.begin(id, paths);
   try {
     const results = await planUndo(history, ordered, deltas);
+    // Rows go back in their databases' own transactions, each refusing a conflict before any file is written.
+    let rows = 0;
+    for (const c of ordered) rows += revertRowsOf(history.project, c.id, id);
     for (const [path, content] of results) {
       const r = resolveFileAddress(history.project.workspace, history.project, path);
       if (content === null) await removeProjectFile(r).catch(ignoreMissing);
@@ -77,7 +81,7 @@ export async function revertChanges(
       {
         summary: `Revert ${ids.join(", ")}${results.size ? `: ${describePaths([...results.keys()])}` : ""}`,
         targets: [...results.keys()],
-        rows: false,
+        rows: rows > 0,
       },
       { actor: "revert", reverts: ids },
     );
