@@ -120,7 +120,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "sessions",
     term: "sessions",
-    description: "List, show and export agent sessions",
+    description: "List, show, export, rewind and fork agent sessions",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {
