@@ -6,7 +6,7 @@ import type { Project } from "../workspace/project.js";
 import { newChangeId } from "./ids.js";
 import { ChangeIndex } from "./index-db.js";
 import { commitMessage } from "./message.js";
-import { HistoryRepo } from "./repo.js";
+import { blobOfFile, HistoryRepo } from "./repo.js";
 import type { Actor, Change } from "./schema.js";
 
 /** The `tool` of the change that holds the project as its history began (never reverted). */
@@ -153,7 +153,7 @@ export class History {
     const pending = [...this.pending];
     if (pending.some((w) => w.targets === null)) return null;
     const busy = pending.flatMap((w) => w.targets ?? []);
-    const scope = paths === null ? null : paths.filter((p) => !busy.includes(p));
+    const scope = paths === null ? null : await this.maybeChanged(paths.filter((p) => !busy.includes(p)));
     if (scope !== null && scope.length === 0) return null;
     const dirty = await this.repo.dirty(scope, busy);
     if (dirty.length === 0) return null;
@@ -167,6 +167,22 @@ export class History {
       false,
       busy,
     );
+  }
+
+  /**
+   * The paths whose content may differ from the head's: a file whose blob id (hashed here) is
+   * the head's is unchanged, and git need not look at it. Only a file the head lacks, or whose
+   * content differs, is left for `git status` to confirm.
+   */
+  private async maybeChanged(paths: readonly string[]): Promise<string[]> {
+    const blobs = await this.repo.headBlobs();
+    if (blobs === null) return [...paths];
+    const out: string[] = [];
+    for (const p of paths) {
+      const known = blobs.get(p);
+      if (known === undefined || (await blobOfFile(join(this.project.root, p))) !== known) out.push(p);
+    }
+    return out;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -132,6 +133,7 @@ export class HistoryRepo {
     excluding: readonly string[] = [],
   ): Promise<{ commit: string; paths: string[] } | null> {
     if (paths !== null && paths.length === 0) return null;
+    if (paths !== null && this.tracked(paths)) return this.commitTracked(paths, message);
     if (paths === null) await this.locked(["add", "-A", "--", ...pathspecAll(excluding)]);
     else await this.locked(["update-index", "--add", "--remove", "-z", "--stdin"], `${paths.join("\0")}\0`);
     const tree = await this.locked(["write-tree"]);
@@ -155,6 +157,78 @@ export class HistoryRepo {
       const changed = paths === null || !parent ? await this.changedPaths(parent, commit) : [...paths];
       return { commit, paths: changed };
     }
+  }
+
+  /**
+   * The blobs of the files at the head commit this process last saw (path → blob), read once with
+   * `ls-tree` and kept up to date by this process's commits; reset when another process commits.
+   */
+  private blobsAt: { head: string; blobs: Map<string, string> } | null = null;
+
+  /** The head's blob of each path (null: not in the head), or null when the head moved elsewhere. */
+  async headBlobs(): Promise<Map<string, string> | null> {
+    const head = await this.head();
+    if (head === null) return null;
+    if (this.blobsAt?.head !== head) {
+      const out = await this.git.text(["ls-tree", "-r", "-z", "--full-tree", head]);
+      const blobs = new Map<string, string>();
+      for (const entry of out.split("\0")) {
+        const tab = entry.indexOf("\t");
+        if (tab < 0) continue;
+        const [, type, sha] = entry.slice(0, tab).split(" ");
+        if (type === "blob") blobs.set(entry.slice(tab + 1), sha);
+      }
+      this.blobsAt = { head, blobs };
+    }
+    return this.blobsAt.blobs;
+  }
+
+  private tracked(paths: readonly string[]): boolean {
+    const blobs = this.blobsAt?.blobs;
+    return blobs !== undefined && paths.every((p) => blobs.has(p));
+  }
+
+  /**
+   * Commit files the head already has, in one git run (`git commit --only -- paths`: their work
+   * tree content, whatever else the index holds). Their blobs become what this process knows of them.
+   */
+  private async commitTracked(
+    paths: readonly string[],
+    message: string,
+  ): Promise<{ commit: string; paths: string[] } | null> {
+    const parent = await this.head();
+    const out = await this.git.run(
+      [
+        "--literal-pathspecs",
+        "commit",
+        "--quiet",
+        "--no-verify",
+        "--no-status",
+        "--only",
+        "-F",
+        "-",
+        "--",
+        ...paths,
+      ],
+      { input: message, okCodes: [1] },
+    );
+    const commit = await this.head();
+    if (out.code !== 0 || commit === null || commit === parent) {
+      if (/nothing to commit|no changes added/i.test(out.stdout.toString("utf8") + out.stderr)) return null;
+      if (out.code !== 0)
+        throw new NbError("io_error", `git commit failed: ${out.stderr.trim() || "(no message)"}`);
+      return null;
+    }
+    if (this.blobsAt?.head === parent) {
+      const blobs = this.blobsAt.blobs;
+      for (const p of paths) {
+        const blob = await blobOfFile(join(this.workTree, p));
+        if (blob === null) blobs.delete(p);
+        else blobs.set(p, blob);
+      }
+      this.blobsAt = { head: commit, blobs };
+    }
+    return { commit, paths: [...paths] };
   }
 
   /** The paths that differ between two commits (all of `to`'s when `from` is null). */
@@ -220,4 +294,11 @@ function literal(path: string): string {
 /** Every path of the work tree, less these. */
 function pathspecAll(excluding: readonly string[]): string[] {
   return [".", ...excluding.map((p) => `:(exclude,literal)${p}`)];
+}
+
+/** The git blob id of a file's content (sha1 of `blob <size>\0` and the bytes), or null when absent. */
+export async function blobOfFile(file: string): Promise<string | null> {
+  const data = await readFile(file).catch(() => null);
+  if (data === null) return null;
+  return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
 }
