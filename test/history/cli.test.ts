@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTestBed, runNbook, type TestBed } from "../helpers.js";
@@ -132,6 +132,21 @@ describe("nbook history and nbook revert", () => {
     expect(readFileSync(join(root, ".git", "HEAD"), "utf8")).toBe(head);
     expect(execFileSync("git", ["rev-list", "--all"], { cwd: root, encoding: "utf8" })).toBe("");
     expect(execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })).toBe("");
+  });
+
+  it("without git, writes still work and the user is told once which package to install", () => {
+    bed = makeTestBed();
+    const bin = join(bed.dir, "bin");
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, "node"));
+    const r = runNbook(
+      ["tool", "write", "--input", JSON.stringify({ path: CH, content: AFTER }), "--project", "novel"],
+      { cwd: join(bed.dir, "ws"), env: { PATH: bin } },
+    );
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(bed.project.root, CH), "utf8")).toBe(AFTER);
+    expect(r.stderr.match(/git is not installed/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/package `git` \(Debian\/Ubuntu: apt install git; macOS: brew install git\)/);
   });
 
   it("says what is wrong with unknown ids and bad times", () => {

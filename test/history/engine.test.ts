@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/history/history.js";
+import { repairHistory } from "../../src/history/maintenance.js";
 import { revertChanges } from "../../src/history/revert.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
@@ -47,5 +48,57 @@ describe("file history engine", () => {
     expect(readFileSync(join(bed.project.root, CH), "utf8")).toBe(
       v1.replace("Para one.", "Para one, by hand."),
     );
+  });
+});
+
+describe("bash and broken histories", () => {
+  it("records what a bash command wrote and renamed, and reverts it", async () => {
+    bed = makeTestBed();
+    const root = bed.project.root;
+    await bed.call("write", { path: CH, content: v1 });
+    const r = await bed.call(
+      "bash",
+      { command: "echo fresh > notes.md && mv manuscript/ch-03/index.md manuscript/ch-03/draft.md" },
+      { approved: true },
+    );
+    expect(r).toMatchObject({ ok: true });
+    const h = History.of(bed.project);
+    const [change] = h.index.list();
+    expect(change).toMatchObject({ actor: "user", tool: "bash" });
+    expect(change.targets?.sort()).toEqual(["manuscript/ch-03/draft.md", CH, "notes.md"].sort());
+    await revertChanges(h, [change], {});
+    expect(readFileSync(join(root, CH), "utf8")).toBe(v1);
+    expect(existsSync(join(root, "manuscript/ch-03/draft.md"))).toBe(false);
+    expect(existsSync(join(root, "notes.md"))).toBe(false);
+  });
+
+  it("never blocks a write when the history repository is corrupt, and repair starts it again", async () => {
+    bed = makeTestBed();
+    await bed.call("write", { path: CH, content: v1 });
+    const gitDir = join(bed.project.root, ".nbook", "history.git");
+    writeFileSync(join(gitDir, "HEAD"), "garbage\n");
+    const h = History.of(bed.project);
+    h.reset();
+    const r = await bed.call("write", { path: CH, content: "Still written.\n" });
+    expect(r.ok).toBe(true);
+    expect(readFileSync(join(bed.project.root, CH), "utf8")).toBe("Still written.\n");
+    const report = await repairHistory(h);
+    expect(report.movedAside).toMatch(/^\.nbook\/history\.git\.broken-\d+$/);
+    expect(existsSync(join(bed.project.root, report.movedAside as string, "HEAD"))).toBe(true);
+    await bed.call("write", { path: CH, content: "After repair.\n" });
+    const [last] = h.index.list();
+    expect(last).toMatchObject({ tool: "write", targets: [CH] });
+    await revertChanges(h, [last], {});
+    expect(readFileSync(join(bed.project.root, CH), "utf8")).toBe("Still written.\n");
+  });
+
+  it("rebuilds a lost index from the commits' trailers", async () => {
+    bed = makeTestBed();
+    await bed.call("write", { path: CH, content: v1 }, { profile: "leader.default" });
+    const h = History.of(bed.project);
+    const before = h.index.list();
+    const report = await repairHistory(h);
+    expect(report.movedAside).toBeNull();
+    expect(h.index.list()).toEqual(before);
   });
 });
