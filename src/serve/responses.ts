@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
+import { RewindResultSchema } from "../harness/rewind.js";
 import {
   EntrySchema,
   PendingViewSchema,
@@ -12,6 +13,9 @@ import {
   SessionSchema,
   TaskSchema,
 } from "../harness/store/schema.js";
+import { HistoryStatsSchema, RepairReportSchema } from "../history/maintenance.js";
+import { BlameSchema, ChangeShownSchema } from "../history/review.js";
+import { ChangeSchema } from "../history/schema.js";
 import { JobStatusSchema } from "../jobs/store.js";
 import { RunStatusSchema as WorkflowRunStatusSchema } from "../workflows/store/schema.js";
 
@@ -106,6 +110,8 @@ export const InvocationSchema = z
   .strict();
 export const AbortedSchema = z.object({ aborted: z.boolean() }).strict();
 export const ModeChangeSchema = z.object({ mode: ModeSchema, changed: z.boolean() }).strict();
+/** What a rewind or an undo did: where the leaf is, how many entries it left, the changes it took back. */
+export const RewindSchema = RewindResultSchema;
 export const TaskListSchema = z.object({ tasks: z.array(TaskSchema) }).strict();
 export const PendingListSchema = z
   .object({
@@ -369,3 +375,10 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Job: JobSchema,
   WorkflowRun: WorkflowRunSchema,
 };
+
+// ---------------------------------------------------------------- history
+
+export const ChangeListSchema = z.object({ changes: z.array(ChangeSchema) }).strict();
+export { BlameSchema, ChangeShownSchema, HistoryStatsSchema, RepairReportSchema };
+export const RevertedSchema = z.object({ change: ChangeSchema.nullable() }).strict();
+export const PrunedSchema = z.object({ removed: z.number().int() }).strict();

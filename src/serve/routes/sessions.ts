@@ -5,6 +5,7 @@ import { NbError } from "../../core/errors.js";
 import { ModeSchema } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
+import { RewindScopeSchema } from "../../harness/rewind.js";
 import { type Session, SessionStatusSchema } from "../../harness/store/schema.js";
 import type { RunResult } from "../../harness/types.js";
 import { MODEL_REF } from "../../models/reference.js";
@@ -16,6 +17,7 @@ import {
   ModeChangeSchema,
   OneSessionSchema,
   PendingListSchema,
+  RewindSchema,
   SessionForestSchema,
   SessionListSchema,
   SessionNodeSchema,
@@ -28,6 +30,7 @@ import { ProjectParams, ProjectQuery, sessionId } from "./common.js";
 
 const modelRef = z.string().regex(MODEL_REF, "expected <providerId>/<modelId>");
 const SessionParams = z.object({ id: sessionId }).strict();
+const entryId = z.string().regex(/^[1-9]\d{0,15}$/, "an entry id (a number)");
 const ApprovalParams = z.object({ id: sessionId, approvalId: z.string().regex(/^[1-9]\d{0,15}$/) }).strict();
 const MessageBody = z
   .object({
@@ -312,6 +315,57 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       const changed = harness.setMode(params.id, body.mode);
       return c.json({ mode: body.mode, changed });
     },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/rewind",
+      tag: "sessions",
+      response: RewindSchema,
+      summary:
+        "Go back to an entry of the active branch: the conversation (the next message branches there), the changes made since (reverted), or both",
+      params: SessionParams,
+      body: z
+        .object({
+          to: entryId.describe("the entry to go back to"),
+          scope: RewindScopeSchema.default("conversation"),
+        })
+        .strict(),
+    },
+    async (c, { params, body }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      return c.json(await harness.rewind(params.id, body.to, body.scope));
+    },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/undo",
+      tag: "sessions",
+      response: RewindSchema,
+      summary: "Take back the changes of the session's last turn (the conversation stays)",
+      params: SessionParams,
+    },
+    async (c, { params }) => {
+      const { harness } = hub.sessionHarness(params.id);
+      return c.json(await harness.undo(params.id));
+    },
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/fork",
+      tag: "sessions",
+      response: OneSessionSchema,
+      summary: "Start a new session from an entry of this one (any branch): its conversation up to there",
+      params: SessionParams,
+      body: z.object({ at: entryId.describe("the entry the new session starts from") }).strict(),
+      status: 201,
+    },
+    (c, { params, body }) => c.json({ session: hub.store.forkSession(params.id, body.at) }, 201),
   );
 
   routes.add(
