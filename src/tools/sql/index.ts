@@ -196,7 +196,7 @@ export const executeSql = defineTool({
   key: "execute_sql",
   group: "sql",
   description: `Run one SQL statement against this project's .nbook/project.sqlite (the plot tables) — and nothing else: no other file, no world.sqlite, no ATTACH.
-- Allowed: SELECT, WITH … SELECT, VALUES, EXPLAIN, INSERT, UPDATE, DELETE (and WITH … INSERT/UPDATE/DELETE). Refused: DDL, PRAGMA (also pragma_* functions), ATTACH/DETACH, VACUUM, transactions, REPLACE/REINDEX/ANALYZE, load_extension.
+- Allowed: SELECT, WITH … SELECT, VALUES, EXPLAIN, INSERT, UPDATE, DELETE (and WITH … INSERT/UPDATE/DELETE). Refused: DDL, PRAGMA (also pragma_* functions), ATTACH/DETACH, VACUUM, transactions, REPLACE/REINDEX/ANALYZE, load_extension, writes to history_row (NeuroBook's change log; reading it is fine).
 - Exactly one statement per call. Bind values with params instead of pasting them into the text.
 - Reads return at most ${MAX_SQL_ROWS} rows and about ${MAX_SQL_CHARS} characters (truncated: true when more exist); a longer cell is cut at ${MAX_SQL_CELL_CHARS} characters (cutCells); a statement is stopped after 2 s.
 - Writes bypass the plot services' rules (ordering, promise fulfilment, validation) and do not bump updated_at: prefer the save_* plot tools; use SQL writes for bulk fixes. Foreign keys are enforced.
