@@ -112,12 +112,15 @@ export async function pushHistory(
 }
 
 /** What `nbook history repair` did. */
-export interface RepairReport {
-  /** The repository was unreadable: it was moved aside (its new project-relative name) and started afresh. */
-  movedAside: string | null;
-  /** Changes the index holds after rebuilding it from the commits. */
-  changes: number;
-}
+export const RepairReportSchema = z
+  .object({
+    /** The repository was unreadable: it was moved aside (its new project-relative name) and started afresh. */
+    movedAside: z.string().nullable(),
+    /** Changes the index holds after rebuilding it from the commits. */
+    changes: z.number().int(),
+  })
+  .strict();
+export type RepairReport = z.infer<typeof RepairReportSchema>;
 
 /**
  * Make the history usable again. A repository git cannot read (`git fsck` fails, HEAD gone) is

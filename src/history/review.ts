@@ -2,15 +2,14 @@ import { z } from "zod";
 import { NbError } from "../core/errors.js";
 import { countWords } from "../core/words.js";
 import { type History, START_TOOL } from "./history.js";
-import { type RowsOfChange, rowsOfChange } from "./rows.js";
-import type { Change, ChangeFilter } from "./schema.js";
+import { RowsOfChangeSchema, rowsOfChange } from "./rows.js";
+import { type Change, type ChangeFilter, ChangeSchema } from "./schema.js";
 
 /** A change with what it did: the unified diff of its files and the field diff of its rows. */
-export interface ChangeShown {
-  change: Change;
-  diff: string;
-  rows: RowsOfChange;
-}
+export const ChangeShownSchema = z
+  .object({ change: ChangeSchema, diff: z.string(), rows: RowsOfChangeSchema })
+  .strict();
+export type ChangeShown = z.infer<typeof ChangeShownSchema>;
 
 /** Changes newest first (outside edits are recorded first, so the listing shows them). */
 export async function listChanges(history: History, filter: ChangeFilter = {}): Promise<Change[]> {

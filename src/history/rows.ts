@@ -1,12 +1,17 @@
 import { existsSync } from "node:fs";
-import { hasPlotRowChanges, type PlotRowDiff, plotRowChanges, revertPlotChange } from "../plot/change-log.js";
+import { z } from "zod";
+import {
+  hasPlotRowChanges,
+  PlotRowDiffSchema,
+  plotRowChanges,
+  revertPlotChange,
+} from "../plot/change-log.js";
 import { plotDb } from "../plot/db.js";
 import type { Project } from "../workspace/project.js";
 
 /** What a change did to database rows (the row logs of the plot database, keyed by change id). */
-export interface RowsOfChange {
-  plot: PlotRowDiff[];
-}
+export const RowsOfChangeSchema = z.object({ plot: z.array(PlotRowDiffSchema) }).strict();
+export type RowsOfChange = z.infer<typeof RowsOfChangeSchema>;
 
 /** The plot database, when the project has one (a project never planned has none to open). */
 function plotIfAny(project: Project) {

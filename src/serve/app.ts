@@ -9,6 +9,7 @@ import { openApiDocument } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
 import { registerFileRoutes } from "./routes/files.js";
+import { registerHistoryRoutes } from "./routes/history.js";
 import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
@@ -85,6 +86,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerSessionRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);
+  registerHistoryRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
   registerJobRoutes(routes, hub);
   registerWorkflowRoutes(routes, hub);
