@@ -5,7 +5,8 @@ import { type Actor, type Change, type ChangeFilter, ChangeSchema } from "./sche
 
 const VERSION = 1;
 
-// `seq` keeps insertion order (ids sort by time too, but two processes' clocks may disagree);
+// `seq` is the order changes were recorded in (a write's id is made before it runs, so outside edits
+// recorded just before it have later ids); listings and reverts go by it.
 // change_paths answers `--path` and blame's commit → change lookups without scanning JSON.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS changes (
@@ -79,16 +80,20 @@ export class ChangeIndex {
     this.db = openVersionedDb({ what: "the history index", file, version: VERSION, sql: SCHEMA });
   }
 
-  /** Add one change (validated) with the paths it touched. */
-  add(change: Change): void {
+  /** Add one change (validated) with the paths it touched; `first`: before every other (a pruned history's start). */
+  add(change: Change, first = false): void {
     const c = ChangeSchema.parse(change);
     this.db.transaction(() => {
+      const seq = first
+        ? (this.db.prepare("SELECT COALESCE(MIN(seq), 1) - 1 AS s FROM changes").get() as { s: number }).s
+        : null;
       const info = this.db
         .prepare(
-          `INSERT INTO changes (id, time, actor, session, profile, tool, call_id, targets, summary, commit_sha, reverts)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO changes (seq, id, time, actor, session, profile, tool, call_id, targets, summary, commit_sha, reverts)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
+          seq,
           c.id,
           c.time,
           c.actor,
@@ -146,6 +151,15 @@ export class ChangeIndex {
         throw new NbError("invalid_input", `Change id prefix "${idOrPrefix}" is ambiguous; give more of it`);
     }
     throw new NbError("not_found", `No change with id "${idOrPrefix}" (see nbook history)`);
+  }
+
+  /** These changes, newest recorded first. */
+  newestFirst(changes: readonly Change[]): Change[] {
+    const stmt = this.db.prepare("SELECT seq FROM changes WHERE id = ?");
+    const seq = new Map(
+      changes.map((c) => [c.id, (stmt.get(c.id) as { seq: number } | undefined)?.seq ?? 0]),
+    );
+    return [...changes].sort((a, b) => (seq.get(b.id) ?? 0) - (seq.get(a.id) ?? 0));
   }
 
   /** The change recorded in this history commit, if any. */

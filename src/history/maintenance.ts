@@ -73,19 +73,22 @@ export async function pruneHistory(history: History, before: string): Promise<{ 
     await git.run(["update-ref", "refs/heads/main", parent]);
     history.index.transaction(() => {
       history.index.removeBefore(before);
-      history.index.add({
-        id: newChangeId(Date.parse(before) - 1),
-        time: new Date(Date.parse(before) - 1).toISOString(),
-        actor: "outside",
-        session: null,
-        profile: null,
-        tool: START_TOOL,
-        callId: null,
-        targets: [],
-        summary: `The project as it was on ${before} (history before it pruned)`,
-        commit: root,
-        reverts: null,
-      });
+      history.index.add(
+        {
+          id: newChangeId(Date.parse(before) - 1),
+          time: new Date(Date.parse(before) - 1).toISOString(),
+          actor: "outside",
+          session: null,
+          profile: null,
+          tool: START_TOOL,
+          callId: null,
+          targets: [],
+          summary: `The project as it was on ${before} (history before it pruned)`,
+          commit: root,
+          reverts: null,
+        },
+        true,
+      );
       for (const [from, to] of remap) history.index.recommit(from, to);
     });
     await git.run(["reflog", "expire", "--expire=now", "--all"]);

@@ -59,7 +59,7 @@ export async function revertChanges(
   who: Partial<WriteOrigin>,
 ): Promise<Change | null> {
   if (changes.length === 0) throw new NbError("invalid_input", "No changes to revert");
-  const ordered = [...changes].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const ordered = history.index.newestFirst(changes);
   const deltas = await deltasOf(history, ordered);
   const paths = [...new Set([...deltas.values()].flat().map((d) => d.path))];
   const id = newChangeId();

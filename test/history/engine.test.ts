@@ -1,8 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/history/history.js";
-import { repairHistory } from "../../src/history/maintenance.js";
+import { historyStats, pruneHistory, pushHistory, repairHistory } from "../../src/history/maintenance.js";
 import { revertChanges } from "../../src/history/revert.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
@@ -100,5 +101,35 @@ describe("bash and broken histories", () => {
     const report = await repairHistory(h);
     expect(report.movedAside).toBeNull();
     expect(h.index.list()).toEqual(before);
+  });
+});
+
+describe("prune, stats and push", () => {
+  it("prunes older changes, keeps later ones revertible, reports the size, and pushes to a remote", async () => {
+    bed = makeTestBed();
+    await bed.call("write", { path: CH, content: v1 });
+    await bed.call("write", { path: CH, content: `${v1}\nMore.\n` });
+    await new Promise((r) => setTimeout(r, 20));
+    const cut = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    await bed.call("write", { path: CH, content: `${v1}\nMore, rewritten.\n` });
+    const h = History.of(bed.project);
+    const before = await historyStats(h);
+    expect(before.changes).toBe(4);
+    expect(before.repositoryBytes).toBeGreaterThan(0);
+    expect((await pruneHistory(h, cut)).removed).toBe(3);
+    const list = h.index.list();
+    expect(list.map((c) => c.tool)).toEqual(["write", "history"]);
+    await revertChanges(h, [list[0]], {});
+    expect(readFileSync(join(bed.project.root, CH), "utf8")).toBe(`${v1}\nMore.\n`);
+
+    const remote = join(bed.dir, "backup.git");
+    execFileSync("git", ["init", "-q", "--bare", remote]);
+    await pushHistory(h, remote);
+    const head = readFileSync(join(bed.project.root, ".nbook/history.git/refs/heads/main"), "utf8").trim();
+    expect(execFileSync("git", ["--git-dir", remote, "rev-parse", "main"], { encoding: "utf8" }).trim()).toBe(
+      head,
+    );
+    await expect(pushHistory(h, "--upload-pack=evil")).rejects.toThrow(/URL or a path/);
   });
 });
