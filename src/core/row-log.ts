@@ -91,41 +91,50 @@ CREATE TEMP TRIGGER IF NOT EXISTS nb_rowlog_${i}_d AFTER DELETE ${on}
   ${raw} VALUES (${t}, ${keySql(s, "OLD")}, ${imageSql(s, "OLD")}, NULL); END;`;
 }
 
-/** SQL that arms logging under a change id (run inside the transaction) and that flushes and disarms it (before its commit). */
+/**
+ * The SQL of a change's row log on `db`'s schema, for any connection to the same file (execute_sql's
+ * process runs it too): `install` creates the temp tables and triggers (run it when the temp schema
+ * has no `marker`: a rolled-back transaction takes them away), `open` arms logging under the change
+ * inside its transaction, `close` flushes the copies into the log and disarms, before its commit.
+ */
 export interface RowLogScript {
+  install: string;
+  marker: string;
   open: string;
   close: string;
 }
 
-const installs = new WeakMap<Db, Map<string, string>>();
+const installs = new WeakMap<Db, Map<string, { sql: string; marker: string }>>();
 
-function installSql(db: Db, spec: RowLogSpec): string {
+function installOf(db: Db, spec: RowLogSpec): { sql: string; marker: string } {
   let byLog = installs.get(db);
   if (!byLog) {
     byLog = new Map();
     installs.set(db, byLog);
   }
-  let sql = byLog.get(spec.logTable);
-  if (sql === undefined) {
-    sql = `CREATE TEMP TABLE IF NOT EXISTS nb_row_change (id TEXT NOT NULL);
+  let install = byLog.get(spec.logTable);
+  if (install === undefined) {
+    install = {
+      sql: `CREATE TEMP TABLE IF NOT EXISTS nb_row_change (id TEXT NOT NULL);
 CREATE TEMP TABLE IF NOT EXISTS nb_row_raw (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, pk TEXT NOT NULL, before TEXT, after TEXT);
 CREATE INDEX IF NOT EXISTS temp.nb_row_raw_key ON nb_row_raw(tbl, pk, seq);
-${spec.tables.map((t, i) => triggersOf(shapeOf(db, t), i)).join("\n")}`;
-    byLog.set(spec.logTable, sql);
+${spec.tables.map((t, i) => triggersOf(shapeOf(db, t), i)).join("\n")}`,
+      marker: `nb_rowlog_${spec.tables.length - 1}_d`,
+    };
+    byLog.set(spec.logTable, install);
   }
-  return sql;
+  return install;
 }
 
-/**
- * The arming and flushing SQL of a change on `db`'s schema; the text can be run by another
- * connection to the same file (execute_sql's process), which then logs exactly as this one would.
- */
+/** The row-log SQL of one change on `db`'s schema (see RowLogScript). */
 export function rowLogScript(db: Db, spec: RowLogSpec, changeId: string): RowLogScript {
   const id = ChangeIdSchema.parse(changeId);
   const raw = "temp.nb_row_raw";
+  const install = installOf(db, spec);
   return {
-    open: `${installSql(db, spec)}
-DELETE FROM temp.nb_row_raw; DELETE FROM temp.nb_row_change;
+    install: install.sql,
+    marker: install.marker,
+    open: `DELETE FROM temp.nb_row_raw; DELETE FROM temp.nb_row_change;
 INSERT INTO temp.nb_row_change(id) VALUES (${lit(id)});`,
     close: `INSERT INTO main.${spec.logTable}(change_id, tbl, pk, before, after)
 SELECT ${lit(id)}, g.tbl, g.pk, g.before, g.after FROM (
@@ -136,6 +145,46 @@ SELECT ${lit(id)}, g.tbl, g.pk, g.before, g.after FROM (
 WHERE g.before IS NOT g.after ORDER BY g.first;
 DELETE FROM temp.nb_row_raw; DELETE FROM temp.nb_row_change;`,
   };
+}
+
+/** The statements one connection arms and flushes its own changes with (prepared once; text parsing is most of the cost). */
+interface LocalLog {
+  installed: Database.Statement;
+  clear: Database.Statement[];
+  armId: Database.Statement;
+  flush: Database.Statement;
+}
+
+const locals = new WeakMap<Db, Map<string, LocalLog>>();
+
+function localLog(db: Db, spec: RowLogSpec): LocalLog {
+  let byLog = locals.get(db);
+  if (!byLog) {
+    byLog = new Map();
+    locals.set(db, byLog);
+  }
+  let log = byLog.get(spec.logTable);
+  if (!log) {
+    const install = installOf(db, spec);
+    db.exec(install.sql);
+    const raw = "temp.nb_row_raw";
+    log = {
+      installed: db.prepare("SELECT 1 FROM temp.sqlite_master WHERE name = ?").bind(install.marker),
+      clear: [db.prepare("DELETE FROM temp.nb_row_raw"), db.prepare("DELETE FROM temp.nb_row_change")],
+      armId: db.prepare("INSERT INTO temp.nb_row_change(id) VALUES (?)"),
+      flush: db.prepare(`INSERT INTO main.${spec.logTable}(change_id, tbl, pk, before, after)
+SELECT ?, g.tbl, g.pk, g.before, g.after FROM (
+  SELECT r.tbl, r.pk, min(r.seq) AS first,
+    (SELECT f.before FROM ${raw} f WHERE f.tbl = r.tbl AND f.pk = r.pk ORDER BY f.seq LIMIT 1) AS before,
+    (SELECT l.after FROM ${raw} l WHERE l.tbl = r.tbl AND l.pk = r.pk ORDER BY l.seq DESC LIMIT 1) AS after
+  FROM ${raw} r GROUP BY r.tbl, r.pk) g
+WHERE g.before IS NOT g.after ORDER BY g.first`),
+    };
+    byLog.set(spec.logTable, log);
+  }
+  // A rolled-back transaction that installed the triggers took them away again.
+  if (!log.installed.get()) db.exec(installOf(db, spec).sql);
+  return log;
 }
 
 /**
@@ -150,10 +199,13 @@ export function withRowLog<T>(db: Db, spec: RowLogSpec, changeId: string | undef
 /** Run `fn` inside the caller's open transaction, logging every row it touches under `changeId`. */
 export function inRowLog<T>(db: Db, spec: RowLogSpec, changeId: string, fn: () => T): T {
   if (!db.inTransaction) throw new NbError("internal", "row log: inRowLog needs an open transaction");
-  const script = rowLogScript(db, spec, changeId);
-  db.exec(script.open);
+  const id = ChangeIdSchema.parse(changeId);
+  const log = localLog(db, spec);
+  for (const c of log.clear) c.run();
+  log.armId.run(id);
   const value = fn();
-  db.exec(script.close);
+  log.flush.run(id);
+  for (const c of log.clear) c.run();
   return value;
 }
 
@@ -292,7 +344,7 @@ export function revertRows(
       throw new NbError("internal", `row log: change ${changeId} names table ${t}, which is not logged`);
     return s;
   };
-  const script = rowLogScript(db, spec, newChangeId);
+  const newId = ChangeIdSchema.parse(newChangeId);
   return db.transaction(() => {
     const conflicts: RowConflict[] = [];
     for (const r of logged) {
@@ -319,7 +371,9 @@ export function revertRows(
       );
     if (dangling.length) refuseDangling(changeId, dangling, hooks);
     db.pragma("defer_foreign_keys = ON");
-    db.exec(script.open);
+    const log = localLog(db, spec);
+    for (const c of log.clear) c.run();
+    log.armId.run(newId);
     for (const r of [...logged].reverse()) {
       const s = shape(r.tbl);
       try {
@@ -359,8 +413,9 @@ export function revertRows(
     }
     const restored = logged.map((r) => toChange({ ...r, before: r.after, after: r.before }));
     hooks.check?.(restored);
-    db.exec(script.close);
-    return rowChanges(db, spec, newChangeId);
+    log.flush.run(newId);
+    for (const c of log.clear) c.run();
+    return rowChanges(db, spec, newId);
   })();
 }
 

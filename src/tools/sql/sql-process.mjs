@@ -282,7 +282,12 @@ function run(req) {
   // an approved write commits only if it changes exactly the rows its preview did.
   rw.exec("BEGIN IMMEDIATE");
   try {
-    if (req.rowLog) rw.exec(req.rowLog.open);
+    if (req.rowLog) {
+      // The row-log triggers stay on this connection once installed; a rollback takes them away.
+      if (!rw.prepare("SELECT 1 FROM temp.sqlite_master WHERE name = ?").get(req.rowLog.marker))
+        rw.exec(req.rowLog.install);
+      rw.exec(req.rowLog.open);
+    }
     if (req.expect) watch(rw);
     const out = execute(rw, stmt, req, true);
     if (req.expect) {
