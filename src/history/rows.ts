@@ -8,9 +8,16 @@ import {
 } from "../plot/change-log.js";
 import { plotDb } from "../plot/db.js";
 import type { Project } from "../workspace/project.js";
+import { revertWorldChange, WorldChangeSchema, worldRowChanges } from "../world/change-log.js";
+import { openWorld } from "../world/world.js";
 
-/** What a change did to database rows (the row logs of the plot database, keyed by change id). */
-export const RowsOfChangeSchema = z.object({ plot: z.array(PlotRowDiffSchema) }).strict();
+/**
+ * What a change did to database rows: the row logs of the plot database (a field diff per row) and
+ * of the World Engine (a patch list per slice), keyed by change id.
+ */
+export const RowsOfChangeSchema = z
+  .object({ plot: z.array(PlotRowDiffSchema), world: WorldChangeSchema })
+  .strict();
 export type RowsOfChange = z.infer<typeof RowsOfChangeSchema>;
 
 /** The plot database, when the project has one (a project never planned has none to open). */
@@ -18,25 +25,40 @@ function plotIfAny(project: Project) {
   return existsSync(project.dbPath("project")) ? plotDb(project) : null;
 }
 
-/** The rows a change touched, field by field. */
-export function rowsOfChange(project: Project, changeId: string): RowsOfChange {
-  const db = plotIfAny(project);
-  return { plot: db ? plotRowChanges(db, changeId) : [] };
+function worldIfAny(project: Project) {
+  return existsSync(project.dbPath("world")) ? openWorld(project) : null;
 }
 
-/** True when the row logs hold rows of this change. */
-export function changedRows(project: Project, changeId: string): boolean {
-  const db = plotIfAny(project);
-  return db !== null && hasPlotRowChanges(db, changeId);
+const NO_WORLD_ROWS = { slices: [], subjects: [] };
+
+/** The rows a change touched. */
+export function rowsOfChange(project: Project, changeId: string): RowsOfChange {
+  const plot = plotIfAny(project);
+  const world = worldIfAny(project);
+  return {
+    plot: plot ? plotRowChanges(plot, changeId) : [],
+    world: world ? worldRowChanges(world.db, changeId) : NO_WORLD_ROWS,
+  };
 }
 
 /**
- * Take back a change's rows, in each database's own transaction logged under `newChangeId`; the
- * row log refuses (`conflict`, nothing changed) a row changed since or a link the revert would
- * break. Returns how many rows it restored.
+ * Take back a change's rows, in each database's own transaction logged under `newChangeId`; a row
+ * log refuses (`conflict`, nothing changed there) a row changed since or a link the revert would
+ * break, and the World Engine re-runs its checks on the subjects it touched. Returns how many
+ * rows and slices it restored.
  */
 export function revertRowsOf(project: Project, changeId: string, newChangeId: string): number {
-  const db = plotIfAny(project);
-  if (!db || !hasPlotRowChanges(db, changeId)) return 0;
-  return revertPlotChange(db, changeId, newChangeId).length;
+  let restored = 0;
+  const plot = plotIfAny(project);
+  if (plot && hasPlotRowChanges(plot, changeId))
+    restored += revertPlotChange(plot, changeId, newChangeId).length;
+  const world = worldIfAny(project);
+  if (world) {
+    const touched = worldRowChanges(world.db, changeId);
+    if (touched.slices.length || touched.subjects.length) {
+      const r = revertWorldChange(world, changeId, newChangeId);
+      restored += r.change.slices.length + r.change.subjects.length;
+    }
+  }
+  return restored;
 }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/history/history.js";
 import { historyStats, pruneHistory, pushHistory, repairHistory } from "../../src/history/maintenance.js";
 import { revertChanges } from "../../src/history/revert.js";
+import { openWorld } from "../../src/world/world.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;
@@ -131,5 +132,35 @@ describe("prune, stats and push", () => {
       head,
     );
     await expect(pushHistory(h, "--upload-pack=evil")).rejects.toThrow(/URL or a path/);
+  });
+});
+
+describe("rows", () => {
+  it("reverts a World Engine slice an agent wrote, and the revert of that revert", async () => {
+    bed = makeTestBed();
+    const write = await bed.call(
+      "execute_world",
+      {
+        code: `return world.slice.write({ time: 100, title: "arrival", patches: [
+          { subjectId: "ana", type: "character", name: "Ana", path: "/hp", op: "replace", value: 90 }]}).sliceId;`,
+      },
+      { profile: "world.engine" },
+    );
+    expect(write).toMatchObject({ ok: true });
+    const h = History.of(bed.project);
+    const [change] = h.index.list();
+    expect(change).toMatchObject({
+      actor: "agent",
+      profile: "world.engine",
+      tool: "execute_world",
+      commit: null,
+    });
+    const hp = () => (openWorld(bed.project).subject.get("ana") as { hp?: number } | null)?.hp;
+    expect(hp()).toBe(90);
+    const revert = await revertChanges(h, [change], {});
+    expect(revert).toMatchObject({ actor: "revert", reverts: [change.id] });
+    expect(hp()).toBeUndefined();
+    await revertChanges(h, [revert as NonNullable<typeof revert>], {});
+    expect(hp()).toBe(90);
   });
 });

@@ -114,6 +114,10 @@ export function registerHistory(program: Command): void {
         writeOut(
           `${r.op} ${r.name}\n${r.fields.map((f) => `  ${f.field}: ${JSON.stringify(f.before)} → ${JSON.stringify(f.after)}`).join("\n")}\n`,
         );
+      for (const sl of shown.rows.world.slices)
+        writeOut(
+          `slice ${sl.sliceId}${sl.slice ? ` (${sl.slice.op})` : ""}\n${sl.patches.map((p) => `  ${p.op} ${JSON.stringify(p.after ?? p.before)}`).join("\n")}\n`,
+        );
     } catch (e) {
       reportCliError(e, o.json);
     }
