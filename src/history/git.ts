@@ -9,6 +9,21 @@ export const GIT_MISSING =
 /** The identity every history commit carries: who made a change is in the change index, not here. */
 const IDENTITY = { name: "NeuroBook", email: "nbook@localhost" };
 
+/**
+ * Settings of every run, given on the command line rather than written to the repository's config
+ * (no git runs to set them up): hooks off, bytes kept as they are, the untracked cache that keeps a
+ * whole-project scan cheap, no automatic gc (prune runs it), no signing.
+ */
+const SETTINGS = [
+  "core.hooksPath=/dev/null",
+  "core.autocrlf=false",
+  "core.quotePath=false",
+  "core.fsmonitor=false",
+  "core.untrackedCache=true",
+  "gc.auto=0",
+  "commit.gpgSign=false",
+];
+
 /** Large enough for the blame of a long chapter or the diff of a large change. */
 const MAX_OUTPUT = 256 * 1024 * 1024;
 
@@ -63,8 +78,7 @@ export class GitRepo {
     const full = [
       `--git-dir=${this.gitDir}`,
       `--work-tree=${this.workTree}`,
-      "-c",
-      "core.hooksPath=/dev/null",
+      ...SETTINGS.flatMap((s) => ["-c", s]),
       ...args,
     ];
     return runGit(full, { ...opts, cwd: opts.cwd ?? this.workTree });

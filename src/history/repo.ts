@@ -57,7 +57,7 @@ export class HistoryRepo {
     return next;
   }
 
-  /** Create the repository (idempotent): its exclusions and the settings that keep scans cheap. */
+  /** Create the repository (idempotent) and its exclusions; its settings come with every git run (GitRepo). */
   async init(): Promise<void> {
     if (!this.exists()) {
       await mkdir(this.gitDir, { recursive: true });
@@ -65,15 +65,6 @@ export class HistoryRepo {
     }
     await mkdir(join(this.gitDir, "info"), { recursive: true });
     await writeFile(join(this.gitDir, "info", "exclude"), EXCLUDES);
-    const settings: [string, string][] = [
-      ["core.untrackedCache", "true"],
-      ["core.autocrlf", "false"],
-      ["core.quotePath", "false"],
-      ["core.fsmonitor", "false"],
-      ["gc.auto", "0"],
-      ["commit.gpgSign", "false"],
-    ];
-    for (const [k, v] of settings) await this.git.run(["config", k, v]);
   }
 
   /** The commit the history is at, or null before the first one (read from the ref, no git run). */
