@@ -3,6 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { countWords } from "../../core/text.js";
 import { dispatch } from "../../tools/dispatch.js";
 import { authorize, contentHash, readText, readTextOrNull } from "../../tools/files/common.js";
 import { readTool } from "../../tools/files/read.js";
@@ -38,17 +39,6 @@ interface TreeNode {
   size?: number;
   words?: number;
   children?: TreeNode[];
-}
-
-/**
- * Words in a text as a writer counts them: each CJK character is a word, and so is each run of
- * letters or digits (apostrophes and hyphens inside a word keep it whole).
- */
-export function countWords(text: string): number {
-  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu);
-  const rest = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, " ");
-  const words = rest.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu);
-  return (cjk?.length ?? 0) + (words?.length ?? 0);
 }
 
 /** The project's files as a tree (folders first), without `.nbook/`; symbolic links are not followed. */
