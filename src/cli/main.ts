@@ -61,6 +61,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/project.js")).registerProject,
   },
   {
+    name: "import",
+    term: "import [options] <source>",
+    description:
+      "Import a manuscript (DOCX, EPUB, Markdown, plain text, or a folder of Markdown files) as a new project, or --into an existing one",
+    load: async () => (await import("./commands/import.js")).registerImport,
+  },
+  {
     name: "tool",
     term: "tool [options] [key]",
     description: "Run one tool through the full dispatch (validation, allowlist, mode gate), or list tools",
