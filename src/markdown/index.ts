@@ -1,2 +1,2 @@
-export { type RenderOptions, renderMarkdown, splitFrontMatter } from "./render.js";
+export { parseMarkdown, type RenderOptions, renderMarkdown, splitFrontMatter } from "./render.js";
 export { isSafeImageUrl, isSafeLinkUrl } from "./urls.js";

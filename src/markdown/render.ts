@@ -1,7 +1,7 @@
 // The one Markdown renderer: the workbench preview and the HTML/EPUB export both call it, so what
 // the author previews is what the book prints. CommonMark + GFM tables and strikethrough + footnotes
 // (markdown-it), with raw HTML off and every URL checked. Browser-safe: no node: imports here.
-import MarkdownIt, { type PluginSimple } from "markdown-it";
+import MarkdownIt, { type PluginSimple, type Token } from "markdown-it";
 import footnote from "markdown-it-footnote";
 import { isSafeImageUrl, isSafeLinkUrl } from "./urls.js";
 
@@ -11,6 +11,11 @@ export interface RenderOptions {
   docId?: string;
   /** Links open in a new window with no opener (the preview: a click must not leave the editor). */
   newWindowLinks?: boolean;
+  /**
+   * Keep only web and mail links (a book's pages cannot follow a link to a project file or to an
+   * anchor of the author's): any other link shows as its text.
+   */
+  webLinksOnly?: boolean;
   /**
    * Where an image's `src` (already checked as safe) points in the output, or null to show its
    * alt text instead. Without it, only inline `data:image/…` pictures are shown.
@@ -57,6 +62,25 @@ function createParser(): MarkdownIt {
     return defaultImage(tokens, idx, options, env, self);
   };
 
+  md.core.ruler.push("web_links_only", (state) => {
+    if (!(state.env as Env).nb?.webLinksOnly) return true;
+    for (const block of state.tokens) {
+      if (block.type !== "inline" || !block.children) continue;
+      const kept = [];
+      const dropped: boolean[] = [];
+      for (const t of block.children) {
+        if (t.type === "link_open") {
+          const drop = !/^(?:https?|mailto):/i.test(t.attrGet("href") ?? "");
+          dropped.push(drop);
+          if (drop) continue;
+        } else if (t.type === "link_close" && dropped.pop()) continue;
+        kept.push(t);
+      }
+      block.children = kept;
+    }
+    return true;
+  });
+
   md.core.ruler.push("scene_break_ornament", (state) => {
     const tokens = state.tokens;
     for (let i = 0; i + 2 < tokens.length; i++) {
@@ -76,6 +100,17 @@ function createParser(): MarkdownIt {
 }
 
 let parser: MarkdownIt | null = null;
+
+/**
+ * The same parse as `renderMarkdown`, as markdown-it's tokens: for writers of other formats (DOCX),
+ * so they read the Markdown exactly as the preview does.
+ */
+export function parseMarkdown(src: string, opts: RenderOptions = {}): Token[] {
+  parser ??= createParser();
+  const env: Env = { nb: opts };
+  if (opts.docId !== undefined) env.docId = opts.docId;
+  return parser.parse(src, env);
+}
 
 /** Render Markdown to HTML (XHTML-serialised, so an EPUB can carry it) with no markup from the source. */
 export function renderMarkdown(src: string, opts: RenderOptions = {}): string {
