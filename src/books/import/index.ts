@@ -14,7 +14,7 @@ import { type ImportSource, readSource, sourceLabel } from "./read.js";
 import { slugOf } from "./slug.js";
 import { existingOf, writeInto, writeNewProject } from "./write.js";
 
-export { type ImportOptions, ImportOptionsSchema } from "./options.js";
+export { ImportChoicesSchema, type ImportOptions, ImportOptionsSchema } from "./options.js";
 export { type ImportPlan, ImportPlanSchema, type ImportResult, ImportResultSchema } from "./plan.js";
 export { type ImportSource, MAX_IMPORT_BYTES } from "./read.js";
 
