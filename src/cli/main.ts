@@ -68,6 +68,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/import.js")).registerImport,
   },
   {
+    name: "export",
+    term: "export [options]",
+    description:
+      "Compile the project's book — title page, contents, chapters in the plot's order, front/back matter — as EPUB, DOCX, Markdown, HTML or PDF",
+    load: async () => (await import("./commands/export.js")).registerExport,
+  },
+  {
     name: "tool",
     term: "tool [options] [key]",
     description: "Run one tool through the full dispatch (validation, allowlist, mode gate), or list tools",

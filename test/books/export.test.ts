@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32, deflateSync } from "node:zlib";
@@ -6,6 +6,7 @@ import JSZip from "jszip";
 import mammoth from "mammoth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportBook, readBook } from "../../src/books/export/index.js";
+import { chromiumPath } from "../../src/books/export/pdf.js";
 import { importBook } from "../../src/books/import/index.js";
 import { openPlotContext, saveChapter } from "../../src/plot/index.js";
 import { createSampleProject } from "../../src/sample/seed.js";
@@ -257,6 +258,17 @@ describe("HTML, Markdown and PDF", () => {
     expect(md).toContain("[^c2-a]: The second chapter's own first note.");
     expect(md).toContain("# Afterword");
   });
+
+  it.skipIf(!existsSync(chromiumPath()))(
+    "PDF prints the Chinese sample through headless Chromium",
+    async () => {
+      const pdf = Buffer.from((await exportBook(zh, { format: "pdf" })).bytes);
+      expect(pdf.subarray(0, 5).toString("ascii")).toBe("%PDF-");
+      // Title page, contents, two chapters: each part starts a page.
+      expect(pdf.toString("latin1").match(/\/Type\s*\/Page\b/g)?.length).toBeGreaterThanOrEqual(4);
+    },
+    60_000,
+  );
 
   it("PDF without Chromium is a clear error naming the Debian package", async () => {
     const saved = process.env.NBOOK_CHROMIUM;

@@ -38,7 +38,7 @@ hr.footnotes-sep::after { content: none; }
 .cover { text-align: center; margin: 0; padding: 0; }
 .cover img { max-width: 100%; max-height: 100%; }
 blockquote { margin: 1em 2em; }
-@media print { section.part { break-before: page; } }
+@media print { .part { break-before: page; } }
 `;
   const prose =
     book.language === "zh"
