@@ -83,6 +83,11 @@ export type {
   WriteConflictDetails,
 } from "../../src/serve/responses.js";
 
+/** What an import plan shows: chapters, titles, word counts, warnings (src/books/import/plan.ts). */
+export type ImportPlan = Answer<typeof R.ImportPlannedSchema>["plan"];
+/** Where an import goes: a new project by name, or appended `into` one. */
+type ImportChoices = { project?: string; into?: string };
+
 /** One stored entry of a session's active branch, its `data` typed by its `kind`. */
 export type Entry = Transcript["entries"][number];
 
@@ -100,6 +105,16 @@ export const api = {
   createProject: (input: { name: string; title?: string; language?: string; sample?: boolean }) =>
     request<Answer<typeof R.OneProjectSchema>>("POST", "/api/projects", input),
   openProject: (p: string) => request<Answer<typeof R.OneProjectSchema>>("POST", `${P(p)}/open`, {}),
+
+  // ---------------------------------------------------------------- import a manuscript
+  uploadImport: (input: { filename: string; data: string }) =>
+    request<Answer<typeof R.ImportPlannedSchema>>("POST", "/api/imports", input),
+  planImport: (id: string, choices: ImportChoices) =>
+    request<Answer<typeof R.ImportPlannedSchema>>("POST", `/api/imports/${enc(id)}/plan`, choices),
+  createImport: (id: string, choices: ImportChoices) =>
+    request<Answer<typeof R.ImportCreatedSchema>>("POST", `/api/imports/${enc(id)}/create`, choices),
+  dropImport: (id: string) =>
+    request<Answer<typeof R.ImportDroppedSchema>>("DELETE", `/api/imports/${enc(id)}`),
 
   // ---------------------------------------------------------------- files
   tree: (p: string) => request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`),
