@@ -8,6 +8,7 @@ import type { ServeHub } from "./hub.js";
 import { openApiDocument } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
+import { registerExportRoutes } from "./routes/export.js";
 import { registerFileRoutes } from "./routes/files.js";
 import { registerImportRoutes } from "./routes/import.js";
 import { registerJobRoutes } from "./routes/jobs.js";
@@ -83,6 +84,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerAuthRoutes(app, routes, gate);
   registerProjectRoutes(routes, hub);
   registerImportRoutes(routes, hub);
+  registerExportRoutes(routes, hub);
   registerFileRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
   registerWorldRoutes(routes, hub);

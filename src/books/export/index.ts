@@ -19,13 +19,16 @@ export const EXPORT_FORMATS = ["epub", "docx", "md", "html", "pdf"] as const;
 
 export const ExportOptionsSchema = z
   .object({
-    format: z.enum(EXPORT_FORMATS),
-    chapters: ChapterRangeSchema.optional(),
+    format: z.enum(EXPORT_FORMATS).describe("epub, docx, md, html or pdf"),
+    chapters: ChapterRangeSchema.optional().describe(
+      "A..B, A.., ..B or N: the chapters to compile, by number in reading order (1 is the first)",
+    ),
   })
   .strict();
 export type ExportOptions = z.infer<typeof ExportOptionsSchema>;
 
-const MEDIA_TYPES: Record<ExportOptions["format"], string> = {
+/** The media type of each format's file. */
+export const EXPORT_MEDIA_TYPES: Record<ExportOptions["format"], string> = {
   epub: "application/epub+zip",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   md: "text/markdown; charset=utf-8",
@@ -57,7 +60,7 @@ export async function exportBook(project: Project, raw: ExportOptions): Promise<
   return {
     bytes: await build(),
     fileName: `${project.name}.${opts.format}`,
-    mediaType: MEDIA_TYPES[opts.format],
+    mediaType: EXPORT_MEDIA_TYPES[opts.format],
     chapters: book.chapters.length,
     warnings: book.warnings,
   };
