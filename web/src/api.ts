@@ -45,6 +45,28 @@ export async function request<T>(method: string, path: string, body?: unknown, q
   return data as T;
 }
 
+/** A file the server answers as a download, with the name it gives it (Content-Disposition). */
+export interface Download {
+  blob: Blob;
+  fileName: string;
+}
+
+/** GET a download; an error answer is still JSON, thrown as ApiError. */
+export async function download(path: string, query?: Query): Promise<Download> {
+  const res = await fetch(url(path, query), { credentials: "same-origin" });
+  if (!res.ok) {
+    const data = safeJson(await res.text()) as { error?: { code?: string; message?: string } } | undefined;
+    throw new ApiError(
+      res.status,
+      data?.error?.code ?? `http_${res.status}`,
+      data?.error?.message ?? res.statusText,
+      data,
+    );
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? "book";
+  return { blob: await res.blob(), fileName: name };
+}
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -118,6 +140,9 @@ export const api = {
 
   // ---------------------------------------------------------------- files
   tree: (p: string) => request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`),
+  /** The compiled book (`format`: epub, docx, md, html, pdf; `chapters`: A..B) as a download. */
+  exportBook: (p: string, format: string, chapters?: string) =>
+    download(`${P(p)}/export`, { format, chapters }),
   readFile: (p: string, path: string) =>
     request<Answer<typeof R.FileTextSchema>>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>
