@@ -61,6 +61,20 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/project.js")).registerProject,
   },
   {
+    name: "import",
+    term: "import [options] <source>",
+    description:
+      "Import a manuscript (DOCX, EPUB, Markdown, plain text, or a folder of Markdown files) as a new project, or --into an existing one",
+    load: async () => (await import("./commands/import.js")).registerImport,
+  },
+  {
+    name: "export",
+    term: "export [options]",
+    description:
+      "Compile the project's book — title page, contents, chapters in the plot's order, front/back matter — as EPUB, DOCX, Markdown, HTML or PDF",
+    load: async () => (await import("./commands/export.js")).registerExport,
+  },
+  {
     name: "tool",
     term: "tool [options] [key]",
     description: "Run one tool through the full dispatch (validation, allowlist, mode gate), or list tools",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
-import { countWords } from "../core/words.js";
+import { countWords } from "../core/text.js";
 import { type History, START_TOOL } from "./history.js";
 import { type RowsOfChange, rowsOfChange } from "./rows.js";
 import type { Change, ChangeFilter } from "./schema.js";

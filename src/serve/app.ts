@@ -8,7 +8,9 @@ import type { ServeHub } from "./hub.js";
 import { openApiDocument } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
+import { registerExportRoutes } from "./routes/export.js";
 import { registerFileRoutes } from "./routes/files.js";
+import { registerImportRoutes } from "./routes/import.js";
 import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
@@ -81,6 +83,8 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   const routes = new ApiRoutes(app);
   registerAuthRoutes(app, routes, gate);
   registerProjectRoutes(routes, hub);
+  registerImportRoutes(routes, hub);
+  registerExportRoutes(routes, hub);
   registerFileRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
   registerWorldRoutes(routes, hub);

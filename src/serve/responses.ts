@@ -3,6 +3,7 @@
 // Domain records the workbench reads only in part (plot views, World rows, profiles, workflow runs)
 // are open objects: the fields named here are always there, and more may be.
 import { z } from "zod";
+import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
 import {
@@ -35,6 +36,14 @@ export const ProjectViewSchema = z
 export type ProjectView = z.infer<typeof ProjectViewSchema>;
 export const ProjectListSchema = z.object({ projects: z.array(ProjectViewSchema) }).strict();
 export const OneProjectSchema = z.object({ project: ProjectViewSchema }).strict();
+
+// ---------------------------------------------------------------- imports
+
+/** An upload and the plan of its import (nothing imported yet). */
+export const ImportPlannedSchema = z.object({ importId: z.string(), plan: ImportPlanSchema }).strict();
+/** An import done: its plan as carried out, and the project it created or appended to. */
+export const ImportCreatedSchema = z.object({ plan: ImportPlanSchema, project: ProjectViewSchema }).strict();
+export const ImportDroppedSchema = z.object({ dropped: z.literal(true) }).strict();
 
 // ---------------------------------------------------------------- files
 

@@ -3,7 +3,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
-import { countWords } from "../../core/words.js";
+import { countWords } from "../../core/text.js";
 import { dispatch } from "../../tools/dispatch.js";
 import { authorize, contentHash, readText, readTextOrNull } from "../../tools/files/common.js";
 import { readTool } from "../../tools/files/read.js";
@@ -40,8 +40,6 @@ interface TreeNode {
   words?: number;
   children?: TreeNode[];
 }
-
-export { countWords };
 
 /** The project's files as a tree (folders first), without `.nbook/`; symbolic links are not followed. */
 async function fileTree(project: Project): Promise<{ tree: TreeNode; truncated: boolean }> {
