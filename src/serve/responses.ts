@@ -5,13 +5,8 @@
 import { z } from "zod";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
-import {
-  EntrySchema,
-  PendingViewSchema,
-  RunStatusSchema,
-  SessionSchema,
-  TaskSchema,
-} from "../harness/store/schema.js";
+import { EntryPageSchema } from "../harness/store/pages.js";
+import { PendingViewSchema, RunStatusSchema, SessionSchema, TaskSchema } from "../harness/store/schema.js";
 import { JobStatusSchema } from "../jobs/store.js";
 import { RunStatusSchema as WorkflowRunStatusSchema } from "../workflows/store/schema.js";
 
@@ -78,8 +73,12 @@ export const SessionStateSchema = z
   })
   .strict();
 
-/** The active branch's entries, each `data` of its `kind` (src/harness/store/schema.ts). */
-export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(EntrySchema) }).strict();
+/**
+ * A page of the active branch, root first, each `data` of its `kind` (src/harness/store/schema.ts).
+ * `older`: the `before` cursor of the page before it (null at the root); `newer`: the `after`
+ * cursor of the page after it (null when the page reaches the leaf).
+ */
+export const TranscriptSchema = SessionStateSchema.extend(EntryPageSchema.shape).strict();
 export type Transcript = z.infer<typeof TranscriptSchema>;
 
 /** A session and the sessions it created; `detached` marks a child its creator let go. */
