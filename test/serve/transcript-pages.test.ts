@@ -40,8 +40,7 @@ it("the transcript route pages the branch by cursor, and refuses cursors it cann
   expect(tooMany.body.error?.code).toBe("invalid_input");
   const both = await get(`?before=${first.older}&after=${first.older}`);
   expect(both.status).toBe(400);
-  const other = (await (await fx.api("POST", "/api/projects/novel/sessions", {})).json()).session
-    .id as string;
+  const other = await newSession();
   const foreign = await fx.api("GET", `/api/sessions/${other}/transcript?before=${first.older}`);
   expect(foreign.status).toBe(404);
 });
