@@ -12,6 +12,7 @@ import { registerFileRoutes } from "./routes/files.js";
 import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
+import { registerSearchRoutes } from "./routes/search.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
@@ -82,6 +83,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerAuthRoutes(app, routes, gate);
   registerProjectRoutes(routes, hub);
   registerFileRoutes(routes, hub);
+  registerSearchRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);

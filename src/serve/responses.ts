@@ -42,13 +42,20 @@ export const FileNodeSchema = z
     size: z.number().optional(),
     /** Words of a Markdown file (each CJK character counts as one). */
     words: z.number().optional(),
+    /** A folder whose entries this answer leaves out: ask for them with `?path=<its path>`. */
+    lazy: z.boolean().optional(),
     get children(): z.ZodOptional<z.ZodArray<typeof FileNodeSchema>> {
       return z.array(FileNodeSchema).optional();
     },
   })
   .strict();
 export type FileNode = z.infer<typeof FileNodeSchema>;
-export const FileTreeSchema = z.object({ tree: FileNodeSchema, truncated: z.boolean() }).strict();
+export const FileTreeSchema = z
+  .object({
+    tree: FileNodeSchema,
+    truncated: z.boolean().describe("a folder had more entries than one answer lists, and was cut"),
+  })
+  .strict();
 export const FileTextSchema = z
   .object({ path: z.string(), text: z.string(), version: z.string().describe("sha256 of the text") })
   .strict();
@@ -61,6 +68,7 @@ export const WriteConflictDetailsSchema = z
   .object({ path: z.string(), version: z.string(), theirs: z.string(), yours: z.string() })
   .strict();
 export type WriteConflictDetails = z.infer<typeof WriteConflictDetailsSchema>;
+export { type SearchHit, type SearchResult, SearchResultSchema } from "../search/schema.js";
 
 // ---------------------------------------------------------------- sessions
 

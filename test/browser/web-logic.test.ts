@@ -3,7 +3,7 @@
 // stored transcript and from live events.
 import { describe, expect, it } from "vitest";
 import { type EntryDataIn, type EntryKind, EntrySchema } from "../../src/harness/store/schema.js";
-import { countWords as serverCountWords } from "../../src/serve/routes/files.js";
+import { countWords as serverCountWords } from "../../src/serve/file-tree.js";
 import type { Entry } from "../../web/src/api.js";
 import { applyEvent, type ChatItem, entriesToItems } from "../../web/src/chat-items.js";
 import { countWords, renderMarkdown } from "../../web/src/markdown.js";
