@@ -31,7 +31,15 @@ export { EntryPageSchema, MAX_PAGE, PageQuerySchema } from "./pages.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
-export { exportJsonl, exportMarkdown, oneLine, renderTranscript } from "./transcript.js";
+export {
+  exportJsonl,
+  exportMarkdown,
+  oneLine,
+  renderEntries,
+  renderTranscript,
+  transcriptHeader,
+} from "./transcript.js";
+export { transcriptChunks } from "./transcript-stream.js";
 
 /** The file the session store lives in. */
 export function agentDbPath(workspace: Pick<Workspace, "nbookDir">): string {

@@ -19,11 +19,13 @@ export const PageQuerySchema = z
       .string()
       .regex(/^[1-9]\d{0,15}$/, "expected an entry id")
       .optional(),
+    /** The first page from the root instead of the newest one. */
+    oldest: z.boolean().default(false),
     limit: z.number().int().min(1).max(MAX_PAGE).default(100),
   })
   .strict()
-  .refine((q) => q.before === undefined || q.after === undefined, {
-    message: "give before or after, not both",
+  .refine((q) => [q.before !== undefined, q.after !== undefined, q.oldest].filter(Boolean).length <= 1, {
+    message: "give one of before, after and oldest",
     path: ["after"],
   });
 export type PageQuery = z.input<typeof PageQuerySchema>;
@@ -78,7 +80,10 @@ export class EntryPages {
    * (`conflict` when `after` is not on that branch, e.g. after the leaf moved to another one).
    */
   page(sessionKey: number, leaf: number | null, query: z.output<typeof PageQuerySchema>): EntryPage {
-    if (query.after !== undefined) return this.after(sessionKey, leaf, query.after, query.limit);
+    if (query.after !== undefined || query.oldest) {
+      const start = query.after === undefined ? null : this.nodeIn(sessionKey, query.after);
+      return this.after(leaf, start, query.limit);
+    }
     let from = leaf;
     if (query.before !== undefined) from = this.nodeIn(sessionKey, query.before).parent_id;
     const rows = this.ancestors(from, query.limit);
@@ -106,29 +111,29 @@ export class EntryPages {
     return out;
   }
 
-  private after(sessionKey: number, leaf: number | null, afterId: string, limit: number): EntryPage {
-    const start = this.nodeIn(sessionKey, afterId);
-    // The segments from the leaf back to `start`, as [seg, last id on the branch].
+  // The entries after `start` (after nothing: from the root) on the way to the leaf.
+  private after(leaf: number | null, start: Node | null, limit: number): EntryPage {
+    // The segments from the leaf back to `start` (or the root), as [seg, last id on the branch].
     const spans: [number, number][] = [];
     let at = leaf;
-    let found = false;
+    let found = start === null;
     while (at !== null) {
       const n = this.node.get(at) as Node;
-      if (n.depth < start.depth) break;
+      if (start && n.depth < start.depth) break;
       spans.push([n.seg, at]);
-      if (n.seg === start.seg) {
+      if (start && n.seg === start.seg) {
         found = at >= start.id;
         break;
       }
       at = (this.node.get(n.seg) as Node).parent_id;
     }
     if (!found) {
-      throw new NbError("conflict", `Entry ${afterId} is not on the session's active branch`, {
+      throw new NbError("conflict", `Entry ${start?.id} is not on the session's active branch`, {
         fields: [{ pointer: "/after", message: "not on the active branch" }],
       });
     }
     const rows: EntryRow[] = [];
-    let lower = start.id;
+    let lower = start?.id ?? 0;
     for (let i = spans.length - 1; i >= 0 && rows.length < limit; i--) {
       const [seg, upTo] = spans[i];
       for (const r of this.up.all(seg, lower, upTo, limit - rows.length) as EntryRow[]) rows.push(r);

@@ -235,6 +235,7 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
           after: entryId
             .optional()
             .describe("the page after this entry on the way to the leaf (the `newer` of a page)"),
+          oldest: z.boolean().optional().describe("the first page from the root instead of the newest"),
           limit: z.number().int().min(1).max(MAX_PAGE).optional().describe("entries per page (100)"),
         })
         .strict(),
