@@ -50,7 +50,10 @@ export interface TreeAnswer {
 export class FileTreeCache {
   private readonly counts = new Map<string, Counted>();
 
-  constructor(private readonly project: Project) {}
+  constructor(
+    private readonly project: Project,
+    private readonly budget = TREE_BUDGET,
+  ) {}
 
   /**
    * The folder `rel` ("" for the project) breadth first: folders are filled level by level while
@@ -61,7 +64,7 @@ export class FileTreeCache {
     const name = rel === "" ? this.project.name : (rel.split("/").at(-1) ?? rel);
     const root: FileNode = { name, path: rel || ".", kind: "dir" };
     let truncated = false;
-    let budget = TREE_BUDGET;
+    let budget = this.budget;
     let level: { node: FileNode; rel: string }[] = [{ node: root, rel }];
     while (level.length) {
       const next: typeof level = [];
