@@ -100,6 +100,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/plot.js")).registerPlot,
   },
   {
+    name: "search",
+    term: "search [options] <query>",
+    description:
+      'Search the manuscript, lorebook and .agent/plan/ for words, a "phrase" or a prefix*: file, line, chapter and a snippet',
+    load: async () => (await import("./commands/search.js")).registerSearch,
+  },
+  {
     name: "mcp",
     term: "mcp [options]",
     description: "Serve a project's tools and Markdown files to any MCP client (stdio, or --http)",

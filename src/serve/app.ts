@@ -14,6 +14,7 @@ import { registerImportRoutes } from "./routes/import.js";
 import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
+import { registerSearchRoutes } from "./routes/search.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
@@ -86,6 +87,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerImportRoutes(routes, hub);
   registerExportRoutes(routes, hub);
   registerFileRoutes(routes, hub);
+  registerSearchRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);

@@ -4,12 +4,16 @@ import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
 import { type RewindResult, type RewindScope, rewindSession } from "../../harness/rewind.js";
 import {
+  type Entry,
   exportJsonl,
   exportMarkdown,
+  MAX_PAGE,
   oneLine,
-  renderTranscript,
+  renderEntries,
   type Session,
   SessionStore,
+  transcriptChunks,
+  transcriptHeader,
 } from "../../harness/store/index.js";
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
@@ -73,6 +77,93 @@ function rewindText(r: RewindResult, scope: RewindScope): string {
   return `${lines.join("\n")}\n`;
 }
 
+interface ShowOptions {
+  limit?: number;
+  before?: string;
+  workspace?: string;
+  json?: boolean;
+}
+
+/**
+ * The entries from the latest assistant message to the leaf (where the requests for its open
+ * calls are), read back page by page.
+ */
+function sinceLastStep(store: SessionStore, id: string): Entry[] {
+  const out: Entry[] = [];
+  let p = store.page(id);
+  for (;;) {
+    out.unshift(...p.entries);
+    if (p.older === null || p.entries.some((e) => e.kind === "assistant")) return out;
+    p = store.page(id, { before: p.older });
+  }
+}
+
+/** `nbook sessions show`: the whole branch streamed from the root, or one page of it. */
+function showSession(store: SessionStore, id: string, o: ShowOptions): void {
+  const session = store.session(id);
+  const paged = o.limit !== undefined || o.before !== undefined;
+  const page = paged ? store.page(id, { before: o.before, limit: o.limit }) : null;
+  const pending = store.pendingApprovals(id);
+  const tasks = store.tasks(id);
+  const children = store.childLinks(id, true).map((l) => ({
+    ...store.session(l.childSessionId),
+    detached: l.detachedAt !== null,
+    pendingApprovals: store.pendingApprovals(l.childSessionId),
+  }));
+  const jobs = store.jobs.list({ ownerSessionId: id });
+  if (o.json) {
+    printJson({
+      session,
+      ...(page ? { page } : { path: store.activePath(id) }),
+      tasks,
+      pendingApprovals: pending,
+      queued: store.queued(id),
+      children,
+      jobs,
+    });
+    return;
+  }
+  writeOut(transcriptHeader(session));
+  if (page) {
+    if (page.older !== null) {
+      writeOut(`(earlier entries: nbook sessions show ${id} --before ${page.older})\n`);
+    }
+    writeOut(renderEntries(page.entries));
+  } else {
+    for (const chunk of transcriptChunks((q) => store.page(id, q))) writeOut(chunk);
+  }
+  let out = "";
+  if (session.parentSessionId) {
+    out += `\nCreated by agent session ${session.parentSessionId}${store.linkOf(id)?.detachedAt ? " (since detached)" : ""}.\n`;
+  }
+  if (children.length) {
+    out += "\nAgents it created:\n";
+    for (const c of children) {
+      const title = c.title ? oneLine(c.title, 60) : "(untitled)";
+      out += `  #${c.id} ${c.profileKey} [${c.status}]${c.detached ? " (detached)" : ""} ${title}\n`;
+      for (const a of c.pendingApprovals) {
+        out += `    waits on ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text, 80) || "(no preview)"}  (nbook approve ${c.id} ${a.id} [--reject])\n`;
+      }
+    }
+  }
+  if (jobs.length) {
+    out += "\nBackground jobs:\n";
+    for (const j of jobs) out += `  ${jobLine(j)}\n`;
+  }
+  if (pending.length) {
+    out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
+    for (const a of pending) {
+      out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
+    }
+  }
+  const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
+  for (const e of open.size ? sinceLastStep(store, id) : []) {
+    if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
+    out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
+  }
+  writeOut(out);
+}
+
 /** `nbook sessions list|show|export|rewind|fork`. */
 export function registerSessions(program: Command): void {
   const sessions = program
@@ -117,70 +208,21 @@ export function registerSessions(program: Command): void {
   sessions
     .command("show")
     .description(
-      "Print a session's transcript (its active branch), with pending approvals and questions, the agents it created and its background jobs",
+      "Print a session's transcript (its active branch, streamed page by page, or one page with --limit/--before), with pending approvals and questions, the agents it created and its background jobs",
     )
     .argument("<id>", "session id")
+    .option("--limit <n>", `only the newest n entries of the branch (1-${MAX_PAGE})`, Number)
+    .option("--before <entryId>", "the page of entries before this one (the cursor a page names)")
     .option("--workspace <dir>", "workspace root")
     .option(
       "--json",
-      "print the session, its active path, tasks, pending approvals, queued inputs, children and jobs as JSON",
+      "print the session, its active path (with --limit/--before: one page and its cursors), tasks, pending approvals, queued inputs, children and jobs as JSON",
     )
-    .action((id: string, o: { workspace?: string; json?: boolean }) => {
+    .action((id: string, o: ShowOptions) => {
       try {
-        withStore(o.workspace, (store) => {
-          const session = store.session(id);
-          const path = store.activePath(id);
-          const pending = store.pendingApprovals(id);
-          const tasks = store.tasks(id);
-          const children = store.childLinks(id, true).map((l) => ({
-            ...store.session(l.childSessionId),
-            detached: l.detachedAt !== null,
-            pendingApprovals: store.pendingApprovals(l.childSessionId),
-          }));
-          const jobs = store.jobs.list({ ownerSessionId: id });
-          if (o.json) {
-            printJson({
-              session,
-              path,
-              tasks,
-              pendingApprovals: pending,
-              queued: store.queued(id),
-              children,
-              jobs,
-            });
-            return;
-          }
-          let out = renderTranscript(session, path);
-          if (session.parentSessionId) {
-            out += `\nCreated by agent session ${session.parentSessionId}${store.linkOf(id)?.detachedAt ? " (since detached)" : ""}.\n`;
-          }
-          if (children.length) {
-            out += "\nAgents it created:\n";
-            for (const c of children) {
-              const title = c.title ? oneLine(c.title, 60) : "(untitled)";
-              out += `  #${c.id} ${c.profileKey} [${c.status}]${c.detached ? " (detached)" : ""} ${title}\n`;
-              for (const a of c.pendingApprovals) {
-                out += `    waits on ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text, 80) || "(no preview)"}  (nbook approve ${c.id} ${a.id} [--reject])\n`;
-              }
-            }
-          }
-          if (jobs.length) {
-            out += "\nBackground jobs:\n";
-            for (const j of jobs) out += `  ${jobLine(j)}\n`;
-          }
-          if (pending.length) {
-            out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
-            for (const a of pending) {
-              out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
-            }
-          }
-          const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
-          for (const e of path) {
-            if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
-            out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
-          }
-          writeOut(out);
-        });
+        if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= MAX_PAGE))
+          throw new NbError("invalid_input", `--limit must be a whole number from 1 to ${MAX_PAGE}`);
+        withStore(o.workspace, (store) => showSession(store, id, o));
       } catch (e) {
         reportCliError(e, o.json);
       }

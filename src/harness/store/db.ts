@@ -6,7 +6,7 @@ import { openVersionedDb } from "../../core/sqlite.js";
 type Db = Database.Database;
 
 /** Schema version this code writes; a newer file is refused rather than misread. */
-export const STORE_SCHEMA_VERSION = 4;
+export const STORE_SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -131,6 +131,16 @@ CREATE TABLE IF NOT EXISTS agent_links (
   detached_at TEXT
 );
 CREATE INDEX IF NOT EXISTS agent_links_by_parent ON agent_links(parent_session_id, child_session_id);
+
+-- Per-session counters kept by every append, so resuming a session reads no history to know them.
+-- model_calls = assistant and compaction entries over all branches (where a scripted model resumes).
+-- A store from before the table is counted once, as it is upgraded.
+CREATE TABLE IF NOT EXISTS session_counters (
+  session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
+  model_calls INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO session_counters (session_id, model_calls)
+  SELECT session_id, COUNT(*) FROM entries WHERE kind IN ('assistant', 'compaction') GROUP BY session_id;
 `;
 
 /** Open (creating if needed) the agent database in WAL mode and bring its schema up to date. */

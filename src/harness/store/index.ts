@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { parseOrThrow } from "../../core/validate.js";
 import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
@@ -10,6 +11,7 @@ import { openAgentDb } from "./db.js";
 import { forkedInput } from "./fork.js";
 import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
+import { type EntryPage, EntryPages, type PageQuery, PageQuerySchema } from "./pages.js";
 import { QueueTable } from "./queues.js";
 import type {
   Approval,
@@ -26,10 +28,20 @@ import type {
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
 export type { AgentLink } from "./links.js";
+export type { EntryPage, PageQuery } from "./pages.js";
+export { EntryPageSchema, MAX_PAGE, PageQuerySchema } from "./pages.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
-export { exportJsonl, exportMarkdown, oneLine, renderTranscript } from "./transcript.js";
+export {
+  exportJsonl,
+  exportMarkdown,
+  oneLine,
+  renderEntries,
+  renderTranscript,
+  transcriptHeader,
+} from "./transcript.js";
+export { transcriptChunks } from "./transcript-stream.js";
 
 /** The file the session store lives in. */
 export function agentDbPath(workspace: Pick<Workspace, "nbookDir">): string {
@@ -51,6 +63,7 @@ export class SessionStore {
   /** Background jobs and their flow-back deliveries (src/jobs runs them). */
   readonly jobs: JobTable;
   private readonly links: LinkTable;
+  private readonly pages: EntryPages;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db, this.runner);
@@ -59,6 +72,7 @@ export class SessionStore {
     this.queueTable = new QueueTable(db);
     this.jobs = new JobTable(db, this.queueTable);
     this.tree = new EntryTree(db, this.approvalTable, this.queueTable);
+    this.pages = new EntryPages(db);
   }
 
   /** Open (creating if needed) a store file. */
@@ -266,6 +280,21 @@ export class SessionStore {
   /** The active path root → leaf. */
   activePath(sessionId: string): Entry[] {
     return this.tree.activePath(this.sessions.get(sessionId));
+  }
+
+  /**
+   * One page of the active branch, root first: the newest entries, those before an entry, or
+   * those after one (see EntryPages). Reads only the page, however long the session.
+   */
+  page(sessionId: string, query: PageQuery = {}): EntryPage {
+    const q = parseOrThrow(PageQuerySchema, query, "page query");
+    const s = this.sessions.getRow(sessionId);
+    return this.pages.page(s.id, s.leaf_id, q);
+  }
+
+  /** Model calls the session has recorded over all its branches, from its counter (no history read). */
+  modelCalls(sessionId: string): number {
+    return this.tree.modelCalls(this.sessions.getRow(sessionId).id);
   }
 
   /** Every entry of a session, all branches, in append order. */

@@ -35,6 +35,7 @@ export const director = defineProfile({
     .strict(),
   tools: [
     "read",
+    "search",
     "report_result",
     ...PLOT_READ_TOOLS,
     ...PLOT_WRITE_TOOLS,
