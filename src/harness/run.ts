@@ -158,7 +158,7 @@ export async function runOnce(
       }
       live();
       hooks.takeQueued();
-      const { state, system, messages } = await hooks.modelInput();
+      const { state, system, messages, tools } = await hooks.modelInput();
 
       const step = ++record.steps;
       bus.emit({ type: "turn_start", sessionId, runId, step });
@@ -166,7 +166,7 @@ export async function runOnce(
         model: ctx.model.model,
         system,
         messages,
-        tools: ctx.offered.tools,
+        tools,
         maxOutputTokens: ctx.model.maxOutputTokens,
         signal,
         maxRetries: settings.maxRetries,

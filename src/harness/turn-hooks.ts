@@ -1,4 +1,4 @@
-import type { LanguageModelV3Message } from "@ai-sdk/provider";
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message } from "@ai-sdk/provider";
 import type { Mode } from "../core/modes.js";
 import type { PromptContext } from "../profiles/types.js";
 import { compact, contextTokens } from "./compaction.js";
@@ -11,12 +11,15 @@ import type { RunEnding, RunRecord } from "./run-record.js";
 import type { StepOutcome } from "./step.js";
 import { requestEntry, resultEntries } from "./step-entries.js";
 import type { EntryInput } from "./store/index.js";
+import { stepTools } from "./tool-specs.js";
 
 /** What the next model call is sent. */
 export interface ModelInput {
   state: PathState;
   system: string;
   messages: LanguageModelV3Message[];
+  /** The tool definitions of this step: the always-sent ones and the loaded on-demand sets. */
+  tools: LanguageModelV3FunctionTool[];
 }
 
 /** How a run ends at the point a hook says it does. */
@@ -73,7 +76,8 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
       let state = readPath(record.path);
       let system = buildSystem(t.systemPrompt, t.mode, state);
       const window = ctx.model.contextWindow;
-      if (contextTokens(system, ctx.offered.chars, state.visible) > settings.compactAt * window) {
+      const chars = stepTools(ctx.offered, state.loadedSets).chars;
+      if (contextTokens(system, chars, state.visible) > settings.compactAt * window) {
         const compacted = await compact(
           deps,
           sessionId,
@@ -90,7 +94,12 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
           system = buildSystem(t.systemPrompt, t.mode, state);
         }
       }
-      return { state, system, messages: toMessages(state.visible) };
+      return {
+        state,
+        system,
+        messages: toMessages(state.visible),
+        tools: stepTools(ctx.offered, state.loadedSets).tools,
+      };
     },
     anotherTurn() {
       if (!owesResult || reminded) return false;
