@@ -131,7 +131,7 @@ export async function compact(
       kind: "compaction",
       data: { summary, firstKeptEntryId: state.visible[cut].id },
     });
-    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut });
+    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut, trigger: "auto" });
     return entry;
   } catch (e) {
     // The call proceeds uncompacted; a provider that rejects the size will say so.

@@ -1,5 +1,6 @@
 import type { LanguageModelV3FunctionTool, LanguageModelV3Message } from "@ai-sdk/provider";
 import type { Mode } from "../core/modes.js";
+import type { Canon } from "../lorebook/canon.js";
 import type { PromptContext } from "../profiles/types.js";
 import { compact, contextTokens } from "./compaction.js";
 import { buildSystem, type PathState, readPath, toMessages } from "./context.js";
@@ -20,6 +21,8 @@ export interface ModelInput {
   messages: LanguageModelV3Message[];
   /** The tool definitions of this step: the always-sent ones and the loaded on-demand sets. */
   tools: LanguageModelV3FunctionTool[];
+  /** The canon this call carries at the end of its system prompt (null: none for this profile). */
+  canon: Canon | null;
 }
 
 /** How a run ends at the point a hook says it does. */
@@ -94,9 +97,13 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
           system = buildSystem(t.systemPrompt, t.mode, state);
         }
       }
+      // Canon goes last: it changes with the working text, and what precedes it stays a stable prefix.
+      const canon = ctx.canon ? ctx.canon(state) : null;
+      if (canon?.section) system = `${system}\n\n${canon.section}`;
       return {
         state,
         system,
+        canon,
         messages: toMessages(state.visible),
         tools: stepTools(ctx.offered, state.loadedSets).tools,
       };

@@ -5,6 +5,7 @@ import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
+import { type ModelCall, ModelCallTable, type NewModelCall, type UsageTotals } from "./calls.js";
 import { openAgentDb } from "./db.js";
 import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
@@ -23,6 +24,8 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
+export type { ModelCall, NewModelCall, UsageTotals } from "./calls.js";
+export { dayOf, ModelCallSchema, UsageTotalsSchema } from "./calls.js";
 export type { AgentLink } from "./links.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
@@ -49,10 +52,12 @@ export class SessionStore {
   /** Background jobs and their flow-back deliveries (src/jobs runs them). */
   readonly jobs: JobTable;
   private readonly links: LinkTable;
+  private readonly modelCalls: ModelCallTable;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db, this.runner);
     this.links = new LinkTable(db);
+    this.modelCalls = new ModelCallTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
     this.jobs = new JobTable(db, this.queueTable);
@@ -89,6 +94,34 @@ export class SessionStore {
         return child;
       })
       .immediate();
+  }
+
+  // ── model calls: manifests, usage, cost ────────────────────────────────
+
+  /** Record one model call of a session (numbered from 1 in the session). */
+  recordCall(sessionId: string, call: NewModelCall): ModelCall {
+    const session = this.sessions.get(sessionId);
+    return this.modelCalls.record(Number(session.id), session.project, call);
+  }
+
+  /** A session's model calls in order. */
+  calls(sessionId: string): ModelCall[] {
+    return this.modelCalls.list(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** Model call `seq` of a session; `not_found` when none. */
+  call(sessionId: string, seq: number): ModelCall {
+    return this.modelCalls.get(Number(this.sessions.get(sessionId).id), seq);
+  }
+
+  /** A session's usage and cost, summed. */
+  sessionUsage(sessionId: string): UsageTotals {
+    return this.modelCalls.sessionTotals(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** What a project's sessions (null: sessions outside any project) used on a UTC day (YYYY-MM-DD). */
+  projectDayUsage(project: string | null, day: string): UsageTotals {
+    return this.modelCalls.projectDayTotals(project, day);
   }
 
   // ── collaboration links ───────────────────────────────────────────────────
