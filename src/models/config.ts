@@ -7,6 +7,7 @@ import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { EmbeddingConfigSchema } from "./embeddings/config.js";
 import { projectConfigViolations } from "./key-variables.js";
 import { MODEL_REF, PROVIDER_ID } from "./reference.js";
+import { TOOL_DIALECTS, type ToolDialect } from "./tool-dialect.js";
 
 /** Per-model limits a provider may declare. */
 export const ModelLimitsSchema = z
@@ -69,6 +70,8 @@ export const ProviderConfigSchema = z
     models: z.record(z.string().min(1), ModelLimitsSchema).optional(),
     /** Per-provider timeouts; a `scripted` provider ignores them. */
     timeouts: ProviderTimeoutsSchema.optional(),
+    /** The shape tool schemas are sent in (default by kind: `toolDialectOf`); `gemini` for Gemini's endpoint. */
+    toolSchemas: z.enum(TOOL_DIALECTS).optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -99,6 +102,18 @@ export const ProviderConfigSchema = z
     }
   });
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
+
+const DEFAULT_DIALECT: Record<ProviderKind, ToolDialect> = {
+  openai: "openai-strict",
+  anthropic: "anthropic",
+  "openai-compatible": "plain",
+  scripted: "plain",
+};
+
+/** How a provider is sent tools: its `toolSchemas`, else its kind's default. */
+export function toolDialectOf(p: ProviderConfig): ToolDialect {
+  return p.toolSchemas ?? DEFAULT_DIALECT[p.kind];
+}
 
 const modelRef = z.string().regex(MODEL_REF, "must be a model reference <providerId>/<modelId>");
 
