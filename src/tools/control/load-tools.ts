@@ -12,6 +12,8 @@ function setList(sets: Record<string, readonly string[]>): string {
 export const loadTools = defineTool({
   key: LOAD_TOOLS,
   group: "control",
+  // Only an agent session's steps send definitions on demand; elsewhere every tool is listed.
+  scope: "session",
   description: "Load the definitions of a set of your tools that are sent on demand.",
   describe: (binding) => {
     const sets = onDemandSets(binding);
