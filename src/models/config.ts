@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { readConfigFile } from "../core/config-file.js";
@@ -280,4 +280,23 @@ export function loadModelsConfig(roots: ConfigRoots): ModelsConfig {
     parseModelsConfig(readConfigFile(file, label), label, roots.projectRoot),
     label,
   );
+}
+
+/**
+ * A stamp of the config files behind `roots` (size and modification time of each, or their absence):
+ * it changes when either file is written, so a long-running process knows to read them again.
+ */
+export function configStamp(roots: ConfigRoots): string {
+  const files = [join(roots.workspaceRoot, ".nbook", "config.json")];
+  if (roots.projectRoot) files.push(join(roots.projectRoot, ".nbook", "config.json"));
+  return files
+    .map((f) => {
+      try {
+        const st = statSync(f);
+        return `${st.ino}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return "-";
+      }
+    })
+    .join("|");
 }
