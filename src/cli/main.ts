@@ -106,7 +106,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "sessions",
     term: "sessions",
-    description: "List, show and export agent sessions",
+    description: "List, show and export agent sessions; what each model call was sent and cost",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {

@@ -10,6 +10,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { forceEnd, withinAbortGrace } from "./abort.js";
 import { announce } from "./announce.js";
 import type { Collaboration, CollaborationPlugin } from "./collaboration.js";
+import { compact } from "./compaction.js";
 import { readPath } from "./context.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
 import { waitingOn } from "./pending.js";
@@ -18,6 +19,7 @@ import { buildRunContext } from "./run-context.js";
 import { runStepCalls } from "./step.js";
 import { resultEntries } from "./step-entries.js";
 import {
+  type Entry,
   type EntryInput,
   type QueueKind,
   runningElsewhere,
@@ -386,6 +388,46 @@ export class Harness {
       this.collaboration?.childEnded(origin.caller, sessionId, approvalId, result);
     }
     return result;
+  }
+
+  /**
+   * The user compacts the session now (`/compact [focus]`): everything but the latest entry is
+   * summarised on the session's model, keeping what `focus` names. Returns the compaction entry,
+   * or null when there was nothing older to summarise or the summary failed (an `error` event says why).
+   */
+  async compact(sessionId: string, focus?: string, signal?: AbortSignal): Promise<Entry | null> {
+    if (this.active.has(sessionId))
+      throw new NbError("conflict", `Session ${sessionId} is running; compact it between runs`);
+    const waiting = this.pending(sessionId);
+    if (waiting)
+      throw new NbError(
+        "conflict",
+        `Session ${sessionId} is waiting on ${waiting.approvalId}; settle it first`,
+      );
+    const ctx = buildRunContext(this.deps, sessionId, (session, profile) =>
+      this.deps.resolveModel(session.model ?? undefined, profile.key, sessionId),
+    );
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.active.set(sessionId, { controller });
+    try {
+      const pctx = { ...ctx.prompt, mode: ctx.session.mode };
+      return await compact(
+        this.deps,
+        sessionId,
+        randomUUID(),
+        this.deps.store.activePath(sessionId),
+        ctx.model,
+        pctx,
+        controller.signal,
+        { revoked: false, runId: null },
+        { trigger: "user", ...(focus?.trim() ? { focus: focus.trim() } : {}) },
+      );
+    } finally {
+      this.active.delete(sessionId);
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */
