@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isNbError, NbError } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
 import { JobRunner } from "../jobs/runner.js";
+import { type BudgetCheck, loadBudgets } from "../models/budgets.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -35,6 +36,7 @@ import {
   type Resolution,
   type RunResult,
 } from "./types.js";
+import { budgetState } from "./usage.js";
 
 /** The intent a queued input is delivered with: a prompt, nbook's own follow-up, else a follow-up. */
 function queuedIntent(kind: QueueKind): RunInput["intent"] {
@@ -428,6 +430,17 @@ export class Harness {
       this.active.delete(sessionId);
       signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** Where the session stands against its budgets (config read now): ok, near a limit, or stopped at one. */
+  budget(sessionId: string): BudgetCheck {
+    const session = this.deps.store.session(sessionId);
+    const project = session.project ? this.deps.workspace.project(session.project) : null;
+    return budgetState(
+      this.deps.store,
+      session,
+      loadBudgets(this.deps.workspace.root, project?.root ?? null),
+    );
   }
 
   /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */

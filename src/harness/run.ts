@@ -160,7 +160,7 @@ export async function runOnce(
       live();
       hooks.takeQueued();
       // Checked before each call (and before any compaction), so no call starts past a limit.
-      const budget = budgetState(deps, ctx);
+      const budget = budgetState(deps.store, ctx.session, ctx.budgets);
       if (budget.state === "stop") {
         const message = budget.message as string;
         return record.end("budget_limit", {

@@ -1,9 +1,15 @@
-import { type BudgetCheck, checkBudget, DEFAULT_WARN_AT, type Spend } from "../models/budgets.js";
+import {
+  type BudgetCheck,
+  type Budgets,
+  checkBudget,
+  DEFAULT_WARN_AT,
+  type Spend,
+} from "../models/budgets.js";
 import { costOf, priceOf, type Usage } from "../models/prices.js";
 import { buildManifest } from "./manifest.js";
 import type { HarnessDeps } from "./run.js";
 import type { RunContext } from "./run-context.js";
-import type { ModelCall, UsageTotals } from "./store/index.js";
+import type { ModelCall, Session, SessionStore, UsageTotals } from "./store/index.js";
 import { dayOf } from "./store/index.js";
 import type { ModelTurn } from "./stream.js";
 import type { ModelInput } from "./turn-hooks.js";
@@ -18,26 +24,24 @@ const spendOf = (t: UsageTotals): Spend => ({
  * Where the session and its project's day stand against the budgets: `stop` when either is used
  * up (checked before each model call, so a call never starts past a limit), `warn` near one.
  */
-export function budgetState(deps: HarnessDeps, ctx: RunContext): BudgetCheck {
-  const { budgets } = ctx;
+export function budgetState(
+  store: SessionStore,
+  session: Pick<Session, "id" | "project">,
+  budgets: Budgets,
+): BudgetCheck {
   if (!budgets.session && !budgets.projectDay) return { state: "ok", message: null };
   const warnAt = budgets.warnAt ?? DEFAULT_WARN_AT;
-  const session = checkBudget(
-    "session",
-    budgets.session,
-    spendOf(deps.store.sessionUsage(ctx.session.id)),
-    warnAt,
-  );
-  if (session.state === "stop") return session;
+  const own = checkBudget("session", budgets.session, spendOf(store.sessionUsage(session.id)), warnAt);
+  if (own.state === "stop") return own;
   const today = dayOf(new Date().toISOString());
   const day = checkBudget(
     "projectDay",
     budgets.projectDay,
-    spendOf(deps.store.projectDayUsage(ctx.session.project, today)),
+    spendOf(store.projectDayUsage(session.project, today)),
     warnAt,
   );
   if (day.state === "stop") return day;
-  return session.state === "warn" ? session : day;
+  return own.state === "warn" ? own : day;
 }
 
 /**
@@ -77,7 +81,7 @@ export function recordModelCall(
     cost,
     manifest,
   });
-  const budget = budgetState(deps, ctx);
+  const budget = budgetState(deps.store, ctx.session, ctx.budgets);
   deps.bus.emit({
     type: "usage",
     sessionId: ctx.session.id,

@@ -13,6 +13,7 @@ import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
+import { registerUsageRoutes } from "./routes/usage.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
 import { registerStatic } from "./static.js";
@@ -83,6 +84,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerProjectRoutes(routes, hub);
   registerFileRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
+  registerUsageRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
