@@ -119,6 +119,8 @@ const modelRef = z.string().regex(MODEL_REF, "must be a model reference <provide
 
 /** The model-related sections of `.nbook/config.json` (other sections belong to other modules). */
 export const ModelsConfigSchema = z.looseObject({
+  /** A note for whoever edits the file (the starting config's how-to); JSON has no other comment. */
+  "//": z.union([z.string(), z.array(z.string())]).optional(),
   providers: z.record(z.string().regex(PROVIDER_ID, "invalid provider id"), ProviderConfigSchema).default({}),
   /** Workspace only: key variables a project's providers may name beyond `<NAME>_API_KEY`. */
   allowKeyVariables: z

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRESET_NAMES, PRESETS } from "../../src/models/presets.js";
+import { STARTER_CONFIG } from "../../src/workspace/starter-config.js";
 import { runNbookInProcess } from "../helpers.js";
 
 /**
@@ -203,6 +204,9 @@ describe("nbook models add <preset> and models test", () => {
 
   it("writes the preset into the config, keeps other sections, and makes its model the default", async () => {
     const config = JSON.parse(readFileSync(join(ws, ".nbook", "config.json"), "utf8"));
+    // nbook init's note on how to connect a model stays, and names exactly the presets there are.
+    expect(config["//"]).toEqual(STARTER_CONFIG["//"]);
+    expect(STARTER_CONFIG["//"].join(" ")).toContain(`presets: ${PRESET_NAMES.join(", ")}`);
     expect(config.providers.gemini).toEqual({
       kind: "openai-compatible",
       baseURL: `${origin}/v1`,
