@@ -16,6 +16,7 @@ import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSearchRoutes } from "./routes/search.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
+import { registerUsageRoutes } from "./routes/usage.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
 import { registerStatic } from "./static.js";
@@ -89,6 +90,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerFileRoutes(routes, hub);
   registerSearchRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
+  registerUsageRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);

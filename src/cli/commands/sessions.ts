@@ -18,6 +18,7 @@ import {
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
+import { callLine, manifestText, usageLine } from "../usage-format.js";
 
 /**
  * Run `fn` with the workspace's session store, closing it afterwards. Sessions a process that is
@@ -120,6 +121,8 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
       queued: store.queued(id),
       children,
       jobs,
+      usage: store.sessionUsage(id),
+      projectToday: store.projectDayUsage(session.project, today()),
     });
     return;
   }
@@ -156,6 +159,12 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
       out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
     }
   }
+  const usage = store.sessionUsage(id);
+  if (usage.calls) {
+    out += `\nUsage: ${usageLine(usage)}\n`;
+    const day = store.projectDayUsage(session.project, today());
+    out += `${session.project ? `Project ${session.project}` : "Outside any project"} today (UTC): ${usageLine(day)}\n`;
+  }
   const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
   for (const e of open.size ? sinceLastStep(store, id) : []) {
     if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
@@ -164,11 +173,16 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
   writeOut(out);
 }
 
-/** `nbook sessions list|show|export|rewind|fork`. */
+/** The UTC day now (YYYY-MM-DD), as model calls are summed by. */
+const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** `nbook sessions list|show|context|export|rewind|fork`. */
 export function registerSessions(program: Command): void {
   const sessions = program
     .command("sessions")
-    .description("List, show, export, rewind and fork agent sessions");
+    .description(
+      "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
+    );
   sessions
     .command("list")
     .description("List sessions, most recently active first")
@@ -286,6 +300,42 @@ export function registerSessions(program: Command): void {
           writeOut(
             `Forked session ${id} at entry ${o.at} as session ${fork.id} (nbook chat --session ${fork.id}).\n`,
           );
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("context")
+    .description(
+      "Show what a model call of a session was sent: its sections with token counts, the canon brought in and why, and the usage and cost the provider reported (default: the latest call)",
+    )
+    .argument("<id>", "session id")
+    .option("--call <k>", "the session's k-th model call (1 is the first)", Number)
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the call (manifest, usage, cost) and the session's totals as JSON")
+    .action((id: string, o: { call?: number; workspace?: string; json?: boolean }) => {
+      try {
+        if (o.call !== undefined && !(Number.isInteger(o.call) && o.call > 0))
+          throw new NbError("invalid_input", "--call must be a positive integer");
+        withStore(o.workspace, (store) => {
+          const calls = store.calls(id);
+          const call = o.call !== undefined ? store.call(id, o.call) : calls.at(-1);
+          if (o.json) {
+            printJson({ call: call ?? null, calls: calls.length, usage: store.sessionUsage(id) });
+            return;
+          }
+          if (!call) {
+            writeOut(`Session ${store.session(id).id} has made no model call yet.\n`);
+            return;
+          }
+          let out = manifestText(call);
+          if (calls.length > 1) {
+            out += `\nCalls of session ${id} (see one with --call K):\n`;
+            for (const c of calls) out += `  ${callLine(c)}\n`;
+          }
+          out += `\nSession total: ${usageLine(store.sessionUsage(id))}\n`;
+          writeOut(out);
+        });
       } catch (e) {
         reportCliError(e, o.json);
       }

@@ -7,6 +7,7 @@ import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
+import { type ModelCall, ModelCallTable, type NewModelCall, type UsageTotals } from "./calls.js";
 import { openAgentDb } from "./db.js";
 import { forkedInput } from "./fork.js";
 import { EntryTree } from "./history.js";
@@ -27,6 +28,8 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
+export type { ModelCall, NewModelCall, UsageTotals } from "./calls.js";
+export { dayOf, ModelCallSchema, UsageTotalsSchema } from "./calls.js";
 export type { AgentLink } from "./links.js";
 export type { EntryPage, PageQuery } from "./pages.js";
 export { EntryPageSchema, MAX_PAGE, PageQuerySchema } from "./pages.js";
@@ -64,10 +67,12 @@ export class SessionStore {
   readonly jobs: JobTable;
   private readonly links: LinkTable;
   private readonly pages: EntryPages;
+  private readonly callLog: ModelCallTable;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db, this.runner);
     this.links = new LinkTable(db);
+    this.callLog = new ModelCallTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
     this.jobs = new JobTable(db, this.queueTable);
@@ -105,6 +110,34 @@ export class SessionStore {
         return child;
       })
       .immediate();
+  }
+
+  // ── model calls: manifests, usage, cost ────────────────────────────────
+
+  /** Record one model call of a session (numbered from 1 in the session). */
+  recordCall(sessionId: string, call: NewModelCall): ModelCall {
+    const session = this.sessions.get(sessionId);
+    return this.callLog.record(Number(session.id), session.project, call);
+  }
+
+  /** A session's model calls in order. */
+  calls(sessionId: string): ModelCall[] {
+    return this.callLog.list(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** Model call `seq` of a session; `not_found` when none. */
+  call(sessionId: string, seq: number): ModelCall {
+    return this.callLog.get(Number(this.sessions.get(sessionId).id), seq);
+  }
+
+  /** A session's usage and cost, summed. */
+  sessionUsage(sessionId: string): UsageTotals {
+    return this.callLog.sessionTotals(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** What a project's sessions (null: sessions outside any project) used on a UTC day (YYYY-MM-DD). */
+  projectDayUsage(project: string | null, day: string): UsageTotals {
+    return this.callLog.projectDayTotals(project, day);
   }
 
   // ── collaboration links ───────────────────────────────────────────────────
