@@ -61,6 +61,20 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/project.js")).registerProject,
   },
   {
+    name: "import",
+    term: "import [options] <source>",
+    description:
+      "Import a manuscript (DOCX, EPUB, Markdown, plain text, or a folder of Markdown files) as a new project, or --into an existing one",
+    load: async () => (await import("./commands/import.js")).registerImport,
+  },
+  {
+    name: "export",
+    term: "export [options]",
+    description:
+      "Compile the project's book — title page, contents, chapters in the plot's order, front/back matter — as EPUB, DOCX, Markdown, HTML or PDF",
+    load: async () => (await import("./commands/export.js")).registerExport,
+  },
+  {
     name: "tool",
     term: "tool [options] [key]",
     description: "Run one tool through the full dispatch (validation, allowlist, mode gate), or list tools",
@@ -84,6 +98,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     description:
       "Read the story structure, the writer brief, promises and decisions; manage phases; delete plot rows",
     load: async () => (await import("./commands/plot.js")).registerPlot,
+  },
+  {
+    name: "search",
+    term: "search [options] <query>",
+    description:
+      'Search the manuscript, lorebook and .agent/plan/ for words, a "phrase" or a prefix*: file, line, chapter and a snippet',
+    load: async () => (await import("./commands/search.js")).registerSearch,
   },
   {
     name: "mcp",
@@ -120,7 +141,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "sessions",
     term: "sessions",
-    description: "List, show, export, rewind and fork agent sessions",
+    description: "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
-import { countWords } from "../core/words.js";
+import { countWords } from "../core/text.js";
 import { type History, START_TOOL } from "./history.js";
 import { RowsOfChangeSchema, rowsOfChange } from "./rows.js";
 import { type Change, type ChangeFilter, ChangeSchema } from "./schema.js";

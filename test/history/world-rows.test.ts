@@ -86,6 +86,24 @@ describe("the World Engine row log", () => {
     expect(world().subject.get("bo")).toMatchObject({ hp: 30 });
   });
 
+  it("refuses to bring back a deleted slice whose instant another slice took since, changing nothing", async () => {
+    const made = await agentWorld(`return world.slice.write({ time: 300, title: "storm", patches: [
+      { subjectId: "cy", type: "character", name: "Cy", path: "/hp", op: "replace", value: 70 }]}).sliceId;`);
+    const gone = await agentWorld(`world.slice.delete(${JSON.stringify(made.text)}); return "ok";`);
+    await agentWorld(`return world.slice.write({ time: 300, title: "calm", patches: [
+      { subjectId: "cy", path: "/hp", op: "replace", value: 20 }]}).sliceId;`);
+    const e = thrown(() => revertWorldChange(world(), gone.id, "rw-5"));
+    expect(e.code).toBe("conflict");
+    expect(e.message).toMatch(/^Cannot revert change .+: putting back slice .+ breaks a rule/);
+    expect(
+      world()
+        .slice.list({})
+        .map((s) => s.title),
+    ).toContain("calm");
+    expect(world().subject.get("cy")).toMatchObject({ hp: 20 });
+    expect(worldRowChanges(world().db, "rw-5")).toEqual({ slices: [], subjects: [] });
+  });
+
   it("an unknown change id is not_found", () => {
     expect(thrown(() => revertWorldChange(world(), "no-such-change", "rw-9")).code).toBe("not_found");
   });
