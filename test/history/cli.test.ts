@@ -74,7 +74,7 @@ describe("nbook history and nbook revert", () => {
     expect(json<Listed[]>(["history"])[0]).toMatchObject({ actor: "revert", targets: [CH] });
   });
 
-  it("keeps a later hand edit to another paragraph, and refuses one to the same lines with conflict", () => {
+  it("keeps a later hand edit to another paragraph through the revert", () => {
     bed = makeTestBed();
     const file = join(bed.project.root, CH);
     mkdirSync(join(bed.project.root, "manuscript", "ch-03"), { recursive: true });
@@ -87,8 +87,13 @@ describe("nbook history and nbook revert", () => {
     expect(readFileSync(file, "utf8")).toBe(
       BEFORE.replace("The rope is frayed.", "The rope is frayed and wet."),
     );
+  });
 
-    // The same lines edited by hand after a second rewrite: conflict, file unchanged.
+  it("refuses a revert whose lines were edited by hand since, with conflict, leaving the file unchanged", () => {
+    bed = makeTestBed();
+    const file = join(bed.project.root, CH);
+    mkdirSync(join(bed.project.root, "manuscript", "ch-03"), { recursive: true });
+    writeFileSync(file, BEFORE);
     agentRewrites(AFTER);
     const second = json<Listed[]>(["history"])[0];
     const mine = AFTER.replace("She rings it twice.", "She rings it three times.");
