@@ -20,7 +20,11 @@ interface Listed {
 
 describe("history routes", () => {
   it("lists the workbench's save and an agent's edit, shows the diff, blames, and reverts", async () => {
-    const save = await fx.api("PUT", "/api/projects/novel/files/write", { path: CH, content: V1, baseVersion: null });
+    const save = await fx.api("PUT", "/api/projects/novel/files/write", {
+      path: CH,
+      content: V1,
+      baseVersion: null,
+    });
     expect(save.status).toBe(200);
     const edit = await fx.bed.call(
       "edit",
