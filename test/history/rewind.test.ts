@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { NbError } from "../../src/core/errors.js";
 import { rewindSession, undoLastTurn } from "../../src/harness/rewind.js";
+import { plotDb } from "../../src/plot/db.js";
+import { openWorld } from "../../src/world/world.js";
 import { type HarnessFixture, harnessFixture } from "../harness-fixture.js";
 
 let fx: HarnessFixture;
@@ -54,6 +56,43 @@ describe("rewinding a conversation", () => {
         .filter((e) => e.kind === "user")
         .map((e) => e.data.text),
     ).toEqual(["write one", "something else"]);
+  });
+
+  it("both takes back the plot rows and the world slices the later turn's calls wrote too", async () => {
+    fx = harnessFixture(
+      [
+        write("one\n"),
+        { text: "wrote one" },
+        {
+          toolCalls: [
+            { name: "save_story_chapter", input: { action: "create", name: "storm", title: "The storm" } },
+            {
+              name: "execute_world",
+              input: {
+                code: `return world.slice.write({ time: 5000, title: "the storm breaks", patches: [
+                  { subjectId: "wren", type: "character", name: "Wren", path: "/hp", op: "replace", value: 40 }]}).sliceId;`,
+              },
+            },
+          ],
+        },
+        { text: "planned the storm" },
+      ],
+      { sample: false },
+    );
+    const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "write one" });
+    const firstTurnEnd = fx.store.activePath(s.id).at(-1)?.id as string;
+    await fx.harness.invoke(s.id, { mode: "prompt", message: "plan the storm" });
+    const chapters = () => plotDb(fx.project).prepare("SELECT name FROM story_chapter").pluck().all();
+    const world = () => openWorld(fx.project);
+    expect(chapters()).toEqual(["storm"]);
+    expect(world().subject.get("wren")).toMatchObject({ hp: 40 });
+
+    const r = await rewindSession(fx.store, fx.workspace, s.id, firstTurnEnd, "both");
+    expect(r.reverted).toHaveLength(2);
+    expect(chapters()).toEqual([]);
+    expect(world().subject.get("wren")).toBeNull();
+    expect(note()).toBe("one\n");
   });
 
   it("conversation only keeps the files; files only keeps the conversation", async () => {
