@@ -36,7 +36,7 @@ const Key = z.array(z.union([z.string(), z.number(), z.null()]));
 const Image = z.record(z.string(), z.unknown()).nullable();
 
 /** One logged row: its table, primary key values, and its images before and after (null: absent). */
-export const RowChangeSchema = z
+const RowChangeSchema = z
   .object({ seq: z.number().int(), table: z.string(), key: Key, before: Image, after: Image })
   .strict();
 export type RowChange = z.infer<typeof RowChangeSchema>;
@@ -272,9 +272,7 @@ function restoreRow(db: Db, s: TableShape, pk: string, image: string | null, pre
 }
 
 /** A row a revert found changed since the change it would undo: what the change left, and what is there now. */
-export const RowConflictSchema = z
-  .object({ table: z.string(), key: Key, expected: Image, current: Image })
-  .strict();
+const RowConflictSchema = z.object({ table: z.string(), key: Key, expected: Image, current: Image }).strict();
 export type RowConflict = z.infer<typeof RowConflictSchema>;
 
 /** A referential problem a revert would leave; named by the domain (`scene 5`) in its message. */

@@ -65,7 +65,7 @@ export const PlotRowDiffSchema = z
 export type PlotRowDiff = z.infer<typeof PlotRowDiffSchema>;
 
 /** The fields of a row that differ between two images (every field for an insert or delete). */
-export function fieldDiff(c: RowChange): PlotRowDiff["fields"] {
+function fieldDiff(c: RowChange): PlotRowDiff["fields"] {
   const names = [...new Set([...Object.keys(c.before ?? {}), ...Object.keys(c.after ?? {})])];
   return names
     .map((field) => ({

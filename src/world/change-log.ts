@@ -40,7 +40,7 @@ const PatchViewSchema = z
 const Op = z.enum(["insert", "update", "delete"]);
 
 /** One slice a change touched: its own row (when that changed) and each patch of it that changed. */
-export const WorldSliceDiffSchema = z
+const WorldSliceDiffSchema = z
   .object({
     sliceId: z.string(),
     slice: z.object({ op: Op, before: Json.nullable(), after: Json.nullable() }).strict().nullable(),
