@@ -118,9 +118,23 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/models.js")).registerModels,
   },
   {
+    name: "history",
+    term: "history [options]",
+    description:
+      "Every recorded change to the project, newest first (who, which tool, what); show, blame, prune, push, repair",
+    load: async () => (await import("./commands/history.js")).registerHistory,
+  },
+  {
+    name: "revert",
+    term: "revert [options] [ids...]",
+    description:
+      "Take back recorded changes (ids, a session's, or those since a time): later edits to other lines survive; a conflict changes nothing",
+    load: async () => (await import("./commands/revert.js")).registerRevert,
+  },
+  {
     name: "sessions",
     term: "sessions",
-    description: "List, show and export agent sessions",
+    description: "List, show, export, rewind and fork agent sessions",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {

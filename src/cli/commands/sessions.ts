@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { renderTree, type SessionNode, sessionTree } from "../../collab/tree.js";
 import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
+import { type RewindResult, type RewindScope, rewindSession } from "../../harness/rewind.js";
 import {
   exportJsonl,
   exportMarkdown,
@@ -54,9 +55,29 @@ function treeJson(nodes: readonly SessionNode[]): unknown[] {
   return nodes.map((n) => ({ ...n.session, detached: n.detached, children: treeJson(n.children) }));
 }
 
-/** `nbook sessions list|show|export`. */
+/** What a rewind did, in a line or two. */
+function rewindText(r: RewindResult, scope: RewindScope): string {
+  const lines: string[] = [];
+  if (scope !== "files")
+    lines.push(
+      `Session ${r.sessionId} now continues from entry ${r.leafId ?? "(start)"}${r.dropped ? ` (${r.dropped} later entr${r.dropped === 1 ? "y stays" : "ies stay"} on their branch)` : ""}.`,
+    );
+  if (scope !== "conversation")
+    lines.push(
+      r.revertChange
+        ? `Reverted ${r.reverted.join(", ")} as change ${r.revertChange}.`
+        : r.reverted.length
+          ? `The changes ${r.reverted.join(", ")} were already undone.`
+          : "No recorded changes to take back after that entry.",
+    );
+  return `${lines.join("\n")}\n`;
+}
+
+/** `nbook sessions list|show|export|rewind|fork`. */
 export function registerSessions(program: Command): void {
-  const sessions = program.command("sessions").description("List, show and export agent sessions");
+  const sessions = program
+    .command("sessions")
+    .description("List, show, export, rewind and fork agent sessions");
   sessions
     .command("list")
     .description("List sessions, most recently active first")
@@ -160,6 +181,69 @@ export function registerSessions(program: Command): void {
           }
           writeOut(out);
         });
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("rewind")
+    .description(
+      "Move a session back to an entry of its active branch: the conversation (the next message branches there), the files (the changes its later calls made are reverted), or both",
+    )
+    .argument("<id>", "session id")
+    .requiredOption("--to <entry>", "the entry id to go back to (see nbook sessions show --json)")
+    .option("--conversation", "only move the conversation back (the default)")
+    .option("--files", "only take back the changes made after the entry")
+    .option("--both", "take back the changes, then move the conversation back")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        id: string,
+        o: {
+          to: string;
+          conversation?: boolean;
+          files?: boolean;
+          both?: boolean;
+          workspace?: string;
+          json?: boolean;
+        },
+      ) => {
+        try {
+          const picked = (["conversation", "files", "both"] as const).filter((k) => o[k]);
+          if (picked.length > 1)
+            throw new NbError("invalid_input", "Give one of --conversation, --files or --both");
+          const scope: RewindScope = picked[0] ?? "conversation";
+          const workspace = Workspace.discover({ workspace: o.workspace });
+          const store = SessionStore.forWorkspace(workspace);
+          try {
+            store.recoverInterrupted();
+            const r = await rewindSession(store, workspace, id, o.to, scope);
+            if (o.json) printJson(r);
+            else writeOut(rewindText(r, scope));
+          } finally {
+            store.close();
+          }
+        } catch (e) {
+          reportCliError(e, o.json);
+        }
+      },
+    );
+  sessions
+    .command("fork")
+    .description("Start a new session from an entry of a session (any branch): its conversation up to there")
+    .argument("<id>", "session id")
+    .requiredOption("--at <entry>", "the entry the new session starts from")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the new session as JSON")
+    .action((id: string, o: { at: string; workspace?: string; json?: boolean }) => {
+      try {
+        const fork = withStore(o.workspace, (store) => store.forkSession(id, o.at));
+        if (o.json) printJson(fork);
+        else
+          writeOut(
+            `Forked session ${id} at entry ${o.at} as session ${fork.id} (nbook chat --session ${fork.id}).\n`,
+          );
       } catch (e) {
         reportCliError(e, o.json);
       }

@@ -1,11 +1,13 @@
 import { join } from "node:path";
 import type Database from "better-sqlite3";
+import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
 import { openAgentDb } from "./db.js";
+import { forkedInput } from "./fork.js";
 import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
 import { QueueTable } from "./queues.js";
@@ -201,6 +203,64 @@ export class SessionStore {
   setLeaf(sessionId: string, entryId: string | null): Session {
     this.tree.setLeaf(sessionId, entryId);
     return this.sessions.get(sessionId);
+  }
+
+  /**
+   * Start a new session from one entry of a session (any branch): a copy of the path root → that
+   * entry, with the same profile, project, model and initial values, idle, its leaf at the copy.
+   */
+  forkSession(sessionId: string, atEntryId: string): Session {
+    const source = this.sessions.get(sessionId);
+    const path = this.pathTo(sessionId, atEntryId);
+    const initialMode = this.db
+      .prepare("SELECT initial_mode FROM sessions WHERE id = ?")
+      .pluck()
+      .get(Number(source.id)) as Session["mode"];
+    return this.db
+      .transaction(() => {
+        const fork = this.sessions.create({
+          // `initial` was validated by the profile when the source session was created.
+          profile: { key: source.profileKey, initial: z.record(z.string(), z.unknown()) },
+          project: source.project,
+          title: `${source.title || "(untitled)"} (fork of #${source.id} at ${atEntryId})`,
+          mode: initialMode,
+          model: source.model,
+          initial: source.initial,
+        });
+        const ids = new Map<string, string>();
+        for (const e of path) {
+          const [copy] = this.tree.commit(fork.id, [forkedInput(e, ids)]);
+          ids.set(e.id, copy.id);
+        }
+        return this.sessions.get(fork.id);
+      })
+      .immediate();
+  }
+
+  /** The entries root → `entryId` of a session; `not_found` when the entry is not the session's. */
+  pathTo(sessionId: string, entryId: string): Entry[] {
+    const key = this.sessions.get(sessionId).id;
+    const out: Entry[] = [];
+    let at: Entry | null = this.entryOf(entryId, key);
+    while (at) {
+      out.push(at);
+      at = at.parentId === null ? null : this.tree.get(at.parentId);
+    }
+    return out.reverse();
+  }
+
+  private entryOf(entryId: string, sessionId: string): Entry {
+    let e: Entry | null = null;
+    try {
+      e = this.tree.get(entryId);
+    } catch (err) {
+      if (!(err instanceof NbError)) throw err;
+    }
+    if (!e || e.sessionId !== sessionId)
+      throw new NbError("not_found", `No entry ${entryId} in session ${sessionId}`, {
+        fields: [{ pointer: "/entry", message: "no such entry in this session" }],
+      });
+    return e;
   }
 
   /** The active path root → leaf. */
