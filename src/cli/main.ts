@@ -100,6 +100,13 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/plot.js")).registerPlot,
   },
   {
+    name: "search",
+    term: "search [options] <query>",
+    description:
+      'Search the manuscript, lorebook and .agent/plan/ for words, a "phrase" or a prefix*: file, line, chapter and a snippet',
+    load: async () => (await import("./commands/search.js")).registerSearch,
+  },
+  {
     name: "mcp",
     term: "mcp [options]",
     description: "Serve a project's tools and Markdown files to any MCP client (stdio, or --http)",
@@ -134,7 +141,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "sessions",
     term: "sessions",
-    description: "List, show, export, rewind and fork agent sessions",
+    description: "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {

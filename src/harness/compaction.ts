@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel } from "ai";
-import { NbError, toErrorInfo } from "../core/errors.js";
+import { toErrorInfo } from "../core/errors.js";
 import type { PromptContext } from "../profiles/types.js";
+import { type SummaryWindow, summarizeInBounds } from "./bounded-summary.js";
 import { readPath, toMessages } from "./context.js";
 import type { HarnessDeps, RunFence } from "./run.js";
 import type { Entry } from "./store/schema.js";
@@ -49,8 +50,8 @@ export function chooseCut(visible: readonly Entry[], keepTokens: number): number
   return older.length === 0 ? null : cut;
 }
 
-/** Render entries as a plain transcript for the summariser. */
-function transcript(entries: readonly Entry[]): string {
+/** Entries as a plain transcript for the summariser, one line per message part. */
+function transcriptLines(entries: readonly Entry[]): string[] {
   const lines: string[] = [];
   for (const m of toMessages(entries)) {
     if (m.role === "user") {
@@ -72,33 +73,51 @@ function transcript(entries: readonly Entry[]): string {
       }
     }
   }
-  return lines.join("\n");
+  return lines;
 }
 
-/** Summarise older history with the summarizer profile's prompt on the session's model. */
+/**
+ * Summarise older history with the summarizer profile's prompt on the session's model, in requests
+ * that each fit the model's window (see summarizeInBounds).
+ */
 export async function summarize(opts: {
   model: LanguageModel;
   system: string;
   previousSummary: string | null;
   entries: readonly Entry[];
-  maxOutputTokens?: number;
+  window: SummaryWindow;
   signal?: AbortSignal;
   maxRetries: number;
 }): Promise<string> {
-  const prior = opts.previousSummary ? `Summary so far:\n${opts.previousSummary}\n\n` : "";
-  const r = await withModelCallSlot(opts.signal, () =>
-    generateText({
-      model: opts.model,
-      system: `${opts.system}\n\nAnswer with the summary only, as plain text.`,
-      prompt: `${prior}Conversation to summarise:\n${transcript(opts.entries)}`,
-      maxOutputTokens: opts.maxOutputTokens,
-      abortSignal: opts.signal,
-      maxRetries: opts.maxRetries,
-    }),
-  );
-  const text = r.text.trim();
-  if (!text) throw new NbError("internal", "The summarizer returned an empty summary");
-  return text;
+  return summarizeInBounds({
+    system: opts.system,
+    previousSummary: opts.previousSummary,
+    lines: transcriptLines(opts.entries),
+    window: opts.window,
+    ask: async (request) => {
+      const r = await withModelCallSlot(opts.signal, () =>
+        generateText({
+          model: opts.model,
+          system: request.system,
+          prompt: request.prompt,
+          maxOutputTokens: request.maxOutputTokens,
+          abortSignal: opts.signal,
+          maxRetries: opts.maxRetries,
+        }),
+      );
+      return r.text;
+    },
+  });
+}
+
+/**
+ * Why a compaction runs: `auto` when the context nears the window (the newest `keepRecent` share
+ * stays verbatim), `user` for `/compact [focus]` (everything but the latest entry is summarised,
+ * keeping what `focus` names).
+ */
+export interface CompactionRequest {
+  trigger: "auto" | "user";
+  focus?: string;
 }
 
 /** Summarise older history into a compaction entry; null when there is nothing to cut or it failed. */
@@ -111,18 +130,24 @@ export async function compact(
   pctx: PromptContext,
   signal: AbortSignal,
   fence: RunFence,
+  how: CompactionRequest = { trigger: "auto" },
 ): Promise<Entry | null> {
   const state = readPath(path);
-  const cut = chooseCut(state.visible, Math.floor(deps.settings.keepRecent * resolved.contextWindow));
+  const keep = how.trigger === "user" ? 0 : Math.floor(deps.settings.keepRecent * resolved.contextWindow);
+  const cut = chooseCut(state.visible, keep);
   if (cut === null) return null;
   try {
     const summarizer = deps.catalog.get("summarizer");
+    const base = summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] });
     const summary = await summarize({
       model: resolved.model,
-      system: summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] }),
+      // The focus is the user's own words (`/compact <focus>`), said to the summarizer as theirs.
+      system: how.focus
+        ? `${base}\n\nThe user asked that the summary keep in particular: ${how.focus}`
+        : base,
       previousSummary: state.summary,
       entries: state.visible.slice(0, cut),
-      maxOutputTokens: resolved.maxOutputTokens,
+      window: resolved,
       signal,
       maxRetries: deps.settings.maxRetries,
     });
@@ -131,7 +156,7 @@ export async function compact(
       kind: "compaction",
       data: { summary, firstKeptEntryId: state.visible[cut].id },
     });
-    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut });
+    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut, trigger: how.trigger });
     return entry;
   } catch (e) {
     // The call proceeds uncompacted; a provider that rejects the size will say so.

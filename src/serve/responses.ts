@@ -6,6 +6,8 @@ import { z } from "zod";
 import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
+import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
+import { EntryPageSchema } from "../harness/store/pages.js";
 import {
   EntrySchema,
   PendingViewSchema,
@@ -56,13 +58,20 @@ export const FileNodeSchema = z
     size: z.number().optional(),
     /** Words of a Markdown file (each CJK character counts as one). */
     words: z.number().optional(),
+    /** A folder whose entries this answer leaves out: ask for them with `?path=<its path>`. */
+    lazy: z.boolean().optional(),
     get children(): z.ZodOptional<z.ZodArray<typeof FileNodeSchema>> {
       return z.array(FileNodeSchema).optional();
     },
   })
   .strict();
 export type FileNode = z.infer<typeof FileNodeSchema>;
-export const FileTreeSchema = z.object({ tree: FileNodeSchema, truncated: z.boolean() }).strict();
+export const FileTreeSchema = z
+  .object({
+    tree: FileNodeSchema,
+    truncated: z.boolean().describe("a folder had more entries than one answer lists, and was cut"),
+  })
+  .strict();
 export const FileTextSchema = z
   .object({ path: z.string(), text: z.string(), version: z.string().describe("sha256 of the text") })
   .strict();
@@ -75,6 +84,7 @@ export const WriteConflictDetailsSchema = z
   .object({ path: z.string(), version: z.string(), theirs: z.string(), yours: z.string() })
   .strict();
 export type WriteConflictDetails = z.infer<typeof WriteConflictDetailsSchema>;
+export { type SearchHit, type SearchResult, SearchResultSchema } from "../search/schema.js";
 
 // ---------------------------------------------------------------- sessions
 
@@ -87,8 +97,12 @@ export const SessionStateSchema = z
   })
   .strict();
 
-/** The active branch's entries, each `data` of its `kind` (src/harness/store/schema.ts). */
-export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(EntrySchema) }).strict();
+/**
+ * A page of the active branch, root first, each `data` of its `kind` (src/harness/store/schema.ts).
+ * `older`: the `before` cursor of the page before it (null at the root); `newer`: the `after`
+ * cursor of the page after it (null when the page reaches the leaf).
+ */
+export const TranscriptSchema = SessionStateSchema.extend(EntryPageSchema.shape).strict();
 export type Transcript = z.infer<typeof TranscriptSchema>;
 
 /** A session and the sessions it created; `detached` marks a child its creator let go. */
@@ -378,3 +392,28 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Job: JobSchema,
   WorkflowRun: WorkflowRunSchema,
 };
+
+/** One model call in a list: its number, model, usage and cost, and the size of what it was sent. */
+const ModelCallLineSchema = ModelCallSchema.omit({ manifest: true })
+  .extend({ totalTokens: z.number().int() })
+  .strict();
+/** What a session's model call was sent (its manifest), the session's calls and totals. */
+export const SessionContextSchema = z
+  .object({ call: ModelCallSchema.nullable(), calls: z.array(ModelCallLineSchema), usage: UsageTotalsSchema })
+  .strict();
+/** A session's usage and its project's today (UTC), with the budget state. */
+export const SessionUsageSchema = z
+  .object({
+    session: UsageTotalsSchema,
+    project: z.string().nullable(),
+    day: z.string(),
+    projectDay: UsageTotalsSchema,
+    budget: z.object({ state: z.enum(["ok", "warn", "stop"]), message: z.string().nullable() }).strict(),
+  })
+  .strict();
+/** A project's usage on one UTC day. */
+export const ProjectUsageSchema = z
+  .object({ project: z.string(), day: z.string(), usage: UsageTotalsSchema })
+  .strict();
+/** What `/compact` wrote: the summary, or null when there was nothing older to summarise. */
+export const CompactedSchema = z.object({ compacted: z.boolean(), summary: z.string().nullable() }).strict();

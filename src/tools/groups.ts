@@ -17,12 +17,12 @@ export interface ToolGroupEntry {
 export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
   {
     group: "files",
-    keys: ["read", "write", "edit", "apply_patch", "bash"],
+    keys: ["read", "write", "edit", "apply_patch", "bash", "search"],
     load: async () => (await import("./files/index.js")).fileTools,
   },
   {
     group: "control",
-    keys: ["request_user_input", "switch_mode"],
+    keys: ["request_user_input", "switch_mode", "load_tools"],
     load: async () => (await import("./control/index.js")).controlTools,
   },
   {

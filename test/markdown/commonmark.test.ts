@@ -92,11 +92,12 @@ describe("src/markdown sanitising", () => {
 
 describe("src/markdown for a book", () => {
   it("keeps web and mail links and turns project-file and anchor links into their text", () => {
-    const html = renderMarkdown("[web](https://a.org) [file](../lorebook/mira.md) [mail](mailto:a@b.c) [here](#x)", {
-      webLinksOnly: true,
-    });
-    expect(html).toBe(
-      '<p><a href="https://a.org">web</a> file <a href="mailto:a@b.c">mail</a> here</p>\n',
+    const html = renderMarkdown(
+      "[web](https://a.org) [file](../lorebook/mira.md) [mail](mailto:a@b.c) [here](#x)",
+      {
+        webLinksOnly: true,
+      },
     );
+    expect(html).toBe('<p><a href="https://a.org">web</a> file <a href="mailto:a@b.c">mail</a> here</p>\n');
   });
 });

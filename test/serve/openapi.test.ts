@@ -55,19 +55,14 @@ describe("the OpenAPI document", () => {
     expect(seen.length).toBe(fx?.routes.specs.length);
   });
 
-  it("describes an answer's fields: a session's transcript names its session, entries, pending and tasks", async () => {
+  it("describes an answer's fields: a session's transcript page names its session, entries, cursors, pending and tasks", async () => {
     const doc = (await SwaggerParser.dereference((await openApi()) as never)) as unknown as Doc;
     const schema = doc.paths["/api/sessions/{id}/transcript"].get.responses["200"].content?.[
       "application/json"
     ]?.schema as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual([
-      "entries",
-      "pending",
-      "running",
-      "session",
-      "tasks",
-    ]);
-    expect(schema.required.sort()).toEqual(["entries", "pending", "running", "session", "tasks"]);
+    const fields = ["entries", "newer", "older", "pending", "running", "session", "tasks"];
+    expect(Object.keys(schema.properties).sort()).toEqual(fields);
+    expect(schema.required.sort()).toEqual(fields);
   });
 
   it("the sample project's read routes answer within their schemas (the fixture checks each answer)", async () => {

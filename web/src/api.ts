@@ -152,7 +152,9 @@ export const api = {
   sessions: (p: string) => request<Answer<typeof R.SessionListSchema>>("GET", `${P(p)}/sessions`),
   createSession: (p: string, input: { profile?: string; mode?: Mode; model?: string }) =>
     request<Answer<typeof R.OneSessionSchema>>("POST", `${P(p)}/sessions`, input),
-  transcript: (id: string) => request<Transcript>("GET", `/api/sessions/${enc(id)}/transcript`),
+  /** One page of the active branch: the newest (no cursor), the one before `before`, or after `after`. */
+  transcript: (id: string, page: { before?: string; after?: string; limit?: number } = {}) =>
+    request<Transcript>("GET", `/api/sessions/${enc(id)}/transcript`, undefined, page),
   invoke: (id: string, kind: "prompt" | "steer" | "followup", message: string) =>
     request<Answer<typeof R.InvocationSchema>>("POST", `/api/sessions/${enc(id)}/${kind}`, { message }),
   abort: (id: string) =>

@@ -13,12 +13,15 @@ import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
 import { LineReader } from "../line-reader.js";
 import { locateProject } from "../locate.js";
 import { reportCliError, writeErr, writeOut } from "../output.js";
+import { money, usageLine } from "../usage-format.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
 const HELP = `Commands:
   /mode <normal|discuss|plan>  change the session mode
   /plan                        switch to plan mode
   /tasks                       show the task list
+  /compact [focus]             summarise the older history now, keeping what focus names
+  /usage                       tokens and cost of this session and of the project today
 ${JOBS_HELP.trimEnd()}
   /undo                        take back the changes of the last turn (files and plot/world rows)
   /rewind                      list the points before each of your messages
@@ -123,6 +126,14 @@ export function registerChat(program: Command): void {
           );
         };
         header();
+        // The status line after each run: what this session and its project spent (UTC day).
+        const status = () => {
+          const usage = h.store.sessionUsage(sessionId);
+          if (!usage.calls) return;
+          const project = h.store.session(sessionId).project;
+          const day = h.store.projectDayUsage(project, new Date().toISOString().slice(0, 10));
+          writeOut(`── session: ${usageLine(usage)} │ ${project ?? "workspace"} today: ${money(day)}\n`);
+        };
         for (const line of workflowNotices(locateProject(o).workspace)) writeOut(`${line}\n`);
         attachPrinter(h, (s) => writeOut(s));
         let interrupts = 0;
@@ -180,6 +191,8 @@ export function registerChat(program: Command): void {
             result = (await h.flowBackRun(sessionId)) ?? result;
           }
           if (result && result.status !== "completed") writeOut(`(run ended: ${result.status})\n`);
+          if (result?.status === "budget_limit" && result.error) writeOut(`${result.error.message}\n`);
+          status();
           return true;
         };
 
@@ -214,7 +227,16 @@ export function registerChat(program: Command): void {
               if (cmd === "help") writeOut(HELP);
               else if (cmd === "tasks") writeOut(`${formatTasks(h.tasks(sessionId))}\n`);
               else if (cmd === "jobs") writeOut(jobsText(h, sessionId));
-              else if (cmd === "mode" || cmd === "plan") {
+              else if (cmd === "usage") {
+                if (h.store.sessionUsage(sessionId).calls) status();
+                else writeOut("No model call yet in this session.\n");
+              } else if (cmd === "compact") {
+                const focus = text.slice(1 + cmd.length).trim();
+                const entry = await h.compact(sessionId, focus || undefined);
+                if (entry?.kind === "compaction")
+                  writeOut(`Summary of the earlier conversation:\n${entry.data.summary}\n`);
+                else if (entry === null) writeOut("Nothing was compacted.\n");
+              } else if (cmd === "mode" || cmd === "plan") {
                 const target = (cmd === "plan" ? "plan" : arg) as Mode;
                 if (!MODES.includes(target))
                   throw new NbError("invalid_input", `Usage: /mode ${MODES.join("|")}`);

@@ -6,7 +6,7 @@ import { openVersionedDb } from "../../core/sqlite.js";
 type Db = Database.Database;
 
 /** Schema version this code writes; a newer file is refused rather than misread. */
-export const STORE_SCHEMA_VERSION = 4;
+export const STORE_SCHEMA_VERSION = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -131,6 +131,41 @@ CREATE TABLE IF NOT EXISTS agent_links (
   detached_at TEXT
 );
 CREATE INDEX IF NOT EXISTS agent_links_by_parent ON agent_links(parent_session_id, child_session_id);
+
+-- Per-session counters kept by every append, so resuming a session reads no history to know them.
+-- model_calls = assistant and compaction entries over all branches (where a scripted model resumes).
+-- A store from before the table is counted once, as it is upgraded.
+CREATE TABLE IF NOT EXISTS session_counters (
+  session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
+  model_calls INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO session_counters (session_id, model_calls)
+  SELECT session_id, COUNT(*) FROM entries WHERE kind IN ('assistant', 'compaction') GROUP BY session_id;
+-- One row per model call: what it was sent (the manifest, JSON), the usage the provider reported
+-- and its cost in the price's currency (null: no price). seq numbers a session's calls from 1;
+-- day is the UTC date, for the per-project daily sums and budgets.
+CREATE TABLE IF NOT EXISTS model_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  seq INTEGER NOT NULL,
+  run_id TEXT NOT NULL,
+  project TEXT,
+  model TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  day TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cache_read_tokens INTEGER NOT NULL,
+  cache_write_tokens INTEGER NOT NULL,
+  reported INTEGER NOT NULL,
+  cost REAL,
+  currency TEXT,
+  manifest TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS model_calls_by_project_day ON model_calls(project, day);
+CREATE INDEX IF NOT EXISTS model_calls_by_day ON model_calls(day);
 `;
 
 /** Open (creating if needed) the agent database in WAL mode and bring its schema up to date. */

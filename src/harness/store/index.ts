@@ -2,14 +2,17 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { parseOrThrow } from "../../core/validate.js";
 import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
+import { type ModelCall, ModelCallTable, type NewModelCall, type UsageTotals } from "./calls.js";
 import { openAgentDb } from "./db.js";
 import { forkedInput } from "./fork.js";
 import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
+import { type EntryPage, EntryPages, type PageQuery, PageQuerySchema } from "./pages.js";
 import { QueueTable } from "./queues.js";
 import type {
   Approval,
@@ -25,11 +28,23 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
+export type { ModelCall, NewModelCall, UsageTotals } from "./calls.js";
+export { dayOf, ModelCallSchema, UsageTotalsSchema } from "./calls.js";
 export type { AgentLink } from "./links.js";
+export type { EntryPage, PageQuery } from "./pages.js";
+export { EntryPageSchema, MAX_PAGE, PageQuerySchema } from "./pages.js";
 export type * from "./schema.js";
 export { ENTRY_DATA, ENTRY_KINDS, TaskSchema } from "./schema.js";
 export type { CreateSessionOptions, ListSessionsOptions } from "./sessions.js";
-export { exportJsonl, exportMarkdown, oneLine, renderTranscript } from "./transcript.js";
+export {
+  exportJsonl,
+  exportMarkdown,
+  oneLine,
+  renderEntries,
+  renderTranscript,
+  transcriptHeader,
+} from "./transcript.js";
+export { transcriptChunks } from "./transcript-stream.js";
 
 /** The file the session store lives in. */
 export function agentDbPath(workspace: Pick<Workspace, "nbookDir">): string {
@@ -51,14 +66,18 @@ export class SessionStore {
   /** Background jobs and their flow-back deliveries (src/jobs runs them). */
   readonly jobs: JobTable;
   private readonly links: LinkTable;
+  private readonly pages: EntryPages;
+  private readonly callLog: ModelCallTable;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db, this.runner);
     this.links = new LinkTable(db);
+    this.callLog = new ModelCallTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
     this.jobs = new JobTable(db, this.queueTable);
     this.tree = new EntryTree(db, this.approvalTable, this.queueTable);
+    this.pages = new EntryPages(db);
   }
 
   /** Open (creating if needed) a store file. */
@@ -91,6 +110,34 @@ export class SessionStore {
         return child;
       })
       .immediate();
+  }
+
+  // ── model calls: manifests, usage, cost ────────────────────────────────
+
+  /** Record one model call of a session (numbered from 1 in the session). */
+  recordCall(sessionId: string, call: NewModelCall): ModelCall {
+    const session = this.sessions.get(sessionId);
+    return this.callLog.record(Number(session.id), session.project, call);
+  }
+
+  /** A session's model calls in order. */
+  calls(sessionId: string): ModelCall[] {
+    return this.callLog.list(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** Model call `seq` of a session; `not_found` when none. */
+  call(sessionId: string, seq: number): ModelCall {
+    return this.callLog.get(Number(this.sessions.get(sessionId).id), seq);
+  }
+
+  /** A session's usage and cost, summed. */
+  sessionUsage(sessionId: string): UsageTotals {
+    return this.callLog.sessionTotals(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** What a project's sessions (null: sessions outside any project) used on a UTC day (YYYY-MM-DD). */
+  projectDayUsage(project: string | null, day: string): UsageTotals {
+    return this.callLog.projectDayTotals(project, day);
   }
 
   // ── collaboration links ───────────────────────────────────────────────────
@@ -266,6 +313,21 @@ export class SessionStore {
   /** The active path root → leaf. */
   activePath(sessionId: string): Entry[] {
     return this.tree.activePath(this.sessions.get(sessionId));
+  }
+
+  /**
+   * One page of the active branch, root first: the newest entries, those before an entry, or
+   * those after one (see EntryPages). Reads only the page, however long the session.
+   */
+  page(sessionId: string, query: PageQuery = {}): EntryPage {
+    const q = parseOrThrow(PageQuerySchema, query, "page query");
+    const s = this.sessions.getRow(sessionId);
+    return this.pages.page(s.id, s.leaf_id, q);
+  }
+
+  /** Model calls the session has recorded over all its branches, from its counter (no history read). */
+  modelCalls(sessionId: string): number {
+    return this.tree.modelCalls(this.sessions.getRow(sessionId).id);
   }
 
   /** Every entry of a session, all branches, in append order. */

@@ -22,6 +22,7 @@ export const writer = defineProfile({
   output: z.object({ summary: z.string(), outputPath: z.string().optional() }).strict(),
   tools: [
     "read",
+    "search",
     // One target file per invocation (payload.path): dispatch refuses writes to any other.
     { key: "write", target: "path" },
     { key: "edit", target: "path" },
@@ -30,6 +31,15 @@ export const writer = defineProfile({
     "report_result",
     ...PLOT_READ_TOOLS,
     { key: "execute_world", access: "readonly" },
+    {
+      key: "load_tools",
+      sets: {
+        plot: PLOT_READ_TOOLS.filter(
+          (k) => k !== "get_chapter_writer_brief" && k !== "get_story_scene_context",
+        ),
+        world: ["execute_world"],
+      },
+    },
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the writer: you turn a chapter brief into finished prose.", ctx)}
