@@ -29,7 +29,7 @@ interface Env {
 }
 
 /** Paragraphs that are only a scene-break ornament (as imported books write them) render as a rule. */
-const ORNAMENT = /^\s*(?:[＊*]\s*){3,}$|^\s*(?:[◇◆○●]\s*){3,}$|^\s*⁂\s*$/u;
+const ORNAMENT = /^\s*(?:[＊*]\s*){3,}$|^\s*(?:[◇◆○●※]\s*){3,}$|^\s*⁂\s*$/u;
 
 function createParser(): MarkdownIt {
   const md = new MarkdownIt("default", { html: false, xhtmlOut: true, linkify: false, typographer: false });

@@ -26,7 +26,7 @@ export function epubcheckCommand(): string[] | null {
 /** epubcheck's verdict on a file: its exit status and its report. */
 export function runEpubcheck(cmd: string[], file: string): Promise<{ ok: boolean; report: string }> {
   return new Promise((resolve) => {
-    execFile(cmd[0]!, [...cmd.slice(1), file], { timeout: 170_000 }, (err, stdout, stderr) => {
+    execFile(cmd[0]!, [...cmd.slice(1), file], { timeout: 280_000 }, (err, stdout, stderr) => {
       resolve({ ok: !err, report: `${stdout}\n${stderr}` });
     });
   });

@@ -23,6 +23,8 @@ if (missing) {
     let page: Page;
     const pageErrors: string[] = [];
 
+    // Serve, the sample and Chromium start on a machine the whole suite shares (epubcheck's JVM among
+    // it), hence the longer limit.
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "nbook-browser-export-"));
       const ws = join(dir, "ws");
@@ -50,7 +52,7 @@ if (missing) {
       await page.getByTestId("login-submit").click();
       await page.goto(`${server.origin}/#/p/chao/files`);
       await page.getByTestId("export-book").waitFor();
-    }, 60_000);
+    }, 120_000);
 
     afterAll(async () => {
       await browser?.close();

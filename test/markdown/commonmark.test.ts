@@ -85,7 +85,7 @@ describe("src/markdown sanitising", () => {
     const fn = renderMarkdown("a[^n]\n\n[^n]: note", { docId: "ch3" });
     expect(fn).toContain('href="#fn-ch3-1"');
     expect(fn).toContain('id="fn-ch3-1"');
-    for (const b of ["＊＊＊", "◇◇◇", "⁂", "* * *"])
+    for (const b of ["＊＊＊", "◇◇◇", "※※※", "⁂", "* * *"])
       expect(renderMarkdown(`a\n\n${b}\n\nb`)).toContain("<hr />");
   });
 });

@@ -2,16 +2,61 @@
 // book prints what the preview shows), the book's labels in its language, and its stylesheet.
 import { renderMarkdown } from "../../markdown/index.js";
 import type { Book, BookPart } from "./manuscript.js";
+import { type Picture, pictureSource } from "./pictures.js";
 
 /** Escape text for XML and HTML alike (text and attribute values). */
 export function escapeXml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * The pictures a book's chapters show, each read once: packaged as `images/N.ext` files (EPUB) or
+ * inlined as data URLs (one HTML page). A remote picture is not fetched and a missing one is
+ * warned of; both show their alt text.
+ */
+export class PictureShelf {
+  readonly packaged = new Map<string, { file: string; picture: Picture }>();
+  private readonly inlined = new Map<string, string | null>();
+
+  constructor(
+    private readonly book: Book,
+    private readonly mode: "package" | "inline",
+  ) {}
+
+  place(part: BookPart, src: string): string | null {
+    const rel = pictureSource(part.path, src);
+    if (rel === null) return null;
+    const packaged = this.packaged.get(rel);
+    if (packaged) return packaged.file;
+    if (this.inlined.has(rel)) return this.inlined.get(rel)!;
+    const picture = this.book.readPicture(rel);
+    if (typeof picture === "string") {
+      this.book.warnings.push(
+        picture === "missing"
+          ? `${part.path} shows ${rel}, which is not a file of the project; its alt text is printed`
+          : `${part.path} shows ${rel}, which is not a JPEG, PNG or GIF picture; its alt text is printed`,
+      );
+      this.inlined.set(rel, null);
+      return null;
+    }
+    if (this.mode === "inline") {
+      const url = `data:${picture.mediaType};base64,${Buffer.from(picture.bytes).toString("base64")}`;
+      this.inlined.set(rel, url);
+      return url;
+    }
+    const file = `images/${this.packaged.size + 1}.${picture.extension}`;
+    this.packaged.set(rel, { file, picture });
+    return file;
+  }
+}
+
 /** A part's body as an XHTML fragment; `docId` keeps its footnote ids apart from other parts'. */
-export function partBodyHtml(part: BookPart, docId: string): string {
-  // Images of the manuscript are not packaged yet: a book shows their alt text (as the preview does).
-  return renderMarkdown(part.markdown, { docId, webLinksOnly: true, image: () => null });
+export function partBodyHtml(part: BookPart, docId: string, pictures: PictureShelf): string {
+  return renderMarkdown(part.markdown, {
+    docId,
+    webLinksOnly: true,
+    image: (src) => pictures.place(part, src),
+  });
 }
 
 /** Words the book itself prints, in its language. */

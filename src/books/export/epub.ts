@@ -2,7 +2,7 @@
 // package document, a navigation document, a stylesheet, and one XHTML document per part.
 import { createHash } from "node:crypto";
 import JSZip from "jszip";
-import { bookCss, escapeXml, labels, partBodyHtml } from "./compose.js";
+import { bookCss, escapeXml, labels, PictureShelf, partBodyHtml } from "./compose.js";
 import type { Book, BookPart } from "./manuscript.js";
 
 interface Doc {
@@ -39,9 +39,9 @@ ${body}
 `;
 }
 
-function partDoc(book: Book, part: BookPart, id: string, epubType: string): Doc {
+function partDoc(book: Book, part: BookPart, id: string, epubType: string, pictures: PictureShelf): Doc {
   const heading = part.title ? `<h1 class="chapter-title">${escapeXml(part.title)}</h1>\n` : "";
-  const body = `<section class="part" epub:type="${epubType}">\n${heading}${partBodyHtml(part, id)}</section>`;
+  const body = `<section class="part" epub:type="${epubType}">\n${heading}${partBodyHtml(part, id, pictures)}</section>`;
   return {
     id,
     file: `${id}.xhtml`,
@@ -81,11 +81,20 @@ function navDoc(book: Book, docs: Doc[]): Doc {
   };
 }
 
-function packageDocument(book: Book, projectName: string, docs: Doc[], modified: Date): string {
+function packageDocument(
+  book: Book,
+  projectName: string,
+  docs: Doc[],
+  pictures: PictureShelf,
+  modified: Date,
+): string {
   const lang = escapeXml(book.language);
   const coverItems = book.cover
     ? `<item id="cover-image" href="cover.${book.cover.extension}" media-type="${book.cover.mediaType}" properties="cover-image" />\n`
     : "";
+  const pictureItems = [...pictures.packaged.values()]
+    .map((p, i) => `<item id="picture-${i + 1}" href="${p.file}" media-type="${p.picture.mediaType}" />\n`)
+    .join("");
   const manifest = docs
     .map(
       (d) =>
@@ -109,7 +118,7 @@ ${creator}${summary}<meta property="dcterms:modified">${stamp}</meta>
 </metadata>
 <manifest>
 <item id="css" href="style.css" media-type="text/css" />
-${coverItems}${manifest}
+${coverItems}${pictureItems}${manifest}
 </manifest>
 <spine>
 ${spine}
@@ -142,10 +151,11 @@ export async function buildEpub(book: Book, projectName: string, modified = new 
     });
   }
   opening.push(titleDoc(book));
+  const pictures = new PictureShelf(book, "package");
   const content = [
-    ...book.front.map((p, i) => partDoc(book, p, `front-${i + 1}`, "frontmatter")),
-    ...book.chapters.map((p, i) => partDoc(book, p, `chapter-${i + 1}`, "chapter")),
-    ...book.back.map((p, i) => partDoc(book, p, `back-${i + 1}`, "backmatter")),
+    ...book.front.map((p, i) => partDoc(book, p, `front-${i + 1}`, "frontmatter", pictures)),
+    ...book.chapters.map((p, i) => partDoc(book, p, `chapter-${i + 1}`, "chapter", pictures)),
+    ...book.back.map((p, i) => partDoc(book, p, `back-${i + 1}`, "backmatter", pictures)),
   ];
   // Cover, title page, contents, then the text: the contents page is in the reading order too.
   const ordered = [...opening, navDoc(book, content), ...content];
@@ -153,9 +163,11 @@ export async function buildEpub(book: Book, projectName: string, modified = new 
   const zip = new JSZip();
   zip.file("mimetype", "application/epub+zip", { compression: "STORE" });
   zip.file("META-INF/container.xml", CONTAINER);
-  zip.file("OEBPS/content.opf", packageDocument(book, projectName, ordered, modified));
+  zip.file("OEBPS/content.opf", packageDocument(book, projectName, ordered, pictures, modified));
   zip.file("OEBPS/style.css", bookCss(book));
   if (book.cover) zip.file(`OEBPS/cover.${book.cover.extension}`, book.cover.bytes, { compression: "STORE" });
   for (const d of ordered) zip.file(`OEBPS/${d.file}`, d.xhtml);
+  for (const p of pictures.packaged.values())
+    zip.file(`OEBPS/${p.file}`, p.picture.bytes, { compression: "STORE" });
   return zip.generateAsync({ type: "uint8array", compression: "DEFLATE", compressionOptions: { level: 6 } });
 }

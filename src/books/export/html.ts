@@ -1,15 +1,17 @@
 // One standalone HTML page: title page, contents, then each part as a section (the PDF prints it).
-import { bookCss, escapeXml, labels, partBodyHtml } from "./compose.js";
+import { bookCss, escapeXml, labels, PictureShelf, partBodyHtml } from "./compose.js";
 import type { Book, BookPart } from "./manuscript.js";
 
-function section(part: BookPart, id: string, kind: string): string {
+function section(part: BookPart, id: string, kind: string, pictures: PictureShelf): string {
   const heading = part.title ? `<h1 class="chapter-title">${escapeXml(part.title)}</h1>\n` : "";
-  return `<section class="part ${kind}" id="${id}">\n${heading}${partBodyHtml(part, id)}</section>`;
+  return `<section class="part ${kind}" id="${id}">\n${heading}${partBodyHtml(part, id, pictures)}</section>`;
 }
 
 /** The book as one HTML document with its stylesheet inline. */
 export function buildHtml(book: Book): string {
   const l = labels(book);
+  // One self-contained page: its pictures travel inside it.
+  const pictures = new PictureShelf(book, "inline");
   const parts = [
     ...book.front.map((p, i) => ({ part: p, id: `front-${i + 1}`, kind: "front-matter" })),
     ...book.chapters.map((p, i) => ({ part: p, id: `chapter-${i + 1}`, kind: "chapter" })),
@@ -40,7 +42,7 @@ ${author}</section>
 ${toc}
 </ol>
 </nav>
-${parts.map((p) => section(p.part, p.id, p.kind)).join("\n")}
+${parts.map((p) => section(p.part, p.id, p.kind, pictures)).join("\n")}
 </body>
 </html>
 `;

@@ -13,7 +13,6 @@ import { buildPdf } from "./pdf.js";
 import { ChapterRangeSchema, parseChapterRange } from "./range.js";
 
 export { type Book, type BookPart, readBook } from "./manuscript.js";
-export { ChapterRangeSchema, parseChapterRange } from "./range.js";
 
 export const EXPORT_FORMATS = ["epub", "docx", "md", "html", "pdf"] as const;
 

@@ -6,12 +6,12 @@ import { NbError } from "../../core/errors.js";
 import { splitFrontMatter } from "../../markdown/index.js";
 import { plotDb } from "../../plot/db.js";
 import type { Project } from "../../workspace/project.js";
-import { readFileSafeSync, readTextSafeSync } from "../../workspace/safe-read.js";
+import { readTextSafeSync } from "../../workspace/safe-read.js";
+import { type Picture, type PictureMiss, readPicture } from "./pictures.js";
 import type { ChapterRange } from "./range.js";
 
 /** The largest chapter file read (a whole novel in one file fits). */
 const MAX_CHAPTER_BYTES = 32 * 1024 * 1024;
-const MAX_COVER_BYTES = 16 * 1024 * 1024;
 
 /** One part of the book: a chapter, or a front/back matter file. */
 export interface BookPart {
@@ -22,11 +22,14 @@ export interface BookPart {
   markdown: string;
 }
 
-export interface BookCover {
-  bytes: Uint8Array;
-  mediaType: "image/jpeg" | "image/png";
-  extension: "jpg" | "png";
-}
+const COVER_FILES = [
+  "cover.jpg",
+  "cover.jpeg",
+  "cover.png",
+  "manuscript/cover.jpg",
+  "manuscript/cover.jpeg",
+  "manuscript/cover.png",
+];
 
 export interface Book {
   title: string;
@@ -36,7 +39,9 @@ export interface Book {
   front: BookPart[];
   chapters: BookPart[];
   back: BookPart[];
-  cover: BookCover | null;
+  cover: Picture | null;
+  /** A picture of the project a chapter shows, by project-relative path. */
+  readPicture(rel: string): Picture | PictureMiss;
   /** Plot chapters with no file, files the plot does not name: said, not silently dropped. */
   warnings: string[];
 }
@@ -153,39 +158,25 @@ function orderChapters(project: Project, entries: Entry[], warnings: string[]): 
   return out;
 }
 
-function readCover(project: Project, declared: unknown): BookCover | null {
-  const candidates =
-    typeof declared === "string" && declared.trim()
-      ? [declared.trim()]
-      : [
-          "cover.jpg",
-          "cover.jpeg",
-          "cover.png",
-          "manuscript/cover.jpg",
-          "manuscript/cover.jpeg",
-          "manuscript/cover.png",
-        ];
-  for (const rel of candidates) {
-    if (rel.startsWith("/") || rel.split("/").includes("..")) {
+function readCover(project: Project, declared: unknown): Picture | null {
+  const explicit = typeof declared === "string" && declared.trim() ? declared.trim() : null;
+  for (const rel of explicit ? [explicit] : COVER_FILES) {
+    const picture = readPicture(project, rel);
+    if (typeof picture !== "string") return picture;
+    if (explicit && picture === "missing") {
       throw new NbError(
         "invalid_input",
-        `project.yaml cover must be a path inside the project, not "${rel}"`,
+        `project.yaml names the cover ${rel}, which is not a file of the project`,
         {
-          fields: [{ pointer: "/cover", message: "must be a project-relative path" }],
+          fields: [{ pointer: "/cover", message: "not a file of the project" }],
         },
       );
     }
-    const bytes = readFileSafeSync(join(project.root, ...rel.split("/")), {
-      label: rel,
-      root: project.realRoot,
-      maxBytes: MAX_COVER_BYTES,
-    });
-    if (!bytes) continue;
-    // The picture's own signature decides its type, not its name.
-    if (bytes[0] === 0xff && bytes[1] === 0xd8) return { bytes, mediaType: "image/jpeg", extension: "jpg" };
-    if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
-      return { bytes, mediaType: "image/png", extension: "png" };
-    throw new NbError("invalid_input", `${rel} is not a JPEG or PNG picture, so it cannot be the cover`);
+    if (picture === "not_a_picture")
+      throw new NbError(
+        "invalid_input",
+        `${rel} is not a JPEG, PNG or GIF picture, so it cannot be the cover`,
+      );
   }
   return null;
 }
@@ -221,6 +212,7 @@ export function readBook(project: Project, range: ChapterRange | null): Book {
     chapters,
     back,
     cover: readCover(project, meta.cover),
+    readPicture: (rel) => readPicture(project, rel),
     warnings,
   };
 }

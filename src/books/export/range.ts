@@ -14,9 +14,8 @@ export const ChapterRangeSchema = z
     return !a || !b || Number(a) <= Number(b);
   }, "the range's first chapter comes after its last");
 
+/** A checked range: the chapters of a book it keeps. */
 export interface ChapterRange {
-  from: number;
-  to: number | null;
   select<T>(chapters: T[]): T[];
 }
 
@@ -26,8 +25,6 @@ export function parseChapterRange(text: string): ChapterRange {
   const from = a ? Number(a) : 1;
   const to = b ? Number(b) : null;
   return {
-    from,
-    to,
     select<T>(chapters: T[]): T[] {
       if (from > chapters.length || (to !== null && to > chapters.length)) {
         throw new NbError(

@@ -78,17 +78,19 @@ export async function importBook(
   const book = { ...draft, plan: { ...draft.plan, project } };
   if (opts.dryRun) return { plan: book.plan, written: false };
   const onWrite = (p: { done: number; total: number }) => progress({ stage: "write", ...p });
-  if (into) await writeInto(into, book, onWrite);
-  else {
-    const { title, author, language } = book.plan;
-    await writeNewProject(
-      ws,
-      project,
-      { title, summary: "", language, ...(author ? { author } : {}) },
-      book,
-      onWrite,
-    );
-  }
+  const { title, author, language } = book.plan;
+  const meta = { title, summary: "", language, ...(author ? { author } : {}) };
+  const { recorded } = into
+    ? await writeInto(into, book, onWrite)
+    : await writeNewProject(ws, project, meta, book, onWrite);
   progress({ stage: "done", done: book.chapters.length, total: book.chapters.length });
-  return { plan: book.plan, written: true };
+  const warnings = [...book.plan.warnings];
+  if (!recorded) {
+    warnings.push({
+      code: "history_not_recorded",
+      message:
+        "The import is written but not recorded in the project's history (is git installed?); run `nbook history repair`",
+    });
+  }
+  return { plan: { ...book.plan, warnings }, written: true };
 }

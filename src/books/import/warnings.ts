@@ -10,6 +10,7 @@ export const IMPORT_WARNING_CODES = [
   "front_matter_renamed",
   "language_unsupported",
   "title_truncated",
+  "history_not_recorded",
 ] as const;
 
 export const ImportWarningSchema = z.object({

@@ -3,12 +3,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
+import { recordPlotRows } from "../../plot/change-log.js";
 import { openPlotContext, type PlotContext, saveAct, saveChapter } from "../../plot/index.js";
 import { writeProjectLayout } from "../../workspace/layout.js";
 import { Project } from "../../workspace/project.js";
 import type { ProjectMeta } from "../../workspace/project-meta.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Composed, Existing } from "./compose.js";
+import { beginImportChange } from "./record.js";
 
 /** The actor plot rows written by an import are recorded as. */
 export const IMPORT_ACTOR = "import";
@@ -54,10 +56,31 @@ function contentsLines(book: Composed, from: number): string {
   return book.chapters.map((c, i) => `${from + i}. ${c.title}`).join("\n");
 }
 
+/** What a write tells its caller: whether the history recorded it as a change. */
+export interface Written {
+  recorded: boolean;
+}
+
+/** The project files an import writes (its change's targets). */
+function writtenPaths(book: Composed): string[] {
+  return [
+    ...book.chapters.map((c) => `manuscript/${c.folder}/index.md`),
+    ...(book.front ? [book.front.file] : []),
+    "manuscript/index.md",
+  ];
+}
+
+/** The history's one-line summary of an import. */
+function summaryOf(book: Composed): string {
+  const p = book.plan;
+  return `Import ${p.source}: ${p.chapters.length} chapter(s), ${p.words} words${p.into ? " after the last chapter" : ""}`;
+}
+
 /**
  * Create the project `name` from an imported book, atomically: the whole project (layout, chapters,
- * front matter, project.yaml, plot) is built in a temp folder beside the workspace's projects and
- * renamed into place; on any failure the temp folder is removed and nothing is left.
+ * front matter, project.yaml, plot, history) is built in a temp folder beside the workspace's
+ * projects and renamed into place; on any failure the temp folder is removed and nothing is left.
+ * The history begins with the empty layout, and the book is one change of actor "import".
  */
 export async function writeNewProject(
   ws: Workspace,
@@ -65,7 +88,7 @@ export async function writeNewProject(
   meta: ProjectMeta,
   book: Composed,
   onProgress: OnProgress,
-): Promise<void> {
+): Promise<Written> {
   const target = join(ws.root, name);
   if (existsSync(target)) throw new NbError("conflict", `A file or folder named "${name}" already exists`);
   const tmpName = tempName();
@@ -74,18 +97,21 @@ export async function writeNewProject(
   try {
     mkdirSync(tmp);
     writeProjectLayout(tmp, meta);
+    staged = new Project(ws, tmpName);
+    const change = await beginImportChange(staged, writtenPaths(book));
     writeFiles(join(tmp, "manuscript"), book, onProgress);
     writeFileAtomicSync(
       join(tmp, "manuscript", "index.md"),
       `# ${meta.title}\n\n${contentsLines(book, 1)}\n`,
     );
-    staged = new Project(ws, tmpName);
     const pc = await openPlotContext(staged, IMPORT_ACTOR);
-    pc.db.transaction(() => writePlot(pc, book))();
+    recordPlotRows(pc.db, change?.id, () => writePlot(pc, book));
+    const recorded = (await change?.finish(summaryOf(book), writtenPaths(book))) ?? false;
     staged.close();
     staged = null;
     if (existsSync(target)) throw new NbError("conflict", `A file or folder named "${name}" already exists`);
     renameSync(tmp, target);
+    return { recorded };
   } catch (e) {
     staged?.close();
     rmSync(tmp, { recursive: true, force: true });
@@ -108,16 +134,38 @@ export async function existingOf(project: Project): Promise<Existing> {
   };
 }
 
+/** Move each [from, to]; a failed move undoes the moves before it. */
+function moveAll(moves: [string, string][], manuscript: string): void {
+  const done: [string, string][] = [];
+  try {
+    for (const [from, to] of moves) {
+      if (existsSync(to)) {
+        throw new NbError(
+          "conflict",
+          `manuscript/${to.slice(manuscript.length + 1)} appeared during the import`,
+        );
+      }
+      renameSync(from, to);
+      done.push([from, to]);
+    }
+  } catch (e) {
+    for (const [from, to] of done.reverse()) renameSync(to, from);
+    throw e;
+  }
+}
+
 /**
  * Append an imported book to an existing project, after its last chapter, all or nothing: the
  * chapter folders are written in a temp folder inside manuscript/, then moved into place inside the
  * plot transaction that creates their rows; a failed move undoes the moves before it and rolls the
- * plot back.
+ * plot back. The whole append is one change of actor "import" in the project's history.
  */
-export async function writeInto(project: Project, book: Composed, onProgress: OnProgress): Promise<void> {
+export async function writeInto(project: Project, book: Composed, onProgress: OnProgress): Promise<Written> {
   const manuscript = join(project.root, "manuscript");
   const tmp = join(manuscript, tempName());
   const before = (await existingOf(project)).folders.length;
+  const targets = writtenPaths(book);
+  const change = await beginImportChange(project, targets);
   try {
     mkdirSync(tmp, { recursive: true });
     writeFiles(tmp, book, onProgress);
@@ -130,30 +178,23 @@ export async function writeInto(project: Project, book: Composed, onProgress: On
       moves.push([join(tmp, file), join(manuscript, file)]);
     }
     const pc = await openPlotContext(project, IMPORT_ACTOR);
-    pc.db.transaction(() => {
+    recordPlotRows(pc.db, change?.id, () => {
       writePlot(pc, book);
-      const done: [string, string][] = [];
-      try {
-        for (const [from, to] of moves) {
-          if (existsSync(to))
-            throw new NbError(
-              "conflict",
-              `manuscript/${to.slice(manuscript.length + 1)} appeared during the import`,
-            );
-          renameSync(from, to);
-          done.push([from, to]);
-        }
-      } catch (e) {
-        for (const [from, to] of done.reverse()) renameSync(to, from);
-        throw e;
-      }
-    })();
+      moveAll(moves, manuscript);
+    });
+    const index = join(manuscript, "index.md");
+    const old = existsSync(index)
+      ? readFileSync(index, "utf8").replace(/\s+$/, "")
+      : `# ${project.meta().title}`;
+    writeFileAtomicSync(
+      index,
+      `${old}\n${old.includes("\n") ? "" : "\n"}${contentsLines(book, before + 1)}\n`,
+    );
+  } catch (e) {
+    change?.drop();
+    throw e;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  const index = join(manuscript, "index.md");
-  const old = existsSync(index)
-    ? readFileSync(index, "utf8").replace(/\s+$/, "")
-    : `# ${project.meta().title}`;
-  writeFileAtomicSync(index, `${old}\n${old.includes("\n") ? "" : "\n"}${contentsLines(book, before + 1)}\n`);
+  return { recorded: (await change?.finish(summaryOf(book), targets)) ?? false };
 }

@@ -108,6 +108,10 @@ function AskField({ ask, value, onChange }: { ask: Ask; value: unknown; onChange
     return (
       <fieldset data-testid="ask" data-key={ask.key}>
         <legend>{title}</legend>
+        {/* What is approved (a backfill batch lists its proposals here). */}
+        {typeof ask.spec.description === "string" && (
+          <pre class="ask-description">{ask.spec.description}</pre>
+        )}
         {[true, false].map((v) => (
           <label key={String(v)} class="check">
             <input type="radio" name={name} checked={value === v} onChange={() => onChange(v)} />{" "}
