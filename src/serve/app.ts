@@ -13,6 +13,7 @@ import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
+import { registerSettingsRoutes } from "./routes/settings.js";
 import { registerUsageRoutes } from "./routes/usage.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
@@ -88,6 +89,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
+  registerSettingsRoutes(routes, hub);
   registerJobRoutes(routes, hub);
   registerWorkflowRoutes(routes, hub);
   // Built on first request: every route is registered by then.
