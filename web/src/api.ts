@@ -74,6 +74,7 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  Settings,
   StoryTree,
   Subject,
   SubjectState,
@@ -133,6 +134,8 @@ export const api = {
     request<Answer<typeof R.ProfileListSchema>>("GET", "/api/profiles", undefined, { project: p }),
   models: (p: string) =>
     request<Answer<typeof R.ModelsStatusSchema>>("GET", "/api/models", undefined, { project: p }),
+  settings: (p: string) =>
+    request<Answer<typeof R.SettingsSchema>>("GET", "/api/settings", undefined, { project: p }),
 
   // ---------------------------------------------------------------- jobs and workflow runs
   jobs: (p: string) => request<Answer<typeof R.JobListSchema>>("GET", "/api/jobs", undefined, { project: p }),
