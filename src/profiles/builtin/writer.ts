@@ -10,6 +10,8 @@ export const writer = defineProfile({
     .object({
       path: z.string().min(1),
       chapterId: z.string().optional(),
+      /** The scene being written: canon shows World Engine state at its story time (else the chapter's first timed scene). */
+      sceneId: z.number().int().positive().optional(),
       context: z
         .object({
           lorebookEntries: z.array(z.string()).optional(),
