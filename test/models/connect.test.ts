@@ -306,10 +306,10 @@ describe("nbook models add <preset> and models test", () => {
     const second = seen
       .slice(before)
       .find((q) => (q.body as { messages?: { role: string }[] }).messages?.some((m) => m.role === "tool"));
-    const results = (
-      (second?.body as { messages: { role: string; tool_call_id?: string; content?: unknown }[] }).messages ??
-      []
-    )
+    const sent = (second?.body ?? {}) as {
+      messages?: { role: string; tool_call_id?: string; content?: unknown }[];
+    };
+    const results = (sent.messages ?? [])
       .filter((m) => m.role === "tool")
       .map((m) => [m.tool_call_id, String(m.content)]);
     expect(results).toHaveLength(2);
