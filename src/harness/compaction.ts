@@ -1,6 +1,7 @@
 import { generateText, type LanguageModel } from "ai";
-import { NbError, toErrorInfo } from "../core/errors.js";
+import { toErrorInfo } from "../core/errors.js";
 import type { PromptContext } from "../profiles/types.js";
+import { type SummaryWindow, summarizeInBounds } from "./bounded-summary.js";
 import { readPath, toMessages } from "./context.js";
 import type { HarnessDeps, RunFence } from "./run.js";
 import type { Entry } from "./store/schema.js";
@@ -49,8 +50,8 @@ export function chooseCut(visible: readonly Entry[], keepTokens: number): number
   return older.length === 0 ? null : cut;
 }
 
-/** Render entries as a plain transcript for the summariser. */
-function transcript(entries: readonly Entry[]): string {
+/** Entries as a plain transcript for the summariser, one line per message part. */
+function transcriptLines(entries: readonly Entry[]): string[] {
   const lines: string[] = [];
   for (const m of toMessages(entries)) {
     if (m.role === "user") {
@@ -72,33 +73,41 @@ function transcript(entries: readonly Entry[]): string {
       }
     }
   }
-  return lines.join("\n");
+  return lines;
 }
 
-/** Summarise older history with the summarizer profile's prompt on the session's model. */
+/**
+ * Summarise older history with the summarizer profile's prompt on the session's model, in requests
+ * that each fit the model's window (see summarizeInBounds).
+ */
 export async function summarize(opts: {
   model: LanguageModel;
   system: string;
   previousSummary: string | null;
   entries: readonly Entry[];
-  maxOutputTokens?: number;
+  window: SummaryWindow;
   signal?: AbortSignal;
   maxRetries: number;
 }): Promise<string> {
-  const prior = opts.previousSummary ? `Summary so far:\n${opts.previousSummary}\n\n` : "";
-  const r = await withModelCallSlot(opts.signal, () =>
-    generateText({
-      model: opts.model,
-      system: `${opts.system}\n\nAnswer with the summary only, as plain text.`,
-      prompt: `${prior}Conversation to summarise:\n${transcript(opts.entries)}`,
-      maxOutputTokens: opts.maxOutputTokens,
-      abortSignal: opts.signal,
-      maxRetries: opts.maxRetries,
-    }),
-  );
-  const text = r.text.trim();
-  if (!text) throw new NbError("internal", "The summarizer returned an empty summary");
-  return text;
+  return summarizeInBounds({
+    system: opts.system,
+    previousSummary: opts.previousSummary,
+    lines: transcriptLines(opts.entries),
+    window: opts.window,
+    ask: async (request) => {
+      const r = await withModelCallSlot(opts.signal, () =>
+        generateText({
+          model: opts.model,
+          system: request.system,
+          prompt: request.prompt,
+          maxOutputTokens: request.maxOutputTokens,
+          abortSignal: opts.signal,
+          maxRetries: opts.maxRetries,
+        }),
+      );
+      return r.text;
+    },
+  });
 }
 
 /**
@@ -138,7 +147,7 @@ export async function compact(
         : base,
       previousSummary: state.summary,
       entries: state.visible.slice(0, cut),
-      maxOutputTokens: resolved.maxOutputTokens,
+      window: resolved,
       signal,
       maxRetries: deps.settings.maxRetries,
     });

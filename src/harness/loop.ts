@@ -15,6 +15,7 @@ import { compact } from "./compaction.js";
 import { readPath } from "./context.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
 import { waitingOn } from "./pending.js";
+import { type RewindResult, type RewindScope, rewindSession, undoLastTurn } from "./rewind.js";
 import { type HarnessDeps, type RunControl, type RunInput, runOnce, stepEnv } from "./run.js";
 import { buildRunContext } from "./run-context.js";
 import { runStepCalls } from "./step.js";
@@ -451,6 +452,23 @@ export class Harness {
     if (!entry) return false;
     announce(this.bus, sessionId, [entry]);
     return true;
+  }
+
+  /** Move a session back to an entry of its active branch (see rewindSession); refused while it runs here. */
+  rewind(sessionId: string, entryId: string, scope: RewindScope): Promise<RewindResult> {
+    this.assertStill(sessionId);
+    return rewindSession(this.deps.store, this.deps.workspace, sessionId, entryId, scope);
+  }
+
+  /** Take back the changes of the session's last turn (`/undo`); refused while it runs here. */
+  undo(sessionId: string): Promise<RewindResult> {
+    this.assertStill(sessionId);
+    return undoLastTurn(this.deps.store, this.deps.workspace, sessionId);
+  }
+
+  private assertStill(sessionId: string): void {
+    if (this.isRunning(sessionId))
+      throw new NbError("conflict", `Session ${sessionId} is running; wait for its turn to end`);
   }
 
   /** The session's task list (it follows the branch). */

@@ -84,9 +84,40 @@ function parseLines<T>(file: string, text: string, schema: z.ZodType<T>): Line<T
   return out;
 }
 
-/** Parse events.jsonl (blank lines skipped); errors name `file:line`. */
-export function parseEvents(file: string, text: string): Line<SubjectEvent>[] {
-  return parseLines(file, text, EventSchema);
+/**
+ * An append cut short by a crash: a last line with no newline after it that is not JSON (a whole
+ * line always ends with one). Null when there is none; else the characters kept before it.
+ */
+export function tornTail(text: string): { keep: number; line: number } | null {
+  if (text === "" || text.endsWith("\n")) return null;
+  const keep = text.lastIndexOf("\n") + 1;
+  const last = text.slice(keep);
+  if (last.trim() === "") return null;
+  try {
+    JSON.parse(last);
+    return null;
+  } catch {
+    return { keep, line: text.slice(0, keep).split("\n").length };
+  }
+}
+
+/** What the reader says of a torn last line it dropped. */
+export function tornWarning(file: string, line: number): string {
+  return `${file}:${line}: an unfinished last line (an append cut short) was dropped`;
+}
+
+/**
+ * Parse events.jsonl (blank lines skipped); errors name `file:line`. A torn last line (tornTail)
+ * is dropped, never half-parsed, and `warn` told.
+ */
+export function parseEvents(
+  file: string,
+  text: string,
+  warn: (message: string) => void = () => {},
+): Line<SubjectEvent>[] {
+  const torn = tornTail(text);
+  if (torn) warn(tornWarning(file, torn.line));
+  return parseLines(file, torn ? text.slice(0, torn.keep) : text, EventSchema);
 }
 
 /** Parse memory.jsonl; errors name `file:line`, a repeated topic is a "duplicate topic" error. */
@@ -117,11 +148,23 @@ export function serializeMemories(ms: readonly SubjectMemory[]): string {
 }
 
 /**
- * events.jsonl after appending: existing text with trailing whitespace trimmed, then one line per
- * event, ending with a newline. Existing lines are kept byte for byte (not re-validated).
+ * How appending extends events.jsonl: the old text's first `keep` characters stay (all of it, or
+ * all but a torn last line), then `add` (a newline first if the kept text lacks one, then one line
+ * per event, each ending with a newline). Existing lines are kept byte for byte (not re-validated).
  */
+export function appendPlan(
+  before: string | null,
+  events: readonly SubjectEvent[],
+): { keep: number; add: string; torn: { line: number } | null } {
+  const text = before ?? "";
+  const torn = tornTail(text);
+  const keep = torn ? torn.keep : text.length;
+  const gap = keep === 0 || text[keep - 1] === "\n" ? "" : "\n";
+  return { keep, add: `${gap}${events.map((e) => `${serializeEvent(e)}\n`).join("")}`, torn };
+}
+
+/** events.jsonl after appending (appendPlan). */
 export function appendEventsText(before: string | null, events: readonly SubjectEvent[]): string {
-  const head = (before ?? "").replace(/\s+$/, "");
-  const added = events.map(serializeEvent).join("\n");
-  return `${head === "" ? "" : `${head}\n`}${added}\n`;
+  const p = appendPlan(before, events);
+  return (before ?? "").slice(0, p.keep) + p.add;
 }

@@ -4,7 +4,7 @@ import { NbError } from "../core/errors.js";
 import type { EmbeddingProvider } from "../models/embeddings/provider.js";
 import { eventChunks, memoryChunks } from "./chunks.js";
 import {
-  appendEventsText,
+  appendPlan,
   normalizeSubjectPath,
   parseEvents,
   parseMemories,
@@ -13,6 +13,7 @@ import {
   type Source,
   type SubjectEvent,
   subjectPathOf,
+  tornWarning,
 } from "./files.js";
 import { embedMissing, hybridIds } from "./hybrid.js";
 import { type FileState, type Hit, SubjectIndex, type SyncResult } from "./search-index.js";
@@ -26,6 +27,11 @@ export interface SubjectFiles {
   read(rel: string): Promise<string | null>;
   /** Replace a file atomically (creating its folders). */
   write(rel: string, text: string): Promise<void>;
+  /**
+   * Add text at the end of a file (creating it and its folders), after cutting it to `keepBytes`
+   * when given: only the new bytes are written.
+   */
+  append(rel: string, text: string, keepBytes?: number): Promise<void>;
   /** Whether a folder exists. */
   isDir(rel: string): Promise<boolean>;
   /** The host path of the project's index file (`.nbook/subject-memory.sqlite`). */
@@ -45,16 +51,45 @@ export function sourceFile(subjectPath: string, source: Source): string {
   return `${subjectPath}/${SOURCE_FILE[source]}`;
 }
 
+/** An append to events.jsonl as planned: the text before and after, and how to write only the change. */
+export interface PlannedAppend {
+  path: string;
+  file: string;
+  before: string | null;
+  after: string;
+  /** What to write at the end of the file once it is cut to `keepBytes`. */
+  add: string;
+  keepBytes: number;
+  /** Said when a torn last line (an append cut short) is dropped by this append. */
+  warning: string | null;
+}
+
 /** events.jsonl as it would be after appending `events`, with the text it had before. */
 export async function planAppend(
   files: SubjectFiles,
   subjectPath: string,
   events: readonly SubjectEvent[],
-): Promise<{ path: string; file: string; before: string | null; after: string }> {
+): Promise<PlannedAppend> {
   const { path } = normalizeSubjectPath(subjectPath);
   const file = sourceFile(path, "events");
   const before = await files.read(file);
-  return { path, file, before, after: appendEventsText(before, events) };
+  const p = appendPlan(before, events);
+  const kept = (before ?? "").slice(0, p.keep);
+  return {
+    path,
+    file,
+    before,
+    after: kept + p.add,
+    add: p.add,
+    keepBytes: Buffer.byteLength(kept, "utf8"),
+    warning: p.torn ? tornWarning(file, p.torn.line) : null,
+  };
+}
+
+/** Write a planned append: only its new lines (after dropping a torn last line). */
+export function writeAppend(files: SubjectFiles, p: PlannedAppend): Promise<void> {
+  const whole = p.before === null || p.keepBytes === Buffer.byteLength(p.before, "utf8");
+  return files.append(p.file, p.add, whole ? undefined : p.keepBytes);
 }
 
 /** sha256 of a file's text, as the index records the text it was synced to. */
@@ -91,13 +126,14 @@ export function syncText(
   subject: { id: string; path: string },
   source: Source,
   text: string,
+  warn: (message: string) => void = () => {},
 ): SyncResult {
   const file = sourceFile(subject.path, source);
   const state = index.sourceState(subject.id, source);
   const tail = source === "events" ? appendedTail(state, text) : null;
   if (state && tail) {
     // Blank lines in front keep the line numbers of errors in the appended part right.
-    const events = parseEvents(file, "\n".repeat(state.lines) + tail.tail).map((l) => l.value);
+    const events = parseEvents(file, "\n".repeat(state.lines) + tail.tail, warn).map((l) => l.value);
     const next = {
       hash: tail.hash,
       length: text.length,
@@ -110,7 +146,7 @@ export function syncText(
   if (state?.hash === hash) return { added: 0, removed: 0 };
   const chunks =
     source === "events"
-      ? eventChunks(parseEvents(file, text).map((l) => l.value))
+      ? eventChunks(parseEvents(file, text, warn).map((l) => l.value))
       : memoryChunks(parseMemories(file, text).map((l) => l.value));
   const next = { hash, length: text.length, lines: newlines(text), entries: chunks.length };
   return index.sync(subject.id, source, chunks, next);
@@ -135,6 +171,8 @@ export interface SourceResult {
   sync: SyncResult;
   /** Chunks embedded by this search (only those without a vector). */
   embedded: number;
+  /** What reading the source's file noticed (a torn last line dropped). */
+  warnings: string[];
 }
 
 /**
@@ -160,15 +198,16 @@ export async function searchSubject(
   let queryVector: Float32Array | undefined;
   for (const [i, source] of sources.entries()) {
     const limit = opts.limit ?? DEFAULT_LIMIT[source];
-    const sync = syncText(index, s, source, texts[i]!);
+    const warnings: string[] = [];
+    const sync = syncText(index, s, source, texts[i]!, (w) => warnings.push(w));
     if (!provider) {
-      results.push({ source, hits: index.search(s.id, source, query, limit), sync, embedded: 0 });
+      results.push({ source, hits: index.search(s.id, source, query, limit), sync, embedded: 0, warnings });
       continue;
     }
     const embedded = await embedMissing(index, s.id, source, provider);
     queryVector ??= (await provider.embed([query], "query"))[0]!;
     const ids = hybridIds(index, s.id, source, query, queryVector, limit);
-    results.push({ source, hits: index.rowsByIds(ids), sync, embedded });
+    results.push({ source, hits: index.rowsByIds(ids), sync, embedded, warnings });
   }
   return { path: s.path, retrieval: provider ? "hybrid" : "keyword", results };
 }

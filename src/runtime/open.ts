@@ -36,7 +36,7 @@ export interface OpenHarnessOptions {
 
 /** Model calls a session has recorded (assistant messages and compactions), for resuming a script. */
 export function modelCallsRecorded(store: SessionStore, sessionId: string): number {
-  return store.allEntries(sessionId).filter((e) => e.kind === "assistant" || e.kind === "compaction").length;
+  return store.modelCalls(sessionId);
 }
 
 /**

@@ -5,6 +5,7 @@ import { openHarness } from "../runtime/open.js";
 import { WorkflowStore } from "../workflows/store/index.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { ProjectFiles } from "./project-files.js";
 import { EventLog, type StreamLimits } from "./sse.js";
 
 /** How the hub is built. */
@@ -42,6 +43,7 @@ export class ServeHub {
   private readonly scanned = new Map<string, number>();
   private readonly runs = new Set<Promise<unknown>>();
   private workflows: WorkflowStore | null = null;
+  private readonly files = new Map<string, ProjectFiles>();
 
   constructor(private readonly opts: HubOptions) {
     this.workspace = opts.workspace;
@@ -75,6 +77,28 @@ export class ServeHub {
   sessionHarness(id: string): { session: Session; harness: Harness } {
     const session = this.store.session(id);
     return { session, harness: this.harness(session.project) };
+  }
+
+  /** A project's file tree cache and search index, made on first use. */
+  projectFiles(project: string): ProjectFiles {
+    let f = this.files.get(project);
+    if (!f) {
+      f = new ProjectFiles(this.workspace.project(project));
+      this.files.set(project, f);
+    }
+    return f;
+  }
+
+  /** Tell every client which files changed, each with its node as it is now (so no one refetches the tree). */
+  publishFilesChanged(project: string, sessionId: string | null, tool: string, paths: string[]): void {
+    let nodes: ReturnType<ProjectFiles["changed"]> | undefined;
+    try {
+      nodes = this.projectFiles(project).changed(paths);
+    } catch {
+      // A project that cannot be opened any more: clients are told to refetch (no nodes).
+      nodes = undefined;
+    }
+    this.events.publish("files_changed", { project, sessionId, tool, paths, ...(nodes ? { nodes } : {}) });
   }
 
   /** The workspace's workflow store (runs, asks, participants), opened on first use. */
@@ -130,6 +154,8 @@ export class ServeHub {
     for (const h of this.harnesses.values()) h.close();
     this.harnesses.clear();
     this.workflows?.close();
+    for (const f of this.files.values()) f.close();
+    this.files.clear();
     this.store.close();
   }
 
@@ -160,7 +186,7 @@ export class ServeHub {
       if (entry.kind !== "tool_result" || !entry.data.ok || !FILE_WRITERS.has(entry.data.key)) continue;
       const changes = changedPaths(entry.data.details, session.project);
       for (const [project, paths] of changes) {
-        this.events.publish("files_changed", { project, sessionId, tool: entry.data.key, paths });
+        this.publishFilesChanged(project, sessionId, entry.data.key, paths);
       }
     }
   }

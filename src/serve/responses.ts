@@ -3,9 +3,11 @@
 // Domain records the workbench reads only in part (plot views, World rows, profiles, workflow runs)
 // are open objects: the fields named here are always there, and more may be.
 import { z } from "zod";
+import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
+import { EntryPageSchema } from "../harness/store/pages.js";
 import {
   EntrySchema,
   PendingViewSchema,
@@ -37,6 +39,14 @@ export type ProjectView = z.infer<typeof ProjectViewSchema>;
 export const ProjectListSchema = z.object({ projects: z.array(ProjectViewSchema) }).strict();
 export const OneProjectSchema = z.object({ project: ProjectViewSchema }).strict();
 
+// ---------------------------------------------------------------- imports
+
+/** An upload and the plan of its import (nothing imported yet). */
+export const ImportPlannedSchema = z.object({ importId: z.string(), plan: ImportPlanSchema }).strict();
+/** An import done: its plan as carried out, and the project it created or appended to. */
+export const ImportCreatedSchema = z.object({ plan: ImportPlanSchema, project: ProjectViewSchema }).strict();
+export const ImportDroppedSchema = z.object({ dropped: z.literal(true) }).strict();
+
 // ---------------------------------------------------------------- files
 
 /** A node of a project's file tree; a link is listed, never followed. */
@@ -48,13 +58,20 @@ export const FileNodeSchema = z
     size: z.number().optional(),
     /** Words of a Markdown file (each CJK character counts as one). */
     words: z.number().optional(),
+    /** A folder whose entries this answer leaves out: ask for them with `?path=<its path>`. */
+    lazy: z.boolean().optional(),
     get children(): z.ZodOptional<z.ZodArray<typeof FileNodeSchema>> {
       return z.array(FileNodeSchema).optional();
     },
   })
   .strict();
 export type FileNode = z.infer<typeof FileNodeSchema>;
-export const FileTreeSchema = z.object({ tree: FileNodeSchema, truncated: z.boolean() }).strict();
+export const FileTreeSchema = z
+  .object({
+    tree: FileNodeSchema,
+    truncated: z.boolean().describe("a folder had more entries than one answer lists, and was cut"),
+  })
+  .strict();
 export const FileTextSchema = z
   .object({ path: z.string(), text: z.string(), version: z.string().describe("sha256 of the text") })
   .strict();
@@ -67,6 +84,7 @@ export const WriteConflictDetailsSchema = z
   .object({ path: z.string(), version: z.string(), theirs: z.string(), yours: z.string() })
   .strict();
 export type WriteConflictDetails = z.infer<typeof WriteConflictDetailsSchema>;
+export { type SearchHit, type SearchResult, SearchResultSchema } from "../search/schema.js";
 
 // ---------------------------------------------------------------- sessions
 
@@ -79,8 +97,12 @@ export const SessionStateSchema = z
   })
   .strict();
 
-/** The active branch's entries, each `data` of its `kind` (src/harness/store/schema.ts). */
-export const TranscriptSchema = SessionStateSchema.extend({ entries: z.array(EntrySchema) }).strict();
+/**
+ * A page of the active branch, root first, each `data` of its `kind` (src/harness/store/schema.ts).
+ * `older`: the `before` cursor of the page before it (null at the root); `newer`: the `after`
+ * cursor of the page after it (null when the page reaches the leaf).
+ */
+export const TranscriptSchema = SessionStateSchema.extend(EntryPageSchema.shape).strict();
 export type Transcript = z.infer<typeof TranscriptSchema>;
 
 /** A session and the sessions it created; `detached` marks a child its creator let go. */

@@ -31,7 +31,7 @@ describe("the tool group table", () => {
 describe("a registry narrowed to some keys", () => {
   it("holds their groups' tools, knows every other key, and refuses to hand out an unloaded one", async () => {
     const registry = await loadToolRegistry(["read"]);
-    expect(registry.keys()).toEqual(["read", "write", "edit", "apply_patch", "bash"]);
+    expect(registry.keys()).toEqual(["read", "write", "edit", "apply_patch", "bash", "search"]);
     expect(registry.get("read")?.key).toBe("read");
     for (const t of BUILTIN_TOOLS) expect(registry.has(t.key), t.key).toBe(true);
     expect(registry.has("nope")).toBe(false);

@@ -17,7 +17,7 @@ export interface ToolGroupEntry {
 export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
   {
     group: "files",
-    keys: ["read", "write", "edit", "apply_patch", "bash"],
+    keys: ["read", "write", "edit", "apply_patch", "bash", "search"],
     load: async () => (await import("./files/index.js")).fileTools,
   },
   {

@@ -34,6 +34,9 @@ export interface WriteScope {
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY;
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+// Non-blocking so a FIFO put in its place is refused at once (ENXIO) rather than waited on.
+const APPEND_FLAGS =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 /** A temp file this old is a killed writer's leftover, not a concurrent writer's live one. */
 const STALE_TEMP_MS = 60_000;
 /** Attempts to open a folder that keeps vanishing between its mkdir and its open. */
@@ -202,6 +205,56 @@ export async function writeProjectFile(
     }
   } finally {
     await folder.close();
+  }
+}
+
+/**
+ * Add `data` at the end of a project file (created when missing, with its folders), through its
+ * opened, checked parent folder, after cutting the file to `keepBytes` when given. Only the new
+ * bytes are written, so the cost is the change's, not the file's; a crash can leave part of them
+ * at the end, which the file's reader must recognise (an unfinished last line). A file with a
+ * second name (a hard link, perhaps from outside the project) is refused: it would be changed there too.
+ */
+export async function appendProjectFile(
+  r: ResolvedPath,
+  data: string,
+  keepBytes?: number,
+  scope: WriteScope = {},
+): Promise<void> {
+  const opened = await openParent(r, true, scope);
+  if (!opened.anchored) {
+    checkByName(r, scope);
+    return appendAt(r, r.abs, data, keepBytes);
+  }
+  const { folder, name } = opened.parent as Parent;
+  try {
+    await appendAt(r, at(folder, name), data, keepBytes);
+  } finally {
+    await folder.close();
+  }
+}
+
+async function appendAt(r: ResolvedPath, target: string, data: string, keepBytes?: number): Promise<void> {
+  let file: FileHandle;
+  try {
+    file = await open(target, APPEND_FLAGS, 0o666);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw escaped(r, "is a symbolic link");
+    if (code === "ENXIO")
+      throw new NbError("unsupported", `${r.display} is not a regular file; nothing was written`);
+    throw e;
+  }
+  try {
+    const st = await file.stat();
+    if (!st.isFile())
+      throw new NbError("unsupported", `${r.display} is not a regular file; nothing was written`);
+    if (st.nlink > 1) throw escaped(r, "has another name (a hard link) that would change too");
+    if (keepBytes !== undefined && keepBytes < st.size) await file.truncate(keepBytes);
+    await file.write(data);
+    await file.sync();
+  } finally {
+    await file.close();
   }
 }
 

@@ -47,8 +47,8 @@ describe("profile catalog", () => {
       expect.arrayContaining(["read", "write", "edit", "bash", "report_result"]),
     );
     expect(keys("leader.default")).not.toContain("report_result");
-    expect(keys("retrieval").sort()).toEqual(["bash", "read", "report_result"]);
-    expect(keys("inline.editor").sort()).toEqual(["edit", "read", "report_result", "write"]);
+    expect(keys("retrieval").sort()).toEqual(["bash", "read", "report_result", "search"]);
+    expect(keys("inline.editor").sort()).toEqual(["edit", "read", "report_result", "search", "write"]);
     expect(keys("director")).not.toContain("execute_world");
     expect(keys("director")).not.toContain("write");
     for (const k of ["memory.curator", "summarizer"]) expect(keys(k)).toEqual(["report_result"]);
@@ -58,7 +58,7 @@ describe("profile catalog", () => {
       expect(keys(k)).toEqual(
         expect.arrayContaining(["subject_rag_search", "subject_event_append", "subject_memory_update"]),
       );
-    expect(keys("adhoc").sort()).toEqual(["read", "report_result"]);
+    expect(keys("adhoc").sort()).toEqual(["read", "report_result", "search"]);
   });
 
   it("layers built-in < user < project by key", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { SessionStore } from "../../src/harness/store/index.js";
+import { renderTranscript, SessionStore } from "../../src/harness/store/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { runNbookInProcess } from "../helpers.js";
 
@@ -224,5 +224,47 @@ describe("nbook sessions", () => {
     const haystacks = [...exports, ...files.map((f) => readFileSync(f).toString("latin1"))];
     expect(haystacks.join("\n")).toContain("openai/gpt-4o-mini");
     for (const h of haystacks) expect(h).not.toContain(FAKE_KEY);
+  });
+
+  it("streams a long branch page by page as it renders whole, and shows one page with --limit/--before", async () => {
+    const store = SessionStore.open(join(dir, ".nbook", "agent.sqlite"));
+    const s = store.createSession({ profile: { key: "writer", initial: z.object({}) }, title: "Long" });
+    // Steps of three entries against pages of 500: many steps straddle a page boundary.
+    for (let i = 0; i < 700; i++) {
+      store.commitStep(s.id, [
+        {
+          kind: "assistant",
+          data: { text: `step ${i}`, toolCalls: [{ id: `c${i}`, key: "read", input: {} }] },
+        },
+        { kind: "tool_result", data: { callId: `c${i}`, key: "read", ok: true, text: `result ${i}` } },
+        { kind: "user", data: { text: `next ${i}` } },
+      ]);
+    }
+    const whole = renderTranscript(store.session(s.id), store.activePath(s.id));
+    const newest = store.page(s.id, { limit: 3 });
+    store.close();
+    const streamed = await nbook(["sessions", "show", s.id]);
+    expect(streamed.status).toBe(0);
+    expect(streamed.stdout).toBe(whole);
+    expect(streamed.stdout).not.toContain("no result (pending)");
+
+    const page = await nbook(["sessions", "show", s.id, "--limit", "3"]);
+    expect(page.stdout).toContain(`(earlier entries: nbook sessions show ${s.id} --before ${newest.older})`);
+    expect(page.stdout).toContain("assistant: step 699\n  → read {} — ok: result 699\nuser: next 699\n");
+    expect(page.stdout).not.toContain("698");
+    const json = JSON.parse(
+      (await nbook(["sessions", "show", s.id, "--limit", "3", "--before", newest.older!, "--json"])).stdout,
+    );
+    expect(json.page.entries.map((e: { kind: string }) => e.kind)).toEqual([
+      "assistant",
+      "tool_result",
+      "user",
+    ]);
+    expect(json.page.newer).toBe(json.page.entries[2].id);
+    expect(json.page.older).toBe(json.page.entries[0].id);
+    expect(json.path).toBeUndefined();
+    const bad = await nbook(["sessions", "show", s.id, "--limit", "501"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--limit must be a whole number from 1 to 500");
   });
 });

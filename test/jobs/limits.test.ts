@@ -107,6 +107,7 @@ describe("a compaction summary", () => {
       system: "s",
       previousSummary: null,
       entries: [],
+      window: { contextWindow: 8000 },
       maxRetries: 0,
     });
     await tick();

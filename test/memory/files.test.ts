@@ -6,6 +6,7 @@ import {
   parseMemories,
   serializeEvent,
   serializeMemories,
+  tornTail,
 } from "../../src/memory/files.js";
 import { keywordQuery } from "../../src/memory/keyword-query.js";
 
@@ -29,12 +30,27 @@ describe("events.jsonl", () => {
     expect(() => parseEvents("s/events.jsonl", '{"text":"a","tick":2}')).toThrow(/s\/events\.jsonl:1\.tick/);
   });
 
-  it("appending keeps existing lines byte for byte and ends with one newline", () => {
+  it("appending keeps existing text byte for byte and only adds lines, each ending with a newline", () => {
     const before = '{"text":"old","extra":1}\n\n  \n';
     expect(appendEventsText(before, [{ text: "new", tick: "3" }])).toBe(
-      '{"text":"old","extra":1}\n{"text":"new","tick":"3"}\n',
+      `${before}{"text":"new","tick":"3"}\n`,
     );
     expect(appendEventsText(null, [{ text: "a" }, { text: "b" }])).toBe('{"text":"a"}\n{"text":"b"}\n');
+    // A whole last line written without its newline (a hand edit) gets one before the new lines.
+    expect(appendEventsText('{"text":"old"}', [{ text: "new" }])).toBe('{"text":"old"}\n{"text":"new"}\n');
+  });
+
+  it("a torn last line (an append cut short) is dropped with a warning, never half-parsed", () => {
+    const warnings: string[] = [];
+    const text = '{"text":"a"}\n{"text":"b"}\n{"text":"c","ti';
+    const lines = parseEvents("s/events.jsonl", text, (w) => warnings.push(w));
+    expect(lines.map((l) => l.value.text)).toEqual(["a", "b"]);
+    expect(warnings).toEqual(["s/events.jsonl:3: an unfinished last line (an append cut short) was dropped"]);
+    expect(tornTail(text)).toEqual({ keep: 26, line: 3 });
+    // The same broken line with its newline is a whole line: an error that names it.
+    expect(() => parseEvents("s/events.jsonl", `${text}\n`)).toThrow(/^s\/events\.jsonl:3: invalid JSON/);
+    // The next append drops the torn line and goes on from the last whole one.
+    expect(appendEventsText(text, [{ text: "d" }])).toBe('{"text":"a"}\n{"text":"b"}\n{"text":"d"}\n');
   });
 });
 

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Mode } from "../../src/core/modes.js";
@@ -98,6 +107,41 @@ describe("subject_event_append", () => {
     );
     expect(await code(search(evil, "x"))).toMatch(/^path_escape/);
     expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("writes only the new lines: the file keeps its inode, and a hard link to it is refused", async () => {
+    await ok(call("subject_event_append", { subjectPath: A, events: [{ text: "first" }] }));
+    const ino = statSync(abs(`${A}/events.jsonl`)).ino;
+    await ok(call("subject_event_append", { subjectPath: A, events: [{ text: "second" }] }));
+    expect(statSync(abs(`${A}/events.jsonl`)).ino).toBe(ino);
+    expect(readFileSync(abs(`${A}/events.jsonl`), "utf8")).toBe('{"text":"first"}\n{"text":"second"}\n');
+    const outside = join(bed.dir, "outside.jsonl");
+    writeFileSync(outside, '{"text":"outside"}\n');
+    mkdirSync(abs(B), { recursive: true });
+    linkSync(outside, abs(`${B}/events.jsonl`));
+    expect(await code(call("subject_event_append", { subjectPath: B, events: [{ text: "x" }] }))).toMatch(
+      /^(path_escape|not_allowed)/,
+    );
+    expect(readFileSync(outside, "utf8")).toBe('{"text":"outside"}\n');
+  });
+
+  it("a torn final line in events.jsonl is dropped with a warning by search, and cut away by the next append", async () => {
+    mkdirSync(abs(A), { recursive: true });
+    writeFileSync(abs(`${A}/events.jsonl`), '{"text":"Mira hears the bell."}\n{"text":"Mira sees the tow');
+    const found = await ok(search(A, "Mira"));
+    expect(found.text).toContain(
+      `Warning: ${A}/events.jsonl:2: an unfinished last line (an append cut short) was dropped`,
+    );
+    expect(found.text).toContain("Mira hears the bell.");
+    expect(found.text).not.toContain("tow");
+    const appended = await ok(call("subject_event_append", { subjectPath: A, events: [{ text: "Rain." }] }));
+    expect(appended.text).toContain("an unfinished last line (an append cut short) was dropped");
+    expect(readFileSync(abs(`${A}/events.jsonl`), "utf8")).toBe(
+      '{"text":"Mira hears the bell."}\n{"text":"Rain."}\n',
+    );
+    const again = await ok(search(A, "Rain"));
+    expect(again.text).not.toContain("Warning");
+    expect(again.text).toContain("Rain.");
   });
 
   it("ignores an old events.md", async () => {

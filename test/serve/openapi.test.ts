@@ -32,7 +32,7 @@ describe("the OpenAPI document", () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
   });
 
-  it("has a schema on every success response: a named JSON schema, or the event stream", async () => {
+  it("has a schema on every success response: a named JSON schema, the event stream, or a file download", async () => {
     const doc = await openApi();
     const seen: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
@@ -42,7 +42,8 @@ describe("the OpenAPI document", () => {
         const content = success[0][1].content ?? {};
         const json = content["application/json"]?.schema;
         const stream = content["text/event-stream"]?.schema;
-        expect(json ?? stream, `${method} ${path}: a schema`).toBeDefined();
+        const files = Object.values(content).filter((c) => c.schema?.contentMediaType);
+        expect(json ?? stream ?? files[0], `${method} ${path}: a schema`).toBeDefined();
         if (json) {
           const ref = String(json.$ref);
           expect(ref, `${method} ${path}`).toMatch(/^#\/components\/schemas\//);
@@ -54,19 +55,14 @@ describe("the OpenAPI document", () => {
     expect(seen.length).toBe(fx?.routes.specs.length);
   });
 
-  it("describes an answer's fields: a session's transcript names its session, entries, pending and tasks", async () => {
+  it("describes an answer's fields: a session's transcript page names its session, entries, cursors, pending and tasks", async () => {
     const doc = (await SwaggerParser.dereference((await openApi()) as never)) as unknown as Doc;
     const schema = doc.paths["/api/sessions/{id}/transcript"].get.responses["200"].content?.[
       "application/json"
     ]?.schema as { properties: Record<string, unknown>; required: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual([
-      "entries",
-      "pending",
-      "running",
-      "session",
-      "tasks",
-    ]);
-    expect(schema.required.sort()).toEqual(["entries", "pending", "running", "session", "tasks"]);
+    const fields = ["entries", "newer", "older", "pending", "running", "session", "tasks"];
+    expect(Object.keys(schema.properties).sort()).toEqual(fields);
+    expect(schema.required.sort()).toEqual(fields);
   });
 
   it("the sample project's read routes answer within their schemas (the fixture checks each answer)", async () => {

@@ -4,6 +4,8 @@ import { NbError, toErrorInfo } from "../../core/errors.js";
 import { MODES, type Mode } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
+import { type RewindResult, RewindScopeSchema } from "../../harness/rewind.js";
+import { oneLine } from "../../harness/store/index.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { formatTasks } from "../../tasks/list.js";
 import { workflowNotices } from "../../workflows/notices.js";
@@ -21,6 +23,10 @@ const HELP = `Commands:
   /compact [focus]             summarise the older history now, keeping what focus names
   /usage                       tokens and cost of this session and of the project today
 ${JOBS_HELP.trimEnd()}
+  /undo                        take back the changes of the last turn (files and plot/world rows)
+  /rewind                      list the points before each of your messages
+  /rewind <entry> [conversation|files|both]
+                               go back there: the conversation (default), the changes made since, or both
   /sessions                    list recent sessions
   /new                         start a new session (same profile and project)
   /help                        this help
@@ -28,6 +34,30 @@ ${JOBS_HELP.trimEnd()}
 At the prompt, Ctrl-C clears a half-typed line; on an empty line it exits, as Ctrl-D does.
 While a turn runs, Ctrl-C aborts it; a second Ctrl-C exits.
 `;
+
+/** What an undo or a rewind did, for the terminal. */
+function undoText(r: RewindResult): string {
+  const lines: string[] = [];
+  if (r.dropped) lines.push(`Back at entry ${r.leafId}: your next message continues from there.`);
+  if (r.revertChange) lines.push(`Took back ${r.reverted.join(", ")} (change ${r.revertChange}).`);
+  else if (!r.dropped) lines.push("Nothing to take back.");
+  return `${lines.join("\n")}\n`;
+}
+
+/** The points a rewind can go back to: before each of the user's messages on the active branch. */
+function rewindPoints(h: Harness, sessionId: string): string {
+  const path = h.store.activePath(sessionId);
+  const lines: string[] = [];
+  path.forEach((e, i) => {
+    if (e.kind !== "user" || e.data.intent === "system") return;
+    // Before the message means before the run it started, when one did.
+    const start = i > 0 && path[i - 1].kind === "run_start" ? i - 1 : i;
+    const before = start > 0 ? path[start - 1].id : null;
+    if (before) lines.push(`  ${before.padStart(5)}  before “${oneLine(e.data.text, 60)}”`);
+  });
+  if (!lines.length) return "Nothing to rewind to yet (use /new to start over).\n";
+  return `Rewind points (entry, then the message it goes back before):\n${lines.join("\n")}\nUse /rewind <entry> [conversation|files|both].\n`;
+}
 
 /** Ask the user to settle a pending approval or question. Null when input ended. */
 async function askResolution(reader: LineReader, pending: PendingView): Promise<Resolution | null> {
@@ -211,6 +241,17 @@ export function registerChat(program: Command): void {
                 if (!MODES.includes(target))
                   throw new NbError("invalid_input", `Usage: /mode ${MODES.join("|")}`);
                 if (!h.setMode(sessionId, target)) writeOut(`Already in ${target} mode.\n`);
+              } else if (cmd === "undo") {
+                writeOut(undoText(await h.undo(sessionId)));
+              } else if (cmd === "rewind") {
+                const scopeArg = text.slice(1).split(/\s+/)[2];
+                if (!arg) writeOut(rewindPoints(h, sessionId));
+                else {
+                  const scope = RewindScopeSchema.safeParse(scopeArg ?? "conversation");
+                  if (!scope.success)
+                    throw new NbError("invalid_input", "Usage: /rewind <entry> [conversation|files|both]");
+                  writeOut(undoText(await h.rewind(sessionId, arg, scope.data)));
+                }
               } else if (cmd === "sessions") {
                 for (const s of h.store.listSessions({ limit: 10 })) {
                   writeOut(

@@ -22,7 +22,7 @@ import { embeddingProvider } from "../../models/embeddings/resolve.js";
 import { subjectFiles } from "../../tools/memory/access.js";
 import type { ToolContext } from "../../tools/types.js";
 import { locateProject } from "../locate.js";
-import { printJson, reportCliError, writeOut } from "../output.js";
+import { printJson, reportCliError, writeErr, writeOut } from "../output.js";
 
 interface Opts {
   workspace?: string;
@@ -84,7 +84,9 @@ async function summary(files: SubjectFiles, id: string): Promise<Summary> {
   try {
     const ev = sourceFile(path, "events");
     const mem = sourceFile(path, "memory");
-    const events = parseEvents(ev, (await files.read(ev)) ?? "").map((l) => l.value);
+    const events = parseEvents(ev, (await files.read(ev)) ?? "", (w) => writeErr(`warning: ${w}\n`)).map(
+      (l) => l.value,
+    );
     const memories = parseMemories(mem, (await files.read(mem)) ?? "").map((l) => l.value);
     return { id, path, events, memories };
   } catch (e) {
@@ -184,6 +186,7 @@ export function registerMemory(program: Command): void {
         embedding: configuredEmbedding(o),
       });
       const results = r.results.map(({ source, hits }) => ({ source, hits, text: formatHits(source, hits) }));
+      for (const w of r.results.flatMap((s) => s.warnings)) writeErr(`warning: ${w}\n`);
       if (o.json)
         return printJson({
           retrieval: r.retrieval,

@@ -2,13 +2,18 @@ import type { Command } from "commander";
 import { renderTree, type SessionNode, sessionTree } from "../../collab/tree.js";
 import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
+import { type RewindResult, type RewindScope, rewindSession } from "../../harness/rewind.js";
 import {
+  type Entry,
   exportJsonl,
   exportMarkdown,
+  MAX_PAGE,
   oneLine,
-  renderTranscript,
+  renderEntries,
   type Session,
   SessionStore,
+  transcriptChunks,
+  transcriptHeader,
 } from "../../harness/store/index.js";
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
@@ -55,14 +60,129 @@ function treeJson(nodes: readonly SessionNode[]): unknown[] {
   return nodes.map((n) => ({ ...n.session, detached: n.detached, children: treeJson(n.children) }));
 }
 
+/** What a rewind did, in a line or two. */
+function rewindText(r: RewindResult, scope: RewindScope): string {
+  const lines: string[] = [];
+  if (scope !== "files")
+    lines.push(
+      `Session ${r.sessionId} now continues from entry ${r.leafId ?? "(start)"}${r.dropped ? ` (${r.dropped} later entr${r.dropped === 1 ? "y stays" : "ies stay"} on their branch)` : ""}.`,
+    );
+  if (scope !== "conversation")
+    lines.push(
+      r.revertChange
+        ? `Reverted ${r.reverted.join(", ")} as change ${r.revertChange}.`
+        : r.reverted.length
+          ? `The changes ${r.reverted.join(", ")} were already undone.`
+          : "No recorded changes to take back after that entry.",
+    );
+  return `${lines.join("\n")}\n`;
+}
+
+interface ShowOptions {
+  limit?: number;
+  before?: string;
+  workspace?: string;
+  json?: boolean;
+}
+
+/**
+ * The entries from the latest assistant message to the leaf (where the requests for its open
+ * calls are), read back page by page.
+ */
+function sinceLastStep(store: SessionStore, id: string): Entry[] {
+  const out: Entry[] = [];
+  let p = store.page(id);
+  for (;;) {
+    out.unshift(...p.entries);
+    if (p.older === null || p.entries.some((e) => e.kind === "assistant")) return out;
+    p = store.page(id, { before: p.older });
+  }
+}
+
+/** `nbook sessions show`: the whole branch streamed from the root, or one page of it. */
+function showSession(store: SessionStore, id: string, o: ShowOptions): void {
+  const session = store.session(id);
+  const paged = o.limit !== undefined || o.before !== undefined;
+  const page = paged ? store.page(id, { before: o.before, limit: o.limit }) : null;
+  const pending = store.pendingApprovals(id);
+  const tasks = store.tasks(id);
+  const children = store.childLinks(id, true).map((l) => ({
+    ...store.session(l.childSessionId),
+    detached: l.detachedAt !== null,
+    pendingApprovals: store.pendingApprovals(l.childSessionId),
+  }));
+  const jobs = store.jobs.list({ ownerSessionId: id });
+  if (o.json) {
+    printJson({
+      session,
+      ...(page ? { page } : { path: store.activePath(id) }),
+      tasks,
+      pendingApprovals: pending,
+      queued: store.queued(id),
+      children,
+      jobs,
+      usage: store.sessionUsage(id),
+      projectToday: store.projectDayUsage(session.project, today()),
+    });
+    return;
+  }
+  writeOut(transcriptHeader(session));
+  if (page) {
+    if (page.older !== null) {
+      writeOut(`(earlier entries: nbook sessions show ${id} --before ${page.older})\n`);
+    }
+    writeOut(renderEntries(page.entries));
+  } else {
+    for (const chunk of transcriptChunks((q) => store.page(id, q))) writeOut(chunk);
+  }
+  let out = "";
+  if (session.parentSessionId) {
+    out += `\nCreated by agent session ${session.parentSessionId}${store.linkOf(id)?.detachedAt ? " (since detached)" : ""}.\n`;
+  }
+  if (children.length) {
+    out += "\nAgents it created:\n";
+    for (const c of children) {
+      const title = c.title ? oneLine(c.title, 60) : "(untitled)";
+      out += `  #${c.id} ${c.profileKey} [${c.status}]${c.detached ? " (detached)" : ""} ${title}\n`;
+      for (const a of c.pendingApprovals) {
+        out += `    waits on ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text, 80) || "(no preview)"}  (nbook approve ${c.id} ${a.id} [--reject])\n`;
+      }
+    }
+  }
+  if (jobs.length) {
+    out += "\nBackground jobs:\n";
+    for (const j of jobs) out += `  ${jobLine(j)}\n`;
+  }
+  if (pending.length) {
+    out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
+    for (const a of pending) {
+      out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
+    }
+  }
+  const usage = store.sessionUsage(id);
+  if (usage.calls) {
+    out += `\nUsage: ${usageLine(usage)}\n`;
+    const day = store.projectDayUsage(session.project, today());
+    out += `${session.project ? `Project ${session.project}` : "Outside any project"} today (UTC): ${usageLine(day)}\n`;
+  }
+  const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
+  for (const e of open.size ? sinceLastStep(store, id) : []) {
+    if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
+    out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
+  }
+  writeOut(out);
+}
+
 /** The UTC day now (YYYY-MM-DD), as model calls are summed by. */
 const today = (): string => new Date().toISOString().slice(0, 10);
 
-/** `nbook sessions list|show|context|export`. */
+/** `nbook sessions list|show|context|export|rewind|fork`. */
 export function registerSessions(program: Command): void {
   const sessions = program
     .command("sessions")
-    .description("List, show and export agent sessions; what each model call was sent and cost");
+    .description(
+      "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
+    );
   sessions
     .command("list")
     .description("List sessions, most recently active first")
@@ -102,78 +222,84 @@ export function registerSessions(program: Command): void {
   sessions
     .command("show")
     .description(
-      "Print a session's transcript (its active branch), with pending approvals and questions, the agents it created and its background jobs",
+      "Print a session's transcript (its active branch, streamed page by page, or one page with --limit/--before), with pending approvals and questions, the agents it created and its background jobs",
     )
     .argument("<id>", "session id")
+    .option("--limit <n>", `only the newest n entries of the branch (1-${MAX_PAGE})`, Number)
+    .option("--before <entryId>", "the page of entries before this one (the cursor a page names)")
     .option("--workspace <dir>", "workspace root")
     .option(
       "--json",
-      "print the session, its active path, tasks, pending approvals, queued inputs, children and jobs as JSON",
+      "print the session, its active path (with --limit/--before: one page and its cursors), tasks, pending approvals, queued inputs, children and jobs as JSON",
     )
-    .action((id: string, o: { workspace?: string; json?: boolean }) => {
+    .action((id: string, o: ShowOptions) => {
       try {
-        withStore(o.workspace, (store) => {
-          const session = store.session(id);
-          const path = store.activePath(id);
-          const pending = store.pendingApprovals(id);
-          const tasks = store.tasks(id);
-          const children = store.childLinks(id, true).map((l) => ({
-            ...store.session(l.childSessionId),
-            detached: l.detachedAt !== null,
-            pendingApprovals: store.pendingApprovals(l.childSessionId),
-          }));
-          const jobs = store.jobs.list({ ownerSessionId: id });
-          if (o.json) {
-            printJson({
-              session,
-              path,
-              tasks,
-              pendingApprovals: pending,
-              queued: store.queued(id),
-              children,
-              jobs,
-              usage: store.sessionUsage(id),
-              projectToday: store.projectDayUsage(session.project, today()),
-            });
-            return;
+        if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= MAX_PAGE))
+          throw new NbError("invalid_input", `--limit must be a whole number from 1 to ${MAX_PAGE}`);
+        withStore(o.workspace, (store) => showSession(store, id, o));
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("rewind")
+    .description(
+      "Move a session back to an entry of its active branch: the conversation (the next message branches there), the files (the changes its later calls made are reverted), or both",
+    )
+    .argument("<id>", "session id")
+    .requiredOption("--to <entry>", "the entry id to go back to (see nbook sessions show --json)")
+    .option("--conversation", "only move the conversation back (the default)")
+    .option("--files", "only take back the changes made after the entry")
+    .option("--both", "take back the changes, then move the conversation back")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        id: string,
+        o: {
+          to: string;
+          conversation?: boolean;
+          files?: boolean;
+          both?: boolean;
+          workspace?: string;
+          json?: boolean;
+        },
+      ) => {
+        try {
+          const picked = (["conversation", "files", "both"] as const).filter((k) => o[k]);
+          if (picked.length > 1)
+            throw new NbError("invalid_input", "Give one of --conversation, --files or --both");
+          const scope: RewindScope = picked[0] ?? "conversation";
+          const workspace = Workspace.discover({ workspace: o.workspace });
+          const store = SessionStore.forWorkspace(workspace);
+          try {
+            store.recoverInterrupted();
+            const r = await rewindSession(store, workspace, id, o.to, scope);
+            if (o.json) printJson(r);
+            else writeOut(rewindText(r, scope));
+          } finally {
+            store.close();
           }
-          let out = renderTranscript(session, path);
-          if (session.parentSessionId) {
-            out += `\nCreated by agent session ${session.parentSessionId}${store.linkOf(id)?.detachedAt ? " (since detached)" : ""}.\n`;
-          }
-          if (children.length) {
-            out += "\nAgents it created:\n";
-            for (const c of children) {
-              const title = c.title ? oneLine(c.title, 60) : "(untitled)";
-              out += `  #${c.id} ${c.profileKey} [${c.status}]${c.detached ? " (detached)" : ""} ${title}\n`;
-              for (const a of c.pendingApprovals) {
-                out += `    waits on ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text, 80) || "(no preview)"}  (nbook approve ${c.id} ${a.id} [--reject])\n`;
-              }
-            }
-          }
-          if (jobs.length) {
-            out += "\nBackground jobs:\n";
-            for (const j of jobs) out += `  ${jobLine(j)}\n`;
-          }
-          if (pending.length) {
-            out += `\nPending approval${pending.length > 1 ? "s" : ""}:\n`;
-            for (const a of pending) {
-              out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
-            }
-          }
-          const usage = store.sessionUsage(id);
-          if (usage.calls) {
-            out += `\nUsage: ${usageLine(usage)}\n`;
-            const day = store.projectDayUsage(session.project, today());
-            out += `${session.project ? `Project ${session.project}` : "Outside any project"} today (UTC): ${usageLine(day)}\n`;
-          }
-          const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
-          for (const e of path) {
-            if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
-            out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
-          }
-          writeOut(out);
-        });
+        } catch (e) {
+          reportCliError(e, o.json);
+        }
+      },
+    );
+  sessions
+    .command("fork")
+    .description("Start a new session from an entry of a session (any branch): its conversation up to there")
+    .argument("<id>", "session id")
+    .requiredOption("--at <entry>", "the entry the new session starts from")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the new session as JSON")
+    .action((id: string, o: { at: string; workspace?: string; json?: boolean }) => {
+      try {
+        const fork = withStore(o.workspace, (store) => store.forkSession(id, o.at));
+        if (o.json) printJson(fork);
+        else
+          writeOut(
+            `Forked session ${id} at entry ${o.at} as session ${fork.id} (nbook chat --session ${fork.id}).\n`,
+          );
       } catch (e) {
         reportCliError(e, o.json);
       }

@@ -132,6 +132,15 @@ CREATE TABLE IF NOT EXISTS agent_links (
 );
 CREATE INDEX IF NOT EXISTS agent_links_by_parent ON agent_links(parent_session_id, child_session_id);
 
+-- Per-session counters kept by every append, so resuming a session reads no history to know them.
+-- model_calls = assistant and compaction entries over all branches (where a scripted model resumes).
+-- A store from before the table is counted once, as it is upgraded.
+CREATE TABLE IF NOT EXISTS session_counters (
+  session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
+  model_calls INTEGER NOT NULL DEFAULT 0
+);
+INSERT OR IGNORE INTO session_counters (session_id, model_calls)
+  SELECT session_id, COUNT(*) FROM entries WHERE kind IN ('assistant', 'compaction') GROUP BY session_id;
 -- One row per model call: what it was sent (the manifest, JSON), the usage the provider reported
 -- and its cost in the price's currency (null: no price). seq numbers a session's calls from 1;
 -- day is the UTC date, for the per-project daily sums and budgets.

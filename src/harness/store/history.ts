@@ -78,6 +78,8 @@ export class EntryTree {
   private readonly childrenOf: Database.Statement;
   private readonly allOf: Database.Statement;
   private readonly tasksAt: Database.Statement;
+  private readonly countCalls: Database.Statement;
+  private readonly callsOf: Database.Statement;
   private readonly commitTx: (key: number, inputs: EntryInput[]) => Entry[];
 
   constructor(
@@ -106,6 +108,11 @@ export class EntryTree {
     this.tasksAt = db.prepare(
       "SELECT t.data FROM entries l JOIN entries t ON t.id = l.tasks_ref WHERE l.id = ?",
     );
+    this.countCalls = db.prepare(
+      `INSERT INTO session_counters (session_id, model_calls) VALUES (?, ?)
+       ON CONFLICT(session_id) DO UPDATE SET model_calls = model_calls + excluded.model_calls`,
+    );
+    this.callsOf = db.prepare("SELECT model_calls FROM session_counters WHERE session_id = ?").pluck(true);
     const tx = db.transaction((key: number, inputs: EntryInput[]) => this.commitInTx(key, inputs));
     this.commitTx = (key, inputs) => tx.immediate(key, inputs);
   }
@@ -249,6 +256,8 @@ export class EntryTree {
       depth++;
     });
     this.moveHead.run(parent, mode, out.length, createdAt, key);
+    const calls = out.filter((e) => e.kind === "assistant" || e.kind === "compaction").length;
+    if (calls) this.countCalls.run(key, calls);
     return out;
   }
 
@@ -295,6 +304,11 @@ export class EntryTree {
   /** Every entry of a session (all branches), in append order. */
   all(sessionId: string): Entry[] {
     return (this.allOf.all(toKey(sessionId, "session")) as EntryRow[]).map(toEntry);
+  }
+
+  /** Model calls a session has recorded over all its branches (assistant and compaction entries). */
+  modelCalls(sessionKey: number): number {
+    return (this.callsOf.get(sessionKey) as number | undefined) ?? 0;
   }
 
   /** Tool calls of the latest assistant message on the active path that have no result on it. */

@@ -15,7 +15,7 @@ function inputSummary(input: unknown, max = 80): string {
 }
 
 /** For each assistant entry, its calls paired with the result that answers each on this path (if any). */
-function pairResults(path: Entry[]): Map<string, Map<string, EntryOf<"tool_result">>> {
+function pairResults(path: readonly Entry[]): Map<string, Map<string, EntryOf<"tool_result">>> {
   const out = new Map<string, Map<string, EntryOf<"tool_result">>>();
   let current: Map<string, EntryOf<"tool_result">> | null = null;
   for (const e of path) {
@@ -67,8 +67,22 @@ function header(s: Session): string[] {
 
 /** The readable transcript of a session's active path (what `nbook sessions show` prints). */
 export function renderTranscript(session: Session, path: Entry[]): string {
+  return `${transcriptHeader(session)}${renderEntries(path)}`;
+}
+
+/** The header lines of a readable transcript, then a blank line. */
+export function transcriptHeader(session: Session): string {
+  return `${header(session).join("\n")}\n\n`;
+}
+
+/**
+ * The readable lines of consecutive entries of a path. A call's result is found among `path`
+ * only: give a step whole (as transcriptChunks does) for its calls to show their results.
+ */
+export function renderEntries(path: readonly Entry[]): string {
+  if (!path.length) return "";
   const results = pairResults(path);
-  const lines = [...header(session), ""];
+  const lines: string[] = [];
   for (const e of path) {
     switch (e.kind) {
       case "user":

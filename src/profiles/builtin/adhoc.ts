@@ -40,7 +40,7 @@ export const adhoc = defineProfile({
         }),
     })
     .strict(),
-  tools: ["read", "report_result"],
+  tools: ["read", "search", "report_result"],
   outputFor: (initial) =>
     initial.outputSchema ? fromJsonSchema(initial.outputSchema as Record<string, unknown>) : undefined,
   systemPrompt: (ctx) => `${basePrompt(String(ctx.initial.systemPrompt ?? "You are a helpful agent."), ctx)}`,

@@ -43,6 +43,7 @@ export const director = defineProfile({
     .strict(),
   tools: [
     "read",
+    "search",
     "report_result",
     ...PLOT_READ_TOOLS,
     ...PLOT_WRITE_TOOLS,

@@ -33,6 +33,7 @@ export const inlineEditor = defineProfile({
   // One target file (payload.targetPath): dispatch refuses writes to any other.
   tools: [
     "read",
+    "search",
     { key: "edit", target: "targetPath" },
     { key: "write", target: "targetPath" },
     "report_result",

@@ -20,6 +20,7 @@ export const leaderDefault = defineProfile({
   output: z.object({ result: z.string().optional() }).strict(),
   tools: [
     "read",
+    "search",
     "write",
     "edit",
     "apply_patch",

@@ -24,7 +24,7 @@ export const retrieval = defineProfile({
     })
     .strict(),
   // bash runs confined (docs/bash.md) and read-only here: retrieval searches, it never changes a file.
-  tools: [{ key: "bash", access: "readonly" }, "read", "report_result"],
+  tools: [{ key: "bash", access: "readonly" }, "read", "search", "report_result"],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the retrieval agent: you find what the project already says about a topic.", ctx)}
 

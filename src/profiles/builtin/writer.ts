@@ -24,6 +24,7 @@ export const writer = defineProfile({
   output: z.object({ summary: z.string(), outputPath: z.string().optional() }).strict(),
   tools: [
     "read",
+    "search",
     // One target file per invocation (payload.path): dispatch refuses writes to any other.
     { key: "write", target: "path" },
     { key: "edit", target: "path" },

@@ -1,6 +1,3 @@
-import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { dispatch } from "../../tools/dispatch.js";
@@ -10,7 +7,6 @@ import { writeTool } from "../../tools/files/write.js";
 import { ToolRegistry } from "../../tools/registry.js";
 import type { ToolContext } from "../../tools/types.js";
 import type { Project } from "../../workspace/project.js";
-import { readTextSafe } from "../../workspace/safe-read.js";
 import type { ApiRoutes } from "../api.js";
 import { HttpError } from "../errors.js";
 import type { ServeHub } from "../hub.js";
@@ -20,82 +16,18 @@ import { ProjectParams } from "./common.js";
 /** Largest file write body: the tools' own inputs are text, a novel's chapter fits many times. */
 const MAX_WRITE_BODY = 8 * 1024 * 1024;
 
-/** Entries listed in one tree at most; a bigger project is cut off (`truncated`). */
-const TREE_LIMIT = 5000;
-/** Markdown files larger than this get no word count (it would mean reading them all). */
-const WORD_COUNT_MAX_BYTES = 1024 * 1024;
-/** Folders never listed: the control area (databases, agent config) and VCS data. */
-const HIDDEN = new Set([".nbook", ".git", "node_modules"]);
-
 /** A file's version: the sha256 of its text (the same hash a tool's approval basis records). */
 const Version = z.string().regex(/^[0-9a-f]{64}$/, "expected a version as read (sha256 hex)");
 
-/** A node of the file tree. */
-interface TreeNode {
-  name: string;
-  path: string;
-  kind: "dir" | "file" | "link";
-  size?: number;
-  words?: number;
-  children?: TreeNode[];
-}
-
-/**
- * Words in a text as a writer counts them: each CJK character is a word, and so is each run of
- * letters or digits (apostrophes and hyphens inside a word keep it whole).
- */
-export function countWords(text: string): number {
-  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu);
-  const rest = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, " ");
-  const words = rest.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu);
-  return (cjk?.length ?? 0) + (words?.length ?? 0);
-}
-
-/** The project's files as a tree (folders first), without `.nbook/`; symbolic links are not followed. */
-async function fileTree(project: Project): Promise<{ tree: TreeNode; truncated: boolean }> {
-  let count = 0;
-  let truncated = false;
-  const walk = async (abs: string, rel: string, name: string): Promise<TreeNode> => {
-    const node: TreeNode = { name, path: rel || ".", kind: "dir", children: [] };
-    let entries: Dirent[];
-    try {
-      entries = await readdir(abs, { withFileTypes: true });
-    } catch {
-      return node;
-    }
-    entries.sort((a, b) =>
-      a.isDirectory() !== b.isDirectory() ? (a.isDirectory() ? -1 : 1) : a.name.localeCompare(b.name),
-    );
-    for (const e of entries) {
-      if (HIDDEN.has(e.name) || /^\..*\.tmp$/.test(e.name)) continue;
-      if (++count > TREE_LIMIT) {
-        truncated = true;
-        break;
-      }
-      const childRel = rel ? `${rel}/${e.name}` : e.name;
-      const childAbs = join(abs, e.name);
-      if (e.isDirectory()) node.children?.push(await walk(childAbs, childRel, e.name));
-      else if (e.isSymbolicLink()) node.children?.push({ name: e.name, path: childRel, kind: "link" });
-      else if (e.isFile()) node.children?.push(await fileNode(childAbs, childRel, e.name, project.realRoot));
-    }
-    return node;
-  };
-  const tree = await walk(project.root, "", project.name);
-  return { tree, truncated };
-}
-
-async function fileNode(abs: string, rel: string, name: string, root: string): Promise<TreeNode> {
-  const st = await stat(abs).catch(() => null);
-  const node: TreeNode = { name, path: rel, kind: "file", size: st?.size ?? 0 };
-  if (st && /\.md$/i.test(name) && st.size <= WORD_COUNT_MAX_BYTES) {
-    // Through the safe read: a file swapped for a FIFO since the listing must not hold a thread.
-    const text = await readTextSafe(abs, { label: rel, root, maxBytes: WORD_COUNT_MAX_BYTES }).catch(
-      () => null,
-    );
-    node.words = countWords(text ?? "");
-  }
-  return node;
-}
+const TreeQuery = z
+  .object({
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("a folder to list (one the tree returned `lazy`); default: the whole project"),
+  })
+  .strict();
 
 /** The context the file tools' authorisation runs in for the trusted user of the workbench. */
 function userContext(hub: ServeHub, project: Project): ToolContext {
@@ -124,10 +56,12 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
       path: "/api/projects/:project/files/tree",
       tag: "files",
       response: FileTreeSchema,
-      summary: "The project's files and folders (without .nbook/), with word counts for Markdown",
+      summary:
+        "The project's files and folders (without .nbook/), with word counts for Markdown; folders past the answer's budget come back lazy (ask again with ?path=)",
       params: ProjectParams,
+      query: TreeQuery,
     },
-    async (c, { params }) => c.json(await fileTree(hub.workspace.project(params.project))),
+    async (c, { params, query }) => c.json(hub.projectFiles(params.project).tree.tree(query.path ?? "")),
   );
 
   routes.add(
@@ -205,12 +139,7 @@ export function registerFileRoutes(routes: ApiRoutes, hub: ServeHub): void {
         });
       }
       if (!details.unchanged) {
-        hub.events.publish("files_changed", {
-          project: r.project.name,
-          sessionId: null,
-          tool: "write",
-          paths: [r.rel],
-        });
+        hub.publishFilesChanged(r.project.name, null, "write", [r.rel]);
       }
       return c.json({
         path: r.display,

@@ -5,6 +5,7 @@ import { NbError } from "../../core/errors.js";
 import { ModeSchema } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
+import { MAX_PAGE } from "../../harness/store/pages.js";
 import { type Session, SessionStatusSchema } from "../../harness/store/schema.js";
 import type { RunResult } from "../../harness/types.js";
 import { MODEL_REF } from "../../models/reference.js";
@@ -28,6 +29,7 @@ import { ProjectParams, ProjectQuery, sessionId } from "./common.js";
 
 const modelRef = z.string().regex(MODEL_REF, "expected <providerId>/<modelId>");
 const SessionParams = z.object({ id: sessionId }).strict();
+const entryId = z.string().regex(/^[1-9]\d{0,15}$/, "expected an entry id");
 const ApprovalParams = z.object({ id: sessionId, approvalId: z.string().regex(/^[1-9]\d{0,15}$/) }).strict();
 const MessageBody = z
   .object({
@@ -224,12 +226,24 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       path: "/api/sessions/:id/transcript",
       tag: "sessions",
       response: TranscriptSchema,
-      summary: "The entries of the session's active branch, with its pending request and task list",
+      summary:
+        "A page of the session's active branch (newest first by cursor; root first within the page), with its pending request and task list",
       params: SessionParams,
+      query: z
+        .object({
+          before: entryId.optional().describe("the page before this entry (the `older` of a page)"),
+          after: entryId
+            .optional()
+            .describe("the page after this entry on the way to the leaf (the `newer` of a page)"),
+          oldest: z.boolean().optional().describe("the first page from the root instead of the newest"),
+          limit: z.number().int().min(1).max(MAX_PAGE).optional().describe("entries per page (100)"),
+        })
+        .strict(),
     },
-    (c, { params }) => {
+    (c, { params, query }) => {
       const { session, harness } = hub.sessionHarness(params.id);
-      return c.json({ ...sessionState(harness, session), entries: hub.store.activePath(session.id) });
+      const page = hub.store.page(session.id, query);
+      return c.json({ ...sessionState(harness, session), ...page });
     },
   );
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { normalizeSubjectPath } from "../../memory/files.js";
 import { indexFileOf, type SubjectFiles } from "../../memory/subjects.js";
-import { writeProjectFile } from "../../workspace/anchored-fs.js";
+import { appendProjectFile, writeProjectFile } from "../../workspace/anchored-fs.js";
 import { realPathOf } from "../../workspace/paths.js";
 import { readTextSafe } from "../../workspace/safe-read.js";
 import { authorize, readTextOrNull, writeScope } from "../files/common.js";
@@ -83,6 +83,8 @@ export function subjectFiles(ctx: ToolContext, writes: WriteGrant): SubjectFiles
             maxBytes: MAX_BOUND_READ_BYTES,
           }),
     write: (rel, text) => writeProjectFile(authorize(ctx, rel, "write"), text, writeScope(writes, ctx)),
+    append: (rel, text, keepBytes) =>
+      appendProjectFile(authorize(ctx, rel, "write"), text, keepBytes, writeScope(writes, ctx)),
     isDir: async (rel) => {
       const st = await stat(authorize(ctx, rel, "read").abs).catch(() => null);
       return st?.isDirectory() ?? false;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { withFileLock } from "../../memory/file-lock.js";
 import { EventSchema } from "../../memory/files.js";
-import { planAppend } from "../../memory/subjects.js";
+import { planAppend, writeAppend } from "../../memory/subjects.js";
 import { defineTool } from "../define.js";
 import { filesBasis, filesBasisSpec, filesChange, planToRun, unifiedDiff } from "../files/common.js";
 import { once } from "../once.js";
@@ -55,14 +55,20 @@ export const subjectEventAppendTool = defineTool({
         const p = await withFileLock(`${files.indexFile}#${path}`, async () => {
           const fresh = () => planEventAppend(input, ctx, path);
           const planned = await planToRun(grant, ctx, "subject_event_append", fresh, fresh);
-          await files.write(planned.file, planned.after);
+          await writeAppend(files, planned);
           return planned;
         });
         const n = input.events.length;
-        const text = `appended ${n} subject event${n === 1 ? "" : "s"} to ${p.file}`;
+        const text = `appended ${n} subject event${n === 1 ? "" : "s"} to ${p.file}${p.warning ? ` (warning: ${p.warning})` : ""}`;
         return {
           text,
-          details: { subjectPath: p.path, sourcePath: p.file, appended: n, created: p.before === null },
+          details: {
+            subjectPath: p.path,
+            sourcePath: p.file,
+            appended: n,
+            created: p.before === null,
+            ...(p.warning ? { warning: p.warning } : {}),
+          },
           change: filesChange(p.basis, [{ display: p.file, after: p.after }], text),
         };
       },

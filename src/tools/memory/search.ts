@@ -53,14 +53,17 @@ export const subjectRagSearchTool = defineTool({
       embedding: configuredEmbedding(ctx),
     });
     const counts = Object.fromEntries(r.results.map((s) => [s.source, s.hits.length]));
+    const warnings = r.results.flatMap((s) => s.warnings);
+    const said = warnings.map((w) => `Warning: ${w}\n\n`).join("");
     return {
-      text: r.results.map((s) => formatHits(s.source, s.hits)).join("\n\n"),
+      text: said + r.results.map((s) => formatHits(s.source, s.hits)).join("\n\n"),
       details: {
         subjectPath: r.path,
         sources: input.sources,
         count: r.results.reduce((n, s) => n + s.hits.length, 0),
         counts,
         retrieval: r.retrieval,
+        ...(warnings.length ? { warnings } : {}),
       },
     };
   },

@@ -1,7 +1,7 @@
 // The chat of one session: streamed text, tool cards, approval and question bubbles, the mode
 // switch (Shift+Tab), abort, and the task list beside it.
-import { useEffect, useRef, useState } from "preact/hooks";
-import { api, type Mode, type Task } from "../api";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { ApiError, api, type Entry, type Mode, type PendingView, type Task, type Transcript } from "../api";
 import { applyEvent, type ChatItem, entriesToItems } from "../chat-items";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
@@ -184,6 +184,11 @@ function ChatItemView({
   }
 }
 
+/** Entries a chat page holds; older ones load as the reader scrolls up. */
+const PAGE = 100;
+/** How close to the top (px) the reader scrolls before the page before is loaded. */
+const NEAR_TOP = 200;
+
 /** One session's chat, with its task list beside it. */
 export function Chat({ sessionId }: { sessionId: string }) {
   const { t } = useI18n();
@@ -193,23 +198,78 @@ export function Chat({ sessionId }: { sessionId: string }) {
   const [running, setRunning] = useState(false);
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const [older, setOlder] = useState<string | null>(null);
   const end = useRef<HTMLDivElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  // The entries loaded so far: a window of the branch, from the oldest page read to the leaf.
+  const loaded = useRef<{ entries: Entry[]; older: string | null; pending: PendingView | null }>({
+    entries: [],
+    older: null,
+    pending: null,
+  });
+  // Set while older entries are prepended: the view then keeps its place instead of jumping down.
+  const keepPlace = useRef<number | null>(null);
+  const loadingOlder = useRef(false);
 
-  // Reads overlap (a settled approval and the run's end each ask for one): only the latest asked
-  // is shown, so an older answer arriving last cannot hide what happened since.
-  const reads = useRef(0);
-  const reload = async () => {
-    const n = ++reads.current;
-    const tr = await api.transcript(sessionId);
-    if (n !== reads.current) return;
-    setItems(entriesToItems(tr.entries, tr.pending));
+  const show = (tr: Transcript, entries: Entry[], olderCursor: string | null) => {
+    loaded.current = { entries, older: olderCursor, pending: tr.pending };
+    setItems(entriesToItems(entries, tr.pending));
+    setOlder(olderCursor);
     setTasks(tr.tasks);
     setModeState(tr.session.mode);
     setRunning(tr.running);
   };
 
+  // Reads overlap (a settled approval and the run's end each ask for one): only the latest asked
+  // is shown, so an older answer arriving last cannot hide what happened since.
+  const reads = useRef(0);
+  // What arrived since the newest entry loaded, page by page; the newest page when nothing is
+  // loaded yet or the leaf moved to another branch (409).
+  const reload = async () => {
+    const n = ++reads.current;
+    const have = loaded.current;
+    const last = have.entries[have.entries.length - 1];
+    if (last) {
+      try {
+        let entries = have.entries;
+        let tr = await api.transcript(sessionId, { after: last.id, limit: PAGE * 5 });
+        entries = entries.concat(tr.entries);
+        while (tr.newer !== null) {
+          tr = await api.transcript(sessionId, { after: tr.newer, limit: PAGE * 5 });
+          entries = entries.concat(tr.entries);
+        }
+        if (n === reads.current) show(tr, entries, have.older);
+        return;
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === "conflict")) throw e;
+      }
+    }
+    const tr = await api.transcript(sessionId, { limit: PAGE });
+    if (n === reads.current) show(tr, tr.entries, tr.older);
+  };
+
+  const loadOlder = async () => {
+    const have = loaded.current;
+    if (have.older === null || loadingOlder.current) return;
+    loadingOlder.current = true;
+    try {
+      const tr = await api.transcript(sessionId, { before: have.older, limit: PAGE });
+      if (loaded.current !== have) return;
+      keepPlace.current = (box.current?.scrollHeight ?? 0) - (box.current?.scrollTop ?? 0);
+      const entries = tr.entries.concat(have.entries);
+      loaded.current = { entries, older: tr.older, pending: have.pending };
+      setItems(entriesToItems(entries, have.pending));
+      setOlder(tr.older);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      loadingOlder.current = false;
+    }
+  };
+
   useEffect(() => {
     setItems([]);
+    loaded.current = { entries: [], older: null, pending: null };
     // The transcript is the truth; live events only draw what happens until the next reload,
     // which a run's end and every settled approval trigger. It is read after subscribing (the
     // stream starts live, not from the past, so what happens meanwhile comes as events), and again
@@ -235,7 +295,17 @@ export function Chat({ sessionId }: { sessionId: string }) {
     return unsubscribe;
   }, [sessionId]);
 
-  useEffect(() => end.current?.scrollIntoView({ block: "end" }), [items]);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (keepPlace.current !== null && el) {
+      el.scrollTop = el.scrollHeight - keepPlace.current;
+      keepPlace.current = null;
+    } else end.current?.scrollIntoView({ block: "end" });
+  }, [items]);
+
+  const onScroll = () => {
+    if ((box.current?.scrollTop ?? 0) < NEAR_TOP) loadOlder();
+  };
 
   const changeMode = async (m: Mode) => {
     setError(null);
@@ -304,7 +374,12 @@ export function Chat({ sessionId }: { sessionId: string }) {
             {t("agent.abort")}
           </button>
         </div>
-        <div class="messages" aria-live="polite" data-testid="messages">
+        <div class="messages" aria-live="polite" data-testid="messages" ref={box} onScroll={onScroll}>
+          {older !== null && (
+            <button type="button" class="link small" onClick={() => loadOlder()} data-testid="load-older">
+              {t("agent.loadOlder")}
+            </button>
+          )}
           {items.map((it) => (
             <ChatItemView
               key={it.id}

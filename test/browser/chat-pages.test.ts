@@ -1,0 +1,118 @@
+// The agent screen on a long session in Chromium: it opens on the newest page only, and the
+// entries before it load as the reader scrolls up, in order, each once, without losing the place.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SessionStore } from "../../src/harness/store/index.js";
+import { Workspace } from "../../src/workspace/workspace.js";
+import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
+
+const STEPS = 400;
+const missing = browserMissing();
+const until = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
+
+if (missing) {
+  it.skip(`chat paging browser test skipped: ${missing}`, () => {});
+} else {
+  describe("the agent chat on a long session", { timeout: 90_000 }, () => {
+    let dir: string;
+    let server: ServeProcess;
+    let browser: Browser;
+    let page: Page;
+    let sessionId: string;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "nbook-chat-pages-"));
+      const ws = Workspace.init(join(dir, "ws"));
+      ws.createProject("tide");
+      const store = SessionStore.forWorkspace(ws);
+      const s = store.createSession({
+        profile: { key: "leader.default", initial: z.object({}) },
+        project: "tide",
+        title: "Long",
+      });
+      // Three entries a step (a message, its call's result, the user's reply): 1,200 entries.
+      for (let i = 0; i < STEPS; i++) {
+        store.commitStep(s.id, [
+          {
+            kind: "assistant",
+            data: {
+              text: `step ${i}`,
+              toolCalls: [{ id: `c${i}`, key: "read", input: { path: `f${i}.md` } }],
+            },
+          },
+          { kind: "tool_result", data: { callId: `c${i}`, key: "read", ok: true, text: `result ${i}` } },
+          { kind: "user", data: { text: `reply ${i}` } },
+        ]);
+      }
+      sessionId = s.id;
+      store.close();
+      writeFileSync(join(dir, "script.yaml"), "turns:\n  - text: unused\n");
+      server = await startServe(ws.root, ["--script", join(dir, "script.yaml")]);
+      browser = await launchChromium();
+      const context = await browser.newContext({ viewport: { width: 1366, height: 800 }, locale: "en-GB" });
+      page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+    }, 60_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await server?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const shown = () =>
+      page
+        .getByTestId("assistant")
+        .allTextContents()
+        .then((t) => t.map((x) => Number(x.replace(/\D/g, ""))));
+
+    it("opens on the newest page and loads older entries on scroll, each once and in order", async () => {
+      const transcripts: string[] = [];
+      page.on("request", (r) => {
+        if (r.url().includes("/transcript")) transcripts.push(r.url());
+      });
+      await page.goto(server.loginUrl);
+      await page.goto(`${server.origin}/#/p/tide/agent/${sessionId}`);
+      await until(() => shown().then((s) => s[s.length - 1])).toBe(STEPS - 1);
+      // 100 entries: the newest 33 steps (and the reply before them), not 400.
+      const first = await shown();
+      expect(first.length).toBeLessThanOrEqual(34);
+      expect(first[0]).toBeGreaterThan(STEPS - 40);
+      await shot(page, "chat-pages-1-newest");
+
+      // Scroll to the top: the page before loads above, and the view stays where the reader was.
+      const messages = page.getByTestId("messages");
+      const anchor = page.getByTestId("assistant").first();
+      const anchorText = await anchor.textContent();
+      await messages.evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await until(() => shown().then((s) => s.length)).toBeGreaterThan(first.length + 20);
+      const box = await messages.boundingBox();
+      const still = await page
+        .getByTestId("assistant")
+        .filter({ hasText: anchorText ?? "" })
+        .boundingBox();
+      expect(still!.y).toBeGreaterThan(box!.y);
+
+      // Scrolling up to the root reads every step exactly once, in order, and stops there.
+      for (let i = 0; i < 20 && (await shown())[0] !== 0; i++) {
+        const before = (await shown()).length;
+        await messages.evaluate((el) => {
+          el.scrollTop = 0;
+        });
+        await until(() => shown().then((s) => s.length)).toBeGreaterThan(before);
+      }
+      expect(await shown()).toEqual(Array.from({ length: STEPS }, (_, i) => i));
+      expect(await page.getByTestId("load-older").count()).toBe(0);
+      // Each tool card shows its result, even where a step straddled two pages.
+      expect(await page.getByTestId("tool-card").filter({ hasText: "result" }).count()).toBe(STEPS);
+      expect(transcripts.every((u) => /limit=\d+/.test(u))).toBe(true);
+      await shot(page, "chat-pages-2-root");
+    });
+  });
+}
