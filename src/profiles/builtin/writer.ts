@@ -40,6 +40,8 @@ export const writer = defineProfile({
           (k) => k !== "get_chapter_writer_brief" && k !== "get_story_scene_context",
         ),
         world: ["execute_world"],
+        // search finds text in the manuscript and lorebook; the shell is for what it cannot.
+        shell: ["bash"],
       },
     },
   ],
