@@ -1,3 +1,4 @@
+import { measureCanon } from "../canon-activation.js";
 import { type BenchSuite, round } from "../lib.js";
 import { measureOverhead, OVERHEAD_BEFORE } from "../prompt-overhead.js";
 
@@ -8,7 +9,8 @@ import { measureOverhead, OVERHEAD_BEFORE } from "../prompt-overhead.js";
  */
 export const suite: BenchSuite = {
   name: "prompt",
-  description: "per-turn system and tool tokens per profile (o200k), before → after",
+  description:
+    "per-turn system and tool tokens per profile (o200k), before → after; the time canon activation adds to a turn",
   async run(report) {
     for (const o of measureOverhead()) {
       const before = OVERHEAD_BEFORE[o.profile];
@@ -36,5 +38,19 @@ export const suite: BenchSuite = {
         target: "<= 0.5 of before",
       });
     }
+    // What canon activation adds to a writer's turn at 500 lorebook entries (bench/canon-activation.ts).
+    const canon = await measureCanon(500);
+    report({
+      name: `canon activation, 500 entries (${canon.included} included)`,
+      unit: "ms",
+      value: round(canon.wall),
+      target: "< 10",
+    });
+    report({
+      name: "canon activation, 500 entries, CPU",
+      unit: "ms",
+      value: round(canon.cpu),
+      target: "< 10",
+    });
   },
 };

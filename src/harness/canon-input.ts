@@ -22,7 +22,7 @@ const RECENT_MESSAGES = 6;
 const CHAPTER_CHARS = 24_000;
 const MAX_CHAPTER_BYTES = 8 * 1024 * 1024;
 
-/** Gathers the canon of a call from the history as it stands; null for a profile or project without canon. */
+/** Gathers the canon of a call from the history as it stands (see canonSource for who gets one). */
 export type CanonSource = (state: PathState) => Canon;
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);

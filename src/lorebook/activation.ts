@@ -1,5 +1,5 @@
 import type { LoreEntry } from "./entries.js";
-import { findKey } from "./match.js";
+import { KeyIndex, type PreparedKey } from "./match.js";
 
 /** A text the keys are looked for in, named by where it came from (the brief, recent messages, the chapter). */
 export interface WorkingText {
@@ -51,24 +51,51 @@ export function renderEntry(entry: LoreEntry): string {
   return `### ${entry.title} (${entry.path})\n${entry.body}`;
 }
 
-/** The first key of `entry` in any of `texts` (lower-cased), in text order, then offset. */
-function firstHit(
-  entry: LoreEntry,
-  texts: string[],
-): { key: string; textIndex: number; offset: number } | null {
-  for (let t = 0; t < texts.length; t++) {
-    let best = -1;
-    let key = "";
-    for (const k of entry.keys) {
-      const at = findKey(texts[t], k);
-      if (at >= 0 && (best < 0 || at < best)) {
-        best = at;
-        key = k.key;
+/** The lorebook's keys in one automaton, with the entry each belongs to (built once per lorebook version). */
+interface Keyed {
+  index: KeyIndex;
+  owner: number[];
+  keys: PreparedKey[];
+  /** Token counts of rendered entries by counter: an entry renders the same until its file or its scene changes. */
+  tokens: WeakMap<(text: string) => number, Map<string, number>>;
+}
+
+const indexes = new WeakMap<readonly LoreEntry[], Keyed>();
+
+function keyed(entries: readonly LoreEntry[]): Keyed {
+  let k = indexes.get(entries);
+  if (!k) {
+    const keys: PreparedKey[] = [];
+    const owner: number[] = [];
+    entries.forEach((e, i) => {
+      for (const key of e.keys) {
+        keys.push(key);
+        owner.push(i);
       }
-    }
-    if (best >= 0) return { key, textIndex: t, offset: best };
+    });
+    k = { index: new KeyIndex(keys), owner, keys, tokens: new WeakMap() };
+    indexes.set(entries, k);
   }
-  return null;
+  return k;
+}
+
+/** Per entry (by index): its first key found in `texts`, in text order, then offset. */
+function firstHits(
+  k: Keyed,
+  texts: readonly string[],
+  skip: ReadonlySet<number>,
+): Map<number, { key: string; textIndex: number; offset: number }> {
+  const out = new Map<number, { key: string; textIndex: number; offset: number }>();
+  texts.forEach((text, t) => {
+    for (const [id, offset] of k.index.firstOffsets(text)) {
+      const entry = k.owner[id];
+      if (skip.has(entry)) continue;
+      const seen = out.get(entry);
+      if (seen && (seen.textIndex < t || seen.offset <= offset)) continue;
+      out.set(entry, { key: k.keys[id].key, textIndex: t, offset });
+    }
+  });
+  return out;
 }
 
 /**
@@ -86,44 +113,47 @@ export function activateCanon(
   working: readonly WorkingText[],
   opts: ActivationOptions,
 ): Activation {
-  const texts = working.map((w) => w.text.toLowerCase());
-  const hits = new Map<string, Hit>();
+  const k = keyed(entries);
+  const hits = new Map<number, Hit>();
   let round: Hit[] = [];
-  for (const entry of entries) {
-    if (entry.always) {
-      const hit = { entry, reason: { kind: "always" as const }, round: 0, textIndex: -1, offset: 0 };
-      hits.set(entry.path, hit);
-      round.push(hit);
-      continue;
-    }
-    const h = firstHit(entry, texts);
-    if (!h) continue;
+  entries.forEach((entry, i) => {
+    if (!entry.always) return;
+    const hit = { entry, reason: { kind: "always" as const }, round: 0, textIndex: -1, offset: 0 };
+    hits.set(i, hit);
+    round.push(hit);
+  });
+  const direct = firstHits(
+    k,
+    working.map((w) => w.text.toLowerCase()),
+    new Set(hits.keys()),
+  );
+  for (const [i, h] of [...direct].sort((a, b) => a[0] - b[0])) {
     const hit: Hit = {
-      entry,
+      entry: entries[i],
       reason: { kind: "key", key: h.key, source: working[h.textIndex].source },
       round: 0,
       textIndex: h.textIndex,
       offset: h.offset,
     };
-    hits.set(entry.path, hit);
+    hits.set(i, hit);
     round.push(hit);
   }
   for (let depth = 1; depth <= opts.depth && round.length > 0; depth++) {
-    const bodies = round.map((h) => h.entry.body.toLowerCase());
+    const found = firstHits(
+      k,
+      round.map((h) => h.entry.body.toLowerCase()),
+      new Set(hits.keys()),
+    );
     const next: Hit[] = [];
-    for (const entry of entries) {
-      if (hits.has(entry.path)) continue;
-      const h = firstHit(entry, bodies);
-      if (!h) continue;
-      const via = round[h.textIndex].entry.path;
+    for (const [i, h] of [...found].sort((a, b) => a[0] - b[0])) {
       const hit: Hit = {
-        entry,
-        reason: { kind: "recursion", key: h.key, via, depth },
+        entry: entries[i],
+        reason: { kind: "recursion", key: h.key, via: round[h.textIndex].entry.path, depth },
         round: depth,
         textIndex: h.textIndex,
         offset: h.offset,
       };
-      hits.set(entry.path, hit);
+      hits.set(i, hit);
       next.push(hit);
     }
     round = next;
@@ -139,10 +169,19 @@ export function activateCanon(
   );
   const render = opts.render ?? renderEntry;
   const out: Activation = { included: [], cut: [] };
+  let counted = k.tokens.get(opts.countTokens);
+  if (!counted) {
+    counted = new Map();
+    k.tokens.set(opts.countTokens, counted);
+  }
   let used = 0;
   for (const h of ordered) {
     const text = render(h.entry);
-    const tokens = opts.countTokens(text);
+    let tokens = counted.get(text);
+    if (tokens === undefined) {
+      tokens = opts.countTokens(text);
+      counted.set(text, tokens);
+    }
     const item = { entry: h.entry, reason: h.reason, text, tokens };
     if (out.cut.length === 0 && used + tokens <= opts.budgetTokens) {
       used += tokens;

@@ -36,8 +36,12 @@ const MAX_FILE_BYTES = 256 * 1024;
 
 type Parsed = { entry: LoreEntry | null; problem: LoreProblem | null };
 
-// One parse per file version: the lorebook is read before every model call of a prose profile.
-const cache = new WeakMap<Project, Map<string, { stamp: string; parsed: Parsed }>>();
+// One parse per file version: the lorebook is read before every model call of a prose profile. While
+// no file changed, the same Lorebook object is returned, so what is built from it (the key index) is kept.
+const cache = new WeakMap<
+  Project,
+  { files: Map<string, { stamp: string; parsed: Parsed }>; book: Lorebook }
+>();
 
 function markdownFiles(dir: string, rel: string, out: string[]): void {
   let items: Dirent[];
@@ -103,23 +107,31 @@ function parseFile(project: Project, path: string): Parsed {
 export function readLorebook(project: Project): Lorebook {
   const files: string[] = [];
   markdownFiles(join(project.root, "lorebook"), "lorebook", files);
-  const known = cache.get(project) ?? new Map<string, { stamp: string; parsed: Parsed }>();
+  const known = cache.get(project);
   const next = new Map<string, { stamp: string; parsed: Parsed }>();
-  const out: Lorebook = { entries: [], problems: [] };
+  let changed = !known || known.files.size !== files.length;
   for (const path of files) {
     let stamp: string;
     try {
       const st = statSync(join(project.root, path));
       stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
     } catch {
+      changed = true;
       continue;
     }
-    const hit = known.get(path);
-    const parsed = hit?.stamp === stamp ? hit.parsed : parseFile(project, path);
-    next.set(path, { stamp, parsed });
-    if (parsed.entry) out.entries.push(parsed.entry);
-    if (parsed.problem) out.problems.push(parsed.problem);
+    const hit = known?.files.get(path);
+    if (hit?.stamp === stamp) next.set(path, hit);
+    else {
+      changed = true;
+      next.set(path, { stamp, parsed: parseFile(project, path) });
+    }
   }
-  cache.set(project, next);
-  return out;
+  if (known && !changed) return known.book;
+  const book: Lorebook = { entries: [], problems: [] };
+  for (const { parsed } of next.values()) {
+    if (parsed.entry) book.entries.push(parsed.entry);
+    if (parsed.problem) book.problems.push(parsed.problem);
+  }
+  cache.set(project, { files: next, book });
+  return book;
 }

@@ -93,7 +93,9 @@ function walk(root: unknown, visit: (n: Node, at: string, depth: number) => void
     if (isNode(n.additionalProperties)) go(n.additionalProperties, `${at}/additionalProperties`, deeper);
     for (const key of ["anyOf", "oneOf", "allOf"]) {
       const list = n[key];
-      if (Array.isArray(list)) list.forEach((v, i) => go(v, `${at}/${key}/${i}`, depth));
+      if (Array.isArray(list)) {
+        for (const [i, v] of list.entries()) go(v, `${at}/${key}/${i}`, depth);
+      }
     }
     if (isNode(n.$defs)) for (const [k, v] of Object.entries(n.$defs)) go(v, `${at}/$defs/${seg(k)}`, 0);
   };

@@ -17,6 +17,7 @@ import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSearchRoutes } from "./routes/search.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
+import { registerSettingsRoutes } from "./routes/settings.js";
 import { registerUsageRoutes } from "./routes/usage.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
@@ -96,6 +97,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerPlotRoutes(routes, hub);
   registerHistoryRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
+  registerSettingsRoutes(routes, hub);
   registerJobRoutes(routes, hub);
   registerWorkflowRoutes(routes, hub);
   // Built on first request: every route is registered by then.

@@ -289,6 +289,42 @@ export const ModelsStatusSchema = z
   })
   .strict();
 export type ModelsStatus = z.infer<typeof ModelsStatusSchema>;
+const keyState = z.enum(["set", "missing", "not_needed"]);
+export const SettingsSchema = z
+  .object({
+    models: ModelsStatusSchema,
+    embedding: z
+      .discriminatedUnion("kind", [
+        z.object({ kind: z.literal("local"), dimensions: z.number() }).strict(),
+        z
+          .object({
+            kind: z.literal("api"),
+            provider: z.string().nullable(),
+            model: z.string().nullable(),
+            dimensions: z.number(),
+          })
+          .strict(),
+      ])
+      .nullable(),
+    webSearch: z
+      .object({
+        order: z.array(z.string()),
+        providers: z.array(
+          z
+            .object({
+              name: z.string(),
+              enabled: z.boolean(),
+              url: z.string().nullable(),
+              apiKeyEnv: z.string().nullable(),
+              key: keyState,
+            })
+            .strict(),
+        ),
+      })
+      .strict(),
+  })
+  .strict();
+export type Settings = z.infer<typeof SettingsSchema>;
 const profileSource = z.enum(["builtin", "user", "project"]);
 const creation = z.enum(["public", "system_only"]);
 export const ProfileListSchema = z

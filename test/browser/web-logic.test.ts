@@ -76,6 +76,26 @@ const entry = <K extends EntryKind>(id: number, kind: K, data: EntryDataIn<K>): 
     createdAt: "2026-01-01T00:00:00Z",
   });
 
+describe("entriesToItems: compaction", () => {
+  it("shows the whole summary where the history was compacted", () => {
+    const items = entriesToItems(
+      [
+        entry(1, "user", { text: "Draft it", intent: "prompt" }),
+        entry(2, "compaction", {
+          summary: "Mara reached the harbour.\nThe coat is grey.",
+          firstKeptEntryId: "1",
+        }),
+      ],
+      null,
+    );
+    expect(items.at(-1)).toEqual({
+      kind: "summary",
+      id: "2",
+      text: "Mara reached the harbour.\nThe coat is grey.",
+    });
+  });
+});
+
 describe("entriesToItems", () => {
   const edit = { id: "c1", key: "edit", input: { path: "manuscript/ch1.md", edits: [] } };
   const base = [

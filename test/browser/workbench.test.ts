@@ -277,6 +277,10 @@ if (missing) {
       );
       expect(readFileSync(chapterPath(), "utf8")).toContain(EDITED);
       await until(() => page.getByTestId("approval").getByTestId("approve").count()).toBe(0);
+      // The context panel: what the latest call was sent, and the session's two calls counted.
+      await until(() => page.getByTestId("sections").textContent()).toContain("tool definitions");
+      await until(() => page.getByTestId("usage-session").textContent()).toMatch(/: 2 · /);
+      expect(await page.getByTestId("call-select").locator("option").count()).toBe(2);
       // The edit's card carries the diff it made.
       const card = page.getByTestId("tool-card").filter({ hasText: "edit manuscript/" });
       await card.locator("summary").click();

@@ -70,4 +70,52 @@ describe("a running nbook serve reads an edited config", () => {
     const third = await prompt();
     expect(JSON.stringify(third.body)).toContain("/providers/local/baseURL");
   });
+
+  it("GET /api/settings shows providers, which key variables are set (never a key), models, embedding and web search", async () => {
+    fx = await serveFixture();
+    process.env.NB_SETTINGS_SET_API_KEY = "sk-settings-never-shown";
+    try {
+      writeConfig({
+        providers: {
+          a: { kind: "openai-compatible", baseURL, apiKeyEnv: "NB_SETTINGS_SET_API_KEY" },
+          b: { kind: "anthropic", apiKeyEnv: "NB_SETTINGS_UNSET_API_KEY" },
+        },
+        defaultModel: "a/m",
+        profiles: { writer: { model: "b/claude" } },
+        embedding: { provider: "a", model: "embed-1", dimensions: 8 },
+      });
+      const res = await fx.api("GET", "/api/settings?project=novel");
+      expect(res.status).toBe(200);
+      const text = await res.clone().text();
+      expect(text).not.toContain("sk-settings-never-shown");
+      const s = (await res.json()) as {
+        models: {
+          providers: { id: string; key: string }[];
+          defaultModel: string;
+          profiles: { profile: string; ref: string }[];
+        };
+        embedding: unknown;
+        webSearch: { providers: { name: string; key: string }[] };
+      };
+      expect(s.models.providers.map((p) => [p.id, p.key])).toEqual([
+        ["a", "set"],
+        ["b", "missing"],
+      ]);
+      expect(s.models.defaultModel).toBe("a/m");
+      expect(s.models.profiles.find((p) => p.profile === "writer")?.ref).toBe("b/claude");
+      expect(s.embedding).toEqual({ kind: "api", provider: "a", model: "embed-1", dimensions: 8 });
+      expect(s.webSearch.providers.map((p) => p.name)).toEqual(["searxng", "brave", "tavily"]);
+
+      // Read per request: an edit shows at once.
+      writeConfig({ providers: {} });
+      const after = (await (await fx.api("GET", "/api/settings")).json()) as {
+        models: { providers: unknown[] };
+        embedding: unknown;
+      };
+      expect(after.models.providers).toEqual([]);
+      expect(after.embedding).toBeNull();
+    } finally {
+      delete process.env.NB_SETTINGS_SET_API_KEY;
+    }
+  });
 });

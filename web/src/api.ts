@@ -96,6 +96,7 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  Settings,
   StoryTree,
   Subject,
   SubjectState,
@@ -112,6 +113,9 @@ type ImportChoices = { project?: string; into?: string };
 
 /** One stored entry of a session's active branch, its `data` typed by its `kind`. */
 export type Entry = Transcript["entries"][number];
+/** What a model call was sent, the session's calls and totals (GET /api/sessions/:id/context). */
+export type SessionContext = Answer<typeof R.SessionContextSchema>;
+export type UsageTotals = SessionContext["usage"];
 
 const P = (p: string) => `/api/projects/${enc(p)}`;
 
@@ -161,6 +165,16 @@ export const api = {
     request<Answer<typeof R.AbortedSchema>>("POST", `/api/sessions/${enc(id)}/abort`, {}),
   setMode: (id: string, mode: Mode) =>
     request<Answer<typeof R.ModeChangeSchema>>("PUT", `/api/sessions/${enc(id)}/mode`, { mode }),
+  context: (id: string, call?: number) =>
+    request<SessionContext>("GET", `/api/sessions/${enc(id)}/context`, undefined, { call }),
+  usage: (id: string) =>
+    request<Answer<typeof R.SessionUsageSchema>>("GET", `/api/sessions/${enc(id)}/usage`),
+  compact: (id: string, focus: string) =>
+    request<Answer<typeof R.CompactedSchema>>(
+      "POST",
+      `/api/sessions/${enc(id)}/compact`,
+      focus ? { focus } : {},
+    ),
   settle: (
     sessionId: string,
     approvalId: string,
@@ -175,6 +189,8 @@ export const api = {
     request<Answer<typeof R.ProfileListSchema>>("GET", "/api/profiles", undefined, { project: p }),
   models: (p: string) =>
     request<Answer<typeof R.ModelsStatusSchema>>("GET", "/api/models", undefined, { project: p }),
+  settings: (p: string) =>
+    request<Answer<typeof R.SettingsSchema>>("GET", "/api/settings", undefined, { project: p }),
 
   // ---------------------------------------------------------------- jobs and workflow runs
   jobs: (p: string) => request<Answer<typeof R.JobListSchema>>("GET", "/api/jobs", undefined, { project: p }),

@@ -10,6 +10,7 @@ import { FilesScreen } from "./screens/files";
 import { JobsScreen } from "./screens/jobs";
 import { Login } from "./screens/login";
 import { PlotScreen } from "./screens/plot";
+import { SettingsScreen } from "./screens/settings";
 import { WorldScreen } from "./screens/world";
 import { subscribe } from "./sse";
 
@@ -95,6 +96,7 @@ export function App() {
     { screen: "world", key: "nav.world", icon: "◎" },
     { screen: "plot", key: "nav.plot", icon: "❖" },
     { screen: "jobs", key: "nav.jobs", icon: "☰" },
+    { screen: "settings", key: "nav.settings", icon: "⚙" },
   ];
 
   return (
@@ -148,6 +150,8 @@ export function App() {
             <WorldScreen project={project.name} subjectId={route.rest} />
           ) : route.screen === "plot" ? (
             <PlotScreen project={project.name} chapterId={route.rest} />
+          ) : route.screen === "settings" ? (
+            <SettingsScreen project={project.name} />
           ) : (
             <JobsScreen project={project.name} item={route.rest} />
           )}

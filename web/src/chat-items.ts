@@ -19,7 +19,9 @@ export type ChatItem =
       diff?: string;
     }
   | { kind: "approval"; id: string; pending: PendingView; settled?: "approved" | "rejected" | "answered" }
-  | { kind: "note"; id: string; text: string };
+  | { kind: "note"; id: string; text: string }
+  /** Where the history was compacted: the summary the model works from since. */
+  | { kind: "summary"; id: string; text: string };
 
 let liveIds = 0;
 const liveId = () => `live-${++liveIds}`;
@@ -125,7 +127,7 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
         items.push({ kind: "note", id: e.id, text: `${d.error.code}: ${d.error.message}` });
         break;
       case "compaction":
-        items.push({ kind: "note", id: e.id, text: "⋯" });
+        items.push({ kind: "summary", id: e.id, text: d.summary });
         break;
     }
   }

@@ -151,7 +151,7 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
  * already happened for good (an approval settled), for a run that then stopped early.
  */
 function reportRun(r: RunResult, json: boolean | undefined, before?: string, jobs: Job[] = []): void {
-  // A run that stopped early (error, abort, step limit) left the session consistent: it can go on.
+  // A run that stopped early (error, abort, step limit, budget) left the session consistent: it can go on.
   const resume =
     r.status === "error" || r.status === "aborted" || r.status === "step_limit" || r.status === "budget_limit"
       ? `nbook run --session ${r.sessionId}`

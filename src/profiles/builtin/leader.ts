@@ -45,7 +45,6 @@ export const leaderDefault = defineProfile({
       sets: {
         plot_ledger: [...PLOT_LEDGER_TOOLS],
         plot_write: PLOT_WRITE_TOOLS.filter((k) => !PLOT_LEDGER_TOOLS.some((l) => l === k)),
-        agents: [...COLLABORATION_TOOLS],
         jobs: [...JOB_TOOLS],
         workflows: ["list_workflows", "run_workflow"],
         market: ["novel_rankings", "novel_book_detail"],

@@ -10,6 +10,8 @@ export const writer = defineProfile({
     .object({
       path: z.string().min(1),
       chapterId: z.string().optional(),
+      /** The scene being written: canon shows World Engine state at its story time (else the chapter's first timed scene). */
+      sceneId: z.number().int().positive().optional(),
       context: z
         .object({
           lorebookEntries: z.array(z.string()).optional(),
@@ -38,6 +40,8 @@ export const writer = defineProfile({
           (k) => k !== "get_chapter_writer_brief" && k !== "get_story_scene_context",
         ),
         world: ["execute_world"],
+        // search finds text in the manuscript and lorebook; the shell is for what it cannot.
+        shell: ["bash"],
       },
     },
   ],

@@ -6,6 +6,7 @@ import { applyEvent, type ChatItem, entriesToItems } from "../chat-items";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
 import { subscribe } from "../sse";
+import { ContextPanel } from "./context-panel";
 
 /** The session modes, in the order Shift+Tab cycles them. */
 export const MODES: Mode[] = ["normal", "discuss", "plan"];
@@ -181,6 +182,8 @@ function ChatItemView({
           {item.text}
         </div>
       );
+    case "summary":
+      return <SummaryNote text={item.text} />;
   }
 }
 
@@ -188,6 +191,17 @@ function ChatItemView({
 const PAGE = 100;
 /** How close to the top (px) the reader scrolls before the page before is loaded. */
 const NEAR_TOP = 200;
+
+/** Where the history was compacted: the whole summary, which is all the agent knows of what came before. */
+function SummaryNote({ text }: { text: string }) {
+  const { t } = useI18n();
+  return (
+    <details class="note small" data-testid="summary">
+      <summary>{t("agent.summary")}</summary>
+      <p class="pre">{text}</p>
+    </details>
+  );
+}
 
 /** One session's chat, with its task list beside it. */
 export function Chat({ sessionId }: { sessionId: string }) {
@@ -200,6 +214,8 @@ export function Chat({ sessionId }: { sessionId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [older, setOlder] = useState<string | null>(null);
   const end = useRef<HTMLDivElement>(null);
+  // Bumped when a model call is counted or the history is compacted: the context panel reads again.
+  const [calls, setCalls] = useState(0);
   const box = useRef<HTMLDivElement>(null);
   // The entries loaded so far: a window of the branch, from the oldest page read to the leaf.
   const loaded = useRef<{ entries: Entry[]; older: string | null; pending: PendingView | null }>({
@@ -284,6 +300,13 @@ export function Chat({ sessionId }: { sessionId: string }) {
         if (e.type === "run_end" || e.type === "reset") {
           if (e.type === "run_end") setRunning(false);
           reload().catch(() => {});
+        }
+        if (e.type === "usage" || e.type === "run_end") setCalls((v) => v + 1);
+        if (e.type === "compacted") {
+          if (e.trigger === "auto")
+            setItems((items) => [...items, { kind: "note", id: localId(), text: t("agent.compacted") }]);
+          reload().catch(() => {});
+          setCalls((v) => v + 1);
         }
         setItems((items) => applyEvent(items, e));
       },
@@ -438,6 +461,7 @@ export function Chat({ sessionId }: { sessionId: string }) {
             ))}
           </ul>
         )}
+        <ContextPanel sessionId={sessionId} version={calls} running={running} />
       </aside>
     </>
   );
