@@ -74,6 +74,7 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  SearchResult,
   StoryTree,
   Subject,
   SubjectState,
@@ -102,7 +103,11 @@ export const api = {
   openProject: (p: string) => request<Answer<typeof R.OneProjectSchema>>("POST", `${P(p)}/open`, {}),
 
   // ---------------------------------------------------------------- files
-  tree: (p: string) => request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`),
+  /** The project's tree, or one folder of it (one the tree returned lazy). */
+  tree: (p: string, path?: string) =>
+    request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`, undefined, { path }),
+  search: (p: string, q: string, area?: "manuscript" | "lorebook" | "plan") =>
+    request<Answer<typeof R.SearchResultSchema>>("GET", `${P(p)}/search`, undefined, { q, in: area }),
   readFile: (p: string, path: string) =>
     request<Answer<typeof R.FileTextSchema>>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>
