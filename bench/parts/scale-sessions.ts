@@ -340,10 +340,31 @@ export async function sessionScale(report: Report, options?: BenchOptions): Prom
   report({ name: "resume run --session, 3 entries (wall)", unit: "ms", value: base.ms });
   report({ name: "resume run --session, 3 entries (CPU)", unit: "ms", value: base.cpuMs });
   report({ name: "resume RSS, 3 entries", unit: "MiB", value: base.mib });
-  const over = (k: "ms" | "cpuMs" | "mib") => resumed.map((r) => Math.max(r[k] - base[k], 0.01));
-  curve(report, "resume wall over empty", "ms", sizes, over("ms"), "< 150 ms");
-  curve(report, "resume CPU over empty", "ms", sizes, over("cpuMs"), "< 150 ms");
-  curve(report, "resume RSS over empty", "MiB", sizes, over("mib"), "< 100 MiB");
+  const at = (k: "ms" | "cpuMs" | "mib") => resumed.map((r) => r[k]);
+  curve(report, "resume wall", "ms", sizes, at("ms"));
+  curve(report, "resume CPU", "ms", sizes, at("cpuMs"));
+  curve(report, "resume RSS", "MiB", sizes, at("mib"));
+  // Over the empty session: what the history costs (below the noise of a shared machine, it may be negative).
+  const longestRun = resumed[resumed.length - 1];
+  const n = sizes[sizes.length - 1];
+  report({
+    name: `resume wall over empty @${n}`,
+    unit: "ms",
+    value: longestRun.ms - base.ms,
+    target: "< 150 ms",
+  });
+  report({
+    name: `resume CPU over empty @${n}`,
+    unit: "ms",
+    value: longestRun.cpuMs - base.cpuMs,
+    target: "< 150 ms",
+  });
+  report({
+    name: `resume RSS over empty @${n}`,
+    unit: "MiB",
+    value: longestRun.mib - base.mib,
+    target: "< 100 MiB",
+  });
 
   await compactionFigures(report, store, ids[ids.length - 1]);
   store.close();
