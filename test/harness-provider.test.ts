@@ -11,6 +11,7 @@ import { parseModelsConfig, resolveModel } from "../src/models/index.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { toolPorts } from "../src/runtime/ports.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
+import { onDemandSets } from "../src/tools/on-demand.js";
 import { Workspace } from "../src/workspace/workspace.js";
 
 interface ChatBody {
@@ -105,7 +106,14 @@ describe("turn loop on a real provider (openai-compatible, loopback stub)", () =
       expect(first.messages.map((m) => m.role)).toEqual(["system", "user"]);
       expect(first.messages[1].content).toBe("Read the instructions");
       const offered = first.tools?.map((t) => t.function.name) ?? [];
-      expect(offered).toEqual([...catalog.allowlist("leader.default").keys()]);
+      // The allowlist less the tools the leader sends on demand (load_tools), in allowlist order.
+      const onDemand = new Set(
+        Object.values(onDemandSets(catalog.allowlist("leader.default").get("load_tools"))).flat(),
+      );
+      expect(onDemand.size).toBeGreaterThan(0);
+      expect(offered).toEqual(
+        [...catalog.allowlist("leader.default").keys()].filter((k) => !onDemand.has(k)),
+      );
       expect(first.tool_choice).toBe("auto");
       expect(first.max_tokens).toBe(321);
 

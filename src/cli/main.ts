@@ -61,6 +61,20 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/project.js")).registerProject,
   },
   {
+    name: "import",
+    term: "import [options] <source>",
+    description:
+      "Import a manuscript (DOCX, EPUB, Markdown, plain text, or a folder of Markdown files) as a new project, or --into an existing one",
+    load: async () => (await import("./commands/import.js")).registerImport,
+  },
+  {
+    name: "export",
+    term: "export [options]",
+    description:
+      "Compile the project's book — title page, contents, chapters in the plot's order, front/back matter — as EPUB, DOCX, Markdown, HTML or PDF",
+    load: async () => (await import("./commands/export.js")).registerExport,
+  },
+  {
     name: "tool",
     term: "tool [options] [key]",
     description: "Run one tool through the full dispatch (validation, allowlist, mode gate), or list tools",
@@ -111,9 +125,23 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/models.js")).registerModels,
   },
   {
+    name: "history",
+    term: "history [options]",
+    description:
+      "Every recorded change to the project, newest first (who, which tool, what); show, blame, prune, push, repair",
+    load: async () => (await import("./commands/history.js")).registerHistory,
+  },
+  {
+    name: "revert",
+    term: "revert [options] [ids...]",
+    description:
+      "Take back recorded changes (ids, a session's, or those since a time): later edits to other lines survive; a conflict changes nothing",
+    load: async () => (await import("./commands/revert.js")).registerRevert,
+  },
+  {
     name: "sessions",
     term: "sessions",
-    description: "List, show and export agent sessions",
+    description: "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {

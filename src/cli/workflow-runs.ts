@@ -209,7 +209,11 @@ export function printRunView(view: RunView, json?: boolean): void {
     `Participants: ${view.participants.map((x) => `#${x.sessionId} ${x.profileKey} "${x.title}"${x.ephemeral ? " (ephemeral)" : ""}`).join(", ") || "(none)"}`,
     "Activities:",
     ...view.timeline.map((t) => `  #${t.seq} ${t.kind} ${t.ok ? "ok" : "failed"} ${t.ms} ms`),
-    ...view.pendingAsks.map((a) => `Waiting on ${a.key} (${String(a.spec.kind)}): ${String(a.spec.title)}`),
+    // An ask's description is what the user decides on (a backfill batch lists its proposals).
+    ...view.pendingAsks.flatMap((a) => [
+      `Waiting on ${a.key} (${String(a.spec.kind)}): ${String(a.spec.title)}`,
+      ...(typeof a.spec.description === "string" ? a.spec.description.split("\n").map((l) => `  ${l}`) : []),
+    ]),
     ...(run.error ? [`Error (${run.error.code}): ${run.error.message}`] : []),
     ...(run.status === "completed" ? [`Result: ${JSON.stringify(run.result, null, 2)}`] : []),
     ...run.logs.map((l) => `log: ${l}`),

@@ -161,7 +161,7 @@ export class AgentCollaboration implements CollaborationService {
       run: async (ctx) => {
         const started = performance.now();
         const r = invocationResult(await run(ctx.signal), Math.round(performance.now() - started));
-        if (r.status === "error" || r.status === "step_limit") {
+        if (r.status === "error" || r.status === "step_limit" || r.status === "budget_limit") {
           throw new NbError(
             r.error?.code === "limit_exceeded" ? "limit_exceeded" : "internal",
             `Agent ${target.id} stopped (${r.status}): ${r.error?.message ?? r.finalMessage}`,

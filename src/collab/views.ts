@@ -35,7 +35,9 @@ export function agentStatus(harness: Harness, session: Session, path?: readonly 
   if (harness.isRunning(session.id) || harness.store.liveRunner(session.id)) return "running";
   if (harness.pending(session.id)) return "waiting";
   const end = lastRunEnd(path ?? harness.store.activePath(session.id));
-  return end && (end.status === "error" || end.status === "step_limit") ? "error" : "idle";
+  return end && (end.status === "error" || end.status === "step_limit" || end.status === "budget_limit")
+    ? "error"
+    : "idle";
 }
 
 /** One agent as get_agent and get_session describe it. */

@@ -110,6 +110,16 @@ export async function summarize(opts: {
   });
 }
 
+/**
+ * Why a compaction runs: `auto` when the context nears the window (the newest `keepRecent` share
+ * stays verbatim), `user` for `/compact [focus]` (everything but the latest entry is summarised,
+ * keeping what `focus` names).
+ */
+export interface CompactionRequest {
+  trigger: "auto" | "user";
+  focus?: string;
+}
+
 /** Summarise older history into a compaction entry; null when there is nothing to cut or it failed. */
 export async function compact(
   deps: HarnessDeps,
@@ -120,15 +130,21 @@ export async function compact(
   pctx: PromptContext,
   signal: AbortSignal,
   fence: RunFence,
+  how: CompactionRequest = { trigger: "auto" },
 ): Promise<Entry | null> {
   const state = readPath(path);
-  const cut = chooseCut(state.visible, Math.floor(deps.settings.keepRecent * resolved.contextWindow));
+  const keep = how.trigger === "user" ? 0 : Math.floor(deps.settings.keepRecent * resolved.contextWindow);
+  const cut = chooseCut(state.visible, keep);
   if (cut === null) return null;
   try {
     const summarizer = deps.catalog.get("summarizer");
+    const base = summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] });
     const summary = await summarize({
       model: resolved.model,
-      system: summarizer.systemPrompt({ ...pctx, initial: {}, toolKeys: [] }),
+      // The focus is the user's own words (`/compact <focus>`), said to the summarizer as theirs.
+      system: how.focus
+        ? `${base}\n\nThe user asked that the summary keep in particular: ${how.focus}`
+        : base,
       previousSummary: state.summary,
       entries: state.visible.slice(0, cut),
       window: resolved,
@@ -140,7 +156,7 @@ export async function compact(
       kind: "compaction",
       data: { summary, firstKeptEntryId: state.visible[cut].id },
     });
-    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut });
+    deps.bus.emit({ type: "compacted", sessionId, runId, summarizedEntries: cut, trigger: how.trigger });
     return entry;
   } catch (e) {
     // The call proceeds uncompacted; a provider that rejects the size will say so.

@@ -9,6 +9,7 @@ import type { Mode } from "../core/modes.js";
 import { modeReminder } from "../core/modes.js";
 import { neutraliseReminderTags } from "../core/untrusted.js";
 import { formatTasks } from "../tasks/list.js";
+import { LOAD_TOOLS } from "../tools/on-demand.js";
 import type { TaskItem } from "./events.js";
 import type { Entry } from "./store/schema.js";
 
@@ -29,6 +30,8 @@ export interface PathState {
    * bound to the invocation (the writer's target file) hold it to. nbook's own follow-ups carry none.
    */
   payload: Readonly<Record<string, unknown>> | null;
+  /** The on-demand tool sets a successful `load_tools` call in the visible history loaded. */
+  loadedSets: ReadonlySet<string>;
 }
 
 const STEER_PREFIX = "[The user sent this while you were working; take it into account now]\n";
@@ -52,13 +55,30 @@ export function readPath(path: readonly Entry[]): PathState {
       visibleFrom = kept >= 0 ? kept : i + 1;
     }
   });
+  const visible = path.slice(visibleFrom);
   return {
     tasks,
     modeChangedSinceAnswer: lastAnswer < 0 || lastModeChange > lastAnswer,
     summary,
-    visible: path.slice(visibleFrom),
+    visible,
     payload,
+    loadedSets: loadedSets(visible),
   };
+}
+
+/** The sets named by the `load_tools` calls that succeeded in these entries (a compacted call no longer counts). */
+function loadedSets(entries: readonly Entry[]): Set<string> {
+  const asked = new Map<string, unknown>();
+  const out = new Set<string>();
+  for (const e of entries) {
+    if (e.kind === "assistant") {
+      for (const c of e.data.toolCalls) if (c.key === LOAD_TOOLS) asked.set(c.id, c.input);
+    } else if (e.kind === "tool_result" && e.data.ok && asked.has(e.data.callId)) {
+      const sets = (asked.get(e.data.callId) as { sets?: unknown } | null)?.sets;
+      if (Array.isArray(sets)) for (const s of sets) if (typeof s === "string") out.add(s);
+    }
+  }
+  return out;
 }
 
 /** The system prompt: the profile's prompt, then the mode, the task list and any summary of older history. */

@@ -1,5 +1,7 @@
 import type { ErrorInfo } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
+import type { Currency, Usage } from "../models/prices.js";
+import type { UsageTotals } from "./store/calls.js";
 import type { PendingView, RunStatus, Task } from "./store/schema.js";
 
 export type { PendingView, RunStatus };
@@ -41,7 +43,25 @@ export type HarnessEvent =
   | { type: "user_input_required"; sessionId: string; runId: string; pending: PendingView }
   | { type: "task_list_changed"; sessionId: string; tasks: TaskItem[] }
   | { type: "mode_changed"; sessionId: string; from: Mode; to: Mode; by: "user" | "agent" }
-  | { type: "compacted"; sessionId: string; runId: string; summarizedEntries: number }
+  | {
+      type: "compacted";
+      sessionId: string;
+      runId: string;
+      summarizedEntries: number;
+      /** Why: the context neared the window (`auto`) or the user asked (`/compact`). */
+      trigger: "auto" | "user";
+    }
+  | {
+      /** A model call ended: its usage and cost, the session's totals, and a budget warning if near one. */
+      type: "usage";
+      sessionId: string;
+      runId: string;
+      call: number;
+      usage: Usage;
+      cost: { amount: number; currency: Currency } | null;
+      session: UsageTotals;
+      warning: string | null;
+    }
   | { type: "queued"; sessionId: string; queue: "steer" | "followup"; text: string }
   | { type: "turn_end"; sessionId: string; runId: string; step: number; toolCalls: number }
   | { type: "run_end"; sessionId: string; runId: string; status: RunStatus; finalMessage: string }

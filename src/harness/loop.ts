@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isNbError, NbError } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
 import { JobRunner } from "../jobs/runner.js";
+import { type BudgetCheck, loadBudgets } from "../models/budgets.js";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { Profile } from "../profiles/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -10,14 +11,17 @@ import type { Workspace } from "../workspace/workspace.js";
 import { forceEnd, withinAbortGrace } from "./abort.js";
 import { announce } from "./announce.js";
 import type { Collaboration, CollaborationPlugin } from "./collaboration.js";
+import { compact } from "./compaction.js";
 import { readPath } from "./context.js";
 import { EventBus, type PendingView, type TaskItem } from "./events.js";
 import { waitingOn } from "./pending.js";
+import { type RewindResult, type RewindScope, rewindSession, undoLastTurn } from "./rewind.js";
 import { type HarnessDeps, type RunControl, type RunInput, runOnce, stepEnv } from "./run.js";
 import { buildRunContext } from "./run-context.js";
 import { runStepCalls } from "./step.js";
 import { resultEntries } from "./step-entries.js";
 import {
+  type Entry,
   type EntryInput,
   type QueueKind,
   runningElsewhere,
@@ -33,6 +37,7 @@ import {
   type Resolution,
   type RunResult,
 } from "./types.js";
+import { budgetState } from "./usage.js";
 
 /** The intent a queued input is delivered with: a prompt, nbook's own follow-up, else a follow-up. */
 function queuedIntent(kind: QueueKind): RunInput["intent"] {
@@ -388,6 +393,57 @@ export class Harness {
     return result;
   }
 
+  /**
+   * The user compacts the session now (`/compact [focus]`): everything but the latest entry is
+   * summarised on the session's model, keeping what `focus` names. Returns the compaction entry,
+   * or null when there was nothing older to summarise or the summary failed (an `error` event says why).
+   */
+  async compact(sessionId: string, focus?: string, signal?: AbortSignal): Promise<Entry | null> {
+    if (this.active.has(sessionId))
+      throw new NbError("conflict", `Session ${sessionId} is running; compact it between runs`);
+    const waiting = this.pending(sessionId);
+    if (waiting)
+      throw new NbError(
+        "conflict",
+        `Session ${sessionId} is waiting on ${waiting.approvalId}; settle it first`,
+      );
+    const ctx = buildRunContext(this.deps, sessionId, (session, profile) =>
+      this.deps.resolveModel(session.model ?? undefined, profile.key, sessionId),
+    );
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.active.set(sessionId, { controller });
+    try {
+      const pctx = { ...ctx.prompt, mode: ctx.session.mode };
+      return await compact(
+        this.deps,
+        sessionId,
+        randomUUID(),
+        this.deps.store.activePath(sessionId),
+        ctx.model,
+        pctx,
+        controller.signal,
+        { revoked: false, runId: null },
+        { trigger: "user", ...(focus?.trim() ? { focus: focus.trim() } : {}) },
+      );
+    } finally {
+      this.active.delete(sessionId);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Where the session stands against its budgets (config read now): ok, near a limit, or stopped at one. */
+  budget(sessionId: string): BudgetCheck {
+    const session = this.deps.store.session(sessionId);
+    const project = session.project ? this.deps.workspace.project(session.project) : null;
+    return budgetState(
+      this.deps.store,
+      session,
+      loadBudgets(this.deps.workspace.root, project?.root ?? null),
+    );
+  }
+
   /** The user changes the mode (`/mode`); recorded as an entry. Returns false when already in it. */
   setMode(sessionId: string, mode: Mode): boolean {
     if (this.active.has(sessionId))
@@ -396,6 +452,23 @@ export class Harness {
     if (!entry) return false;
     announce(this.bus, sessionId, [entry]);
     return true;
+  }
+
+  /** Move a session back to an entry of its active branch (see rewindSession); refused while it runs here. */
+  rewind(sessionId: string, entryId: string, scope: RewindScope): Promise<RewindResult> {
+    this.assertStill(sessionId);
+    return rewindSession(this.deps.store, this.deps.workspace, sessionId, entryId, scope);
+  }
+
+  /** Take back the changes of the session's last turn (`/undo`); refused while it runs here. */
+  undo(sessionId: string): Promise<RewindResult> {
+    this.assertStill(sessionId);
+    return undoLastTurn(this.deps.store, this.deps.workspace, sessionId);
+  }
+
+  private assertStill(sessionId: string): void {
+    if (this.isRunning(sessionId))
+      throw new NbError("conflict", `Session ${sessionId} is running; wait for its turn to end`);
   }
 
   /** The session's task list (it follows the branch). */

@@ -1,7 +1,11 @@
 import type { z } from "zod";
+import { type Budgets, loadBudgets } from "../models/budgets.js";
+import { loadPriceTable, type PriceTable } from "../models/prices.js";
+import { type TokenCounter, tokenCounter } from "../models/tokens.js";
 import { sessionOutput } from "../profiles/define.js";
 import type { Profile, PromptContext, ResolvedAllowlist } from "../profiles/types.js";
 import type { Project } from "../workspace/project.js";
+import { type CanonSource, canonSource } from "./canon-input.js";
 import type { HarnessDeps } from "./run.js";
 import type { Session } from "./store/index.js";
 import { type OfferedTools, offeredTools } from "./tool-specs.js";
@@ -22,6 +26,13 @@ export interface RunContext {
   model: ResolvedModel;
   /** The prompt context without the mode, which a step sets. */
   prompt: Omit<PromptContext, "mode">;
+  /** Brings lorebook entries into each call (prose profiles in a project with canon on), else null. */
+  canon: CanonSource | null;
+  /** Counts the tokens of what a call is sent (the manifest). */
+  counter: TokenCounter;
+  /** Prices and budgets from config, read when the run starts (a raised budget counts from the next run). */
+  prices: PriceTable;
+  budgets: Budgets;
 }
 
 /**
@@ -41,6 +52,8 @@ export function buildRunContext(
   const offered = offeredTools(deps.registry, profile, output);
   const project = session.project ? deps.workspace.project(session.project) : null;
   const meta = project?.meta() ?? null;
+  const counter = tokenCounter(model.ref);
+  const projectRoot = project?.root ?? null;
   return {
     session,
     profile,
@@ -56,5 +69,9 @@ export function buildRunContext(
       initial: session.initial,
       toolKeys: [...allow.keys()],
     },
+    canon: canonSource(project, profile, session, counter.count),
+    counter,
+    prices: loadPriceTable(deps.workspace.root, projectRoot),
+    budgets: loadBudgets(deps.workspace.root, projectRoot),
   };
 }

@@ -17,6 +17,7 @@ import { type EntryInput, oneLine, type SessionStore } from "./store/index.js";
 import { callModel } from "./stream.js";
 import { turnHooks } from "./turn-hooks.js";
 import type { InvocationCaller, InvocationMode, LoopSettings, ModelResolver, RunResult } from "./types.js";
+import { budgetState, recordModelCall } from "./usage.js";
 
 /** Builds the collaboration service for one call of an agent session running in `mode`. */
 export type CollaborationFactory = (callerId: string, callId: string, mode: Mode) => CollaborationService;
@@ -158,7 +159,17 @@ export async function runOnce(
       }
       live();
       hooks.takeQueued();
-      const { state, system, messages } = await hooks.modelInput();
+      // Checked before each call (and before any compaction), so no call starts past a limit.
+      const budget = budgetState(deps.store, ctx.session, ctx.budgets);
+      if (budget.state === "stop") {
+        const message = budget.message as string;
+        return record.end("budget_limit", {
+          finalMessage: message,
+          error: { code: "limit_exceeded", message },
+        });
+      }
+      const input = await hooks.modelInput();
+      const { state, system, messages, tools } = input;
 
       const step = ++record.steps;
       bus.emit({ type: "turn_start", sessionId, runId, step });
@@ -166,7 +177,7 @@ export async function runOnce(
         model: ctx.model.model,
         system,
         messages,
-        tools: ctx.offered.tools,
+        tools,
         maxOutputTokens: ctx.model.maxOutputTokens,
         signal,
         maxRetries: settings.maxRetries,
@@ -175,6 +186,9 @@ export async function runOnce(
         },
       });
       live();
+      // A call that was cut before the provider said what it used is not counted: its cost is unknown.
+      if (turn.usage || (!turn.error && !turn.aborted))
+        recordModelCall(deps, ctx, runId, input, turn, "turn");
       record.usage.inputTokens += turn.usage?.inputTokens ?? 0;
       record.usage.outputTokens += turn.usage?.outputTokens ?? 0;
 
@@ -201,7 +215,9 @@ export async function runOnce(
           text: turn.text,
           toolCalls: turn.toolCalls,
           model: ctx.model.ref,
-          ...(turn.usage ? { usage: turn.usage } : {}),
+          ...(turn.usage
+            ? { usage: { inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens } }
+            : {}),
         },
       };
       if (turn.text) record.lastText = turn.text;

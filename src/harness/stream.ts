@@ -49,7 +49,12 @@ export function modelCallLoad(): { inFlight: number; limit: number } {
 export interface ModelTurn {
   text: string;
   toolCalls: ToolCall[];
-  usage?: { inputTokens?: number; outputTokens?: number };
+  usage?: {
+    inputTokens?: number;
+    outputTokens?: number;
+    cacheReadTokens?: number;
+    cacheWriteTokens?: number;
+  };
   error: ErrorInfo | null;
   aborted: boolean;
 }
@@ -107,7 +112,13 @@ function absorb(turn: ModelTurn, part: LanguageModelV3StreamPart, onText: (delta
   } else if (part.type === "tool-call") {
     turn.toolCalls.push({ id: part.toolCallId, key: part.toolName, input: parseToolInput(part.input) });
   } else if (part.type === "finish") {
-    turn.usage = { inputTokens: part.usage.inputTokens.total, outputTokens: part.usage.outputTokens.total };
+    const input = part.usage.inputTokens;
+    turn.usage = {
+      inputTokens: input.total,
+      outputTokens: part.usage.outputTokens.total,
+      cacheReadTokens: input.cacheRead,
+      cacheWriteTokens: input.cacheWrite,
+    };
   } else if (part.type === "error") {
     turn.error = providerError(part.error);
   }

@@ -2,12 +2,19 @@ import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider"
 import { z } from "zod";
 import { resolveAllowlist } from "../profiles/define.js";
 import type { Profile } from "../profiles/types.js";
+import { modelSchema } from "../tools/model-schema.js";
+import { LOAD_TOOLS, onDemandSets } from "../tools/on-demand.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
-/** The tools offered to the model, and their size (for context estimates). */
-export interface OfferedTools {
+/** Some tools offered to the model, and their size (for context estimates). */
+export interface ToolBatch {
   tools: LanguageModelV3FunctionTool[];
   chars: number;
+}
+
+/** The tools offered to the model: those sent on every step, and the sets sent once loaded (on-demand.ts). */
+export interface OfferedTools extends ToolBatch {
+  sets: ReadonlyMap<string, ToolBatch>;
 }
 
 /** JSON Schema of a terminal tool (report_result) for a profile: `data` typed by the profile's output schema. */
@@ -23,7 +30,7 @@ function terminalSchema(
     string,
     unknown
   >;
-  return { ...base, properties: { ...(base.properties as object), data } };
+  return { ...base, properties: { ...(base.properties as object), data: modelSchema(data) } };
 }
 
 // Registries only gain tools and profiles are immutable (a reload makes new objects), so the tools a
@@ -31,20 +38,31 @@ function terminalSchema(
 const built = new WeakMap<ToolRegistry, WeakMap<Profile, OfferedTools>>();
 
 function build(registry: ToolRegistry, profile: Profile, output = profile.output): OfferedTools {
-  const tools: LanguageModelV3FunctionTool[] = [];
-  let chars = 0;
-  for (const [key, binding] of resolveAllowlist(profile)) {
+  const allow = resolveAllowlist(profile);
+  const setOf = new Map<string, string>();
+  for (const [name, keys] of Object.entries(onDemandSets(allow.get(LOAD_TOOLS)))) {
+    for (const key of keys) if (allow.has(key) && !setOf.has(key)) setOf.set(key, name);
+  }
+  const always: ToolBatch = { tools: [], chars: 0 };
+  const sets = new Map<string, ToolBatch>();
+  for (const [key, binding] of allow) {
     const spec = registry.spec(key, binding);
     const schema = registry.get(key)?.terminal ? terminalSchema(spec.inputSchema, output) : spec.inputSchema;
-    tools.push({
+    const set = setOf.get(key);
+    let batch = always;
+    if (set) {
+      batch = sets.get(set) ?? { tools: [], chars: 0 };
+      sets.set(set, batch);
+    }
+    batch.tools.push({
       type: "function",
       name: key,
       description: spec.description,
       inputSchema: schema as JSONSchema7,
     });
-    chars += key.length + spec.description.length + JSON.stringify(schema).length;
+    batch.chars += key.length + spec.description.length + JSON.stringify(schema).length;
   }
-  return { tools, chars };
+  return { ...always, sets };
 }
 
 /**
@@ -69,4 +87,19 @@ export function offeredTools(
     byProfile.set(profile, offered);
   }
   return offered;
+}
+
+/**
+ * The tools one step sends: the always-sent ones, then each loaded set in the profile's order, so the
+ * definitions stay a stable prefix that providers caching prompt prefixes can reuse.
+ */
+export function stepTools(offered: OfferedTools, loaded: ReadonlySet<string>): ToolBatch {
+  if (loaded.size === 0 || offered.sets.size === 0) return offered;
+  const out: ToolBatch = { tools: [...offered.tools], chars: offered.chars };
+  for (const [name, batch] of offered.sets) {
+    if (!loaded.has(name)) continue;
+    out.tools.push(...batch.tools);
+    out.chars += batch.chars;
+  }
+  return out;
 }

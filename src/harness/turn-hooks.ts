@@ -1,5 +1,6 @@
-import type { LanguageModelV3Message } from "@ai-sdk/provider";
+import type { LanguageModelV3FunctionTool, LanguageModelV3Message } from "@ai-sdk/provider";
 import type { Mode } from "../core/modes.js";
+import type { Canon } from "../lorebook/canon.js";
 import type { PromptContext } from "../profiles/types.js";
 import { compact, contextTokens } from "./compaction.js";
 import { buildSystem, type PathState, readPath, toMessages } from "./context.js";
@@ -11,12 +12,17 @@ import type { RunEnding, RunRecord } from "./run-record.js";
 import type { StepOutcome } from "./step.js";
 import { requestEntry, resultEntries } from "./step-entries.js";
 import type { EntryInput } from "./store/index.js";
+import { stepTools } from "./tool-specs.js";
 
 /** What the next model call is sent. */
 export interface ModelInput {
   state: PathState;
   system: string;
   messages: LanguageModelV3Message[];
+  /** The tool definitions of this step: the always-sent ones and the loaded on-demand sets. */
+  tools: LanguageModelV3FunctionTool[];
+  /** The canon this call carries at the end of its system prompt (null: none for this profile). */
+  canon: Canon | null;
 }
 
 /** How a run ends at the point a hook says it does. */
@@ -73,7 +79,8 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
       let state = readPath(record.path);
       let system = buildSystem(t.systemPrompt, t.mode, state);
       const window = ctx.model.contextWindow;
-      if (contextTokens(system, ctx.offered.chars, state.visible) > settings.compactAt * window) {
+      const chars = stepTools(ctx.offered, state.loadedSets).chars;
+      if (contextTokens(system, chars, state.visible) > settings.compactAt * window) {
         const compacted = await compact(
           deps,
           sessionId,
@@ -90,7 +97,16 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
           system = buildSystem(t.systemPrompt, t.mode, state);
         }
       }
-      return { state, system, messages: toMessages(state.visible) };
+      // Canon goes last: it changes with the working text, and what precedes it stays a stable prefix.
+      const canon = ctx.canon ? ctx.canon(state) : null;
+      if (canon?.section) system = `${system}\n\n${canon.section}`;
+      return {
+        state,
+        system,
+        canon,
+        messages: toMessages(state.visible),
+        tools: stepTools(ctx.offered, state.loadedSets).tools,
+      };
     },
     anotherTurn() {
       if (!owesResult || reminded) return false;

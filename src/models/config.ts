@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { readConfigFile } from "../core/config-file.js";
@@ -7,6 +7,7 @@ import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 import { EmbeddingConfigSchema } from "./embeddings/config.js";
 import { projectConfigViolations } from "./key-variables.js";
 import { MODEL_REF, PROVIDER_ID } from "./reference.js";
+import { TOOL_DIALECTS, type ToolDialect } from "./tool-dialect.js";
 
 /** Per-model limits a provider may declare. */
 export const ModelLimitsSchema = z
@@ -69,6 +70,8 @@ export const ProviderConfigSchema = z
     models: z.record(z.string().min(1), ModelLimitsSchema).optional(),
     /** Per-provider timeouts; a `scripted` provider ignores them. */
     timeouts: ProviderTimeoutsSchema.optional(),
+    /** The shape tool schemas are sent in (default by kind: `toolDialectOf`); `gemini` for Gemini's endpoint. */
+    toolSchemas: z.enum(TOOL_DIALECTS).optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
@@ -100,10 +103,24 @@ export const ProviderConfigSchema = z
   });
 export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
+const DEFAULT_DIALECT: Record<ProviderKind, ToolDialect> = {
+  openai: "openai-strict",
+  anthropic: "anthropic",
+  "openai-compatible": "plain",
+  scripted: "plain",
+};
+
+/** How a provider is sent tools: its `toolSchemas`, else its kind's default. */
+export function toolDialectOf(p: ProviderConfig): ToolDialect {
+  return p.toolSchemas ?? DEFAULT_DIALECT[p.kind];
+}
+
 const modelRef = z.string().regex(MODEL_REF, "must be a model reference <providerId>/<modelId>");
 
 /** The model-related sections of `.nbook/config.json` (other sections belong to other modules). */
 export const ModelsConfigSchema = z.looseObject({
+  /** A note for whoever edits the file (the starting config's how-to); JSON has no other comment. */
+  "//": z.union([z.string(), z.array(z.string())]).optional(),
   providers: z.record(z.string().regex(PROVIDER_ID, "invalid provider id"), ProviderConfigSchema).default({}),
   /** Workspace only: key variables a project's providers may name beyond `<NAME>_API_KEY`. */
   allowKeyVariables: z
@@ -265,4 +282,23 @@ export function loadModelsConfig(roots: ConfigRoots): ModelsConfig {
     parseModelsConfig(readConfigFile(file, label), label, roots.projectRoot),
     label,
   );
+}
+
+/**
+ * A stamp of the config files behind `roots` (size and modification time of each, or their absence):
+ * it changes when either file is written, so a long-running process knows to read them again.
+ */
+export function configStamp(roots: ConfigRoots): string {
+  const files = [join(roots.workspaceRoot, ".nbook", "config.json")];
+  if (roots.projectRoot) files.push(join(roots.projectRoot, ".nbook", "config.json"));
+  return files
+    .map((f) => {
+      try {
+        const st = statSync(f);
+        return `${st.ino}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return "-";
+      }
+    })
+    .join("|");
 }

@@ -6,6 +6,7 @@ export {
   type AgentSettings,
   agentSettings,
   type ConfigRoots,
+  configStamp,
   DEFAULT_COMPACTION_KEEP_RECENT,
   DEFAULT_COMPACTION_THRESHOLD,
   DEFAULT_MAX_RETRIES,

@@ -15,10 +15,26 @@ export function providerLabel(kind: string, url: string): string {
   return `${kind} (${hostOf(url, url)})`;
 }
 
+/** How servers say a model cannot take tools (Ollama, vLLM, LM Studio, OpenAI-compatible gateways). */
+const NO_TOOLS =
+  /(does not|doesn't|do not|cannot|can't) support (tools|tool calls|tool use|function calling|functions)|(tools?|tool calls|function calling|tool_choice) (is |are )?not supported/i;
+
+/** True when a provider's error message says the model cannot take tools. */
+export function toolsUnsupported(message: string): boolean {
+  return NO_TOOLS.test(message);
+}
+
+/** What a session needs to hear when its model cannot take tools. */
+export const NO_TOOLS_HINT =
+  "this model cannot call tools, which NeuroBook's agents need: choose another model (nbook models test <ref> checks one)";
+
 function labelled(e: unknown, kind: string, fallbackUrl: string): unknown {
   if (APICallError.isInstance(e)) {
     const status = e.statusCode === undefined ? "" : `HTTP ${e.statusCode} `;
-    const text = e.message.split("\n")[0].trim();
+    const first = e.message.split("\n")[0].trim();
+    const body = e.responseBody ?? "";
+    const noTools = toolsUnsupported(first) || toolsUnsupported(body);
+    const text = noTools ? `${first} (${NO_TOOLS_HINT})` : first;
     return new APICallError({
       message: `${providerLabel(kind, e.url || fallbackUrl)}: ${status}${text}`.trimEnd(),
       url: e.url,
@@ -26,7 +42,8 @@ function labelled(e: unknown, kind: string, fallbackUrl: string): unknown {
       statusCode: e.statusCode,
       responseHeaders: e.responseHeaders,
       responseBody: e.responseBody,
-      isRetryable: e.isRetryable,
+      // Asking again cannot give a model tools.
+      isRetryable: noTools ? false : e.isRetryable,
       data: e.data,
       cause: e.cause,
     });

@@ -3,12 +3,13 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { NbError } from "../core/errors.js";
-import { type ProviderConfig, providerTimeouts } from "./config.js";
+import { type ProviderConfig, providerTimeouts, toolDialectOf } from "./config.js";
 import { apiKeyEnvOf } from "./key-env.js";
 import { providerLabel, withProviderLabel } from "./provider-errors.js";
 import { withKeyRedacted } from "./redact.js";
 import { type ScriptedModelOptions, scriptedModelFromFile } from "./scripted/model.js";
 import { withTimeouts } from "./timeouts.js";
+import { withToolDialect } from "./tool-dialect.js";
 
 /** Where the SDKs send requests when a provider sets no `baseURL`. */
 const DEFAULT_BASE_URL: Partial<Record<ProviderConfig["kind"], string>> = {
@@ -47,7 +48,7 @@ export function createProviderModel(
       { details: { provider: providerId, missingEnv: keyEnv } },
     );
   }
-  const model = providerModel(providerId, p, modelId, apiKey, opts);
+  const model = withToolDialect(providerModel(providerId, p, modelId, apiKey, opts), toolDialectOf(p));
   const guarded = p.kind === "scripted" ? model : withNetworkGuards(model, providerId, p);
   return apiKey ? withKeyRedacted(guarded, apiKey) : guarded;
 }

@@ -1,4 +1,4 @@
-import { type ConfigRoots, loadModelsConfig, type ModelsConfig } from "./config.js";
+import { type ConfigRoots, configStamp, loadModelsConfig, type ModelsConfig } from "./config.js";
 import type { Env } from "./providers.js";
 import { selectModelRef } from "./reference.js";
 import { resolveModel, resolvePinnedModel, resolveSessionModel, type SessionModel } from "./resolve.js";
@@ -32,14 +32,26 @@ export type SessionModelResolver = (
 ) => SessionModel;
 
 /**
- * A resolver that reads the config once and hands out one model instance per reference, so a
- * scripted model keeps its place in the script across runs of the same process (and each session
- * calls it as itself, for scripts with turns keyed by profile or session).
+ * A resolver that hands out one model instance per reference, so a scripted model keeps its place
+ * in the script across runs of the same process (and each session calls it as itself, for scripts
+ * with turns keyed by profile or session). The config is read again when its files change, so a
+ * running `nbook serve` or `nbook chat` uses an edited provider from its next run on; an invalid
+ * edit fails that run with the config error and is read again at the next.
  */
 export function createModelResolver(opts: ModelResolverOptions): SessionModelResolver {
   let scripted: SessionModel | undefined;
   let config: ModelsConfig | undefined;
+  let stamp: string | undefined;
   const cache = new Map<string, SessionModel>();
+  const currentConfig = (): ModelsConfig => {
+    const now = configStamp(opts);
+    if (!config || now !== stamp) {
+      config = loadModelsConfig(opts);
+      stamp = now;
+      cache.clear();
+    }
+    return config;
+  };
   return (pinned, profileKey, sessionId) => {
     const resolved = resolve(pinned, profileKey);
     return resolved.model instanceof ScriptedLanguageModel
@@ -58,7 +70,7 @@ export function createModelResolver(opts: ModelResolverOptions): SessionModelRes
       });
       return scripted;
     }
-    config ??= loadModelsConfig(opts);
+    const config = currentConfig();
     const env = opts.env ?? process.env;
     const chosen =
       !opts.override && pinned

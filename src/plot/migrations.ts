@@ -206,4 +206,16 @@ CREATE TABLE story_decision_link (
 ALTER TABLE story_phase ADD COLUMN status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','archived'));
 CREATE INDEX story_phase_order ON story_phase(sort_order);
 `,
+  // The row log of recorded changes (see plot/change-log.ts): before and after images by change id.
+  `
+CREATE TABLE history_row (
+  id INTEGER PRIMARY KEY,
+  change_id TEXT NOT NULL,
+  tbl TEXT NOT NULL,
+  pk TEXT NOT NULL,
+  before TEXT,
+  after TEXT
+);
+CREATE INDEX history_row_change ON history_row(change_id, id);
+`,
 ];

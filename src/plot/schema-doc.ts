@@ -212,4 +212,16 @@ export const PLOT_SCHEMA_DOC: Readonly<Record<string, TableDoc>> = {
       target_path: "project-relative file path when target_kind = content",
     },
   },
+  history_row: {
+    meaning:
+      "NeuroBook's row log of recorded changes (read-only: execute_sql cannot write it); one row per plot row a change touched",
+    columns: {
+      id: "log order",
+      change_id: "the history change the row belongs to",
+      tbl: "the plot table of the row",
+      pk: "the row's primary key values, as a JSON array",
+      before: "the row before the change, as a JSON object (NULL: it did not exist)",
+      after: "the row after the change, as a JSON object (NULL: the change removed it)",
+    },
+  },
 };

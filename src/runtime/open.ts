@@ -6,7 +6,7 @@ import { Harness } from "../harness/loop.js";
 import { SessionStore } from "../harness/store/index.js";
 import { setMaxConcurrentModelCalls } from "../harness/stream.js";
 import type { LoopSettings } from "../harness/types.js";
-import { agentSettings, createModelResolver, loadModelsConfig } from "../models/index.js";
+import { agentSettings, configStamp, createModelResolver, loadModelsConfig } from "../models/index.js";
 import { ProfileCatalog } from "../profiles/catalog.js";
 import { createToolRegistry } from "../tools/builtin.js";
 import type { Project } from "../workspace/project.js";
@@ -85,14 +85,14 @@ export function openHarness(opts: OpenHarnessOptions): Harness {
     ? { ...opts.settings }
     : { ...configSettings(workspace, project), ...opts.settings };
   // A scripted run has one model for everything: agents cannot choose another.
-  let visible: readonly string[] | undefined;
+  // Read again when the config files change, like the models themselves (createModelResolver).
+  const roots = { workspaceRoot: workspace.root, projectRoot: project?.root ?? null };
+  let visible: { stamp: string; refs: readonly string[] } | undefined;
   const visibleToAgents = () => {
-    visible ??= opts.script
-      ? []
-      : visibleModels(
-          loadModelsConfig({ workspaceRoot: workspace.root, projectRoot: project?.root ?? null }),
-        );
-    return visible;
+    if (opts.script) return [];
+    const stamp = configStamp(roots);
+    if (visible?.stamp !== stamp) visible = { stamp, refs: visibleModels(loadModelsConfig(roots)) };
+    return visible.refs;
   };
   const harness = new Harness({
     workspace,

@@ -29,8 +29,14 @@ export interface RouteSpec<
   status?: 200 | 201 | 202;
 }
 
-/** What a route answers on success: a JSON body of a schema (src/serve/responses.ts), or an event stream. */
-export type RouteAnswer = { response: z.ZodType; stream?: never } | { stream: true; response?: never };
+/**
+ * What a route answers on success: a JSON body of a schema (src/serve/responses.ts), an event
+ * stream, or a file to download in one of the listed media types.
+ */
+export type RouteAnswer =
+  | { response: z.ZodType; stream?: never; download?: never }
+  | { stream: true; response?: never; download?: never }
+  | { download: readonly string[]; response?: never; stream?: never };
 
 /** A route as registered: where, what it takes, what it answers. */
 export type ApiRoute = RouteSpec & RouteAnswer;
@@ -73,12 +79,17 @@ export class ApiRoutes {
  * Run domain code given (part of) the request body: the field pointers of its errors, relative to
  * what it was given, are made to point into the body (`/initial/x` → `/body/initial/x`).
  */
-export async function fromBody<T>(fn: () => T | Promise<T>): Promise<T> {
+export function fromBody<T>(fn: () => T | Promise<T>): Promise<T> {
+  return fromPart("body", fn);
+}
+
+/** fromBody for any part of the request: the query string (`/chapters` → `/query/chapters`) or the body. */
+export async function fromPart<T>(part: "body" | "query", fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
     if (!(e instanceof NbError) || !e.fields) throw e;
-    const fields = e.fields.map((f) => ({ ...f, pointer: `/body${f.pointer}` }));
+    const fields = e.fields.map((f) => ({ ...f, pointer: `/${part}${f.pointer}` }));
     throw new NbError(e.code, e.message, { fields, details: e.details });
   }
 }

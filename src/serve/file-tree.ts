@@ -1,6 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
+import { countWords } from "../core/text.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { FileNode } from "./responses.js";
@@ -17,17 +18,6 @@ const HIDDEN = new Set([".nbook", ".git", "node_modules"]);
 const TEMP = /^\..*\.tmp$/;
 
 const collator = new Intl.Collator();
-
-/**
- * Words in a text as a writer counts them: each CJK character is a word, and so is each run of
- * letters or digits (apostrophes and hyphens inside a word keep it whole).
- */
-export function countWords(text: string): number {
-  const cjk = text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu);
-  const rest = text.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu, " ");
-  const words = rest.match(/[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*/gu);
-  return (cjk?.length ?? 0) + (words?.length ?? 0);
-}
 
 interface Counted {
   ino: number;

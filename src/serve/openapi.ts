@@ -70,10 +70,17 @@ function operation(spec: ApiRoute, names: Map<z.ZodType, string>): JsonSchema {
             description: "OK",
             content: { "application/json": { schema: { $ref: `${COMPONENTS}${names.get(spec.response)}` } } },
           }
-        : {
-            description: "Server-Sent Events",
-            content: { "text/event-stream": { schema: { type: "string" } } },
-          },
+        : spec.download
+          ? {
+              description: "A file to download (Content-Disposition: attachment)",
+              content: Object.fromEntries(
+                spec.download.map((t) => [t, { schema: { type: "string", contentMediaType: t } }]),
+              ),
+            }
+          : {
+              description: "Server-Sent Events",
+              content: { "text/event-stream": { schema: { type: "string" } } },
+            },
       default: {
         description: "An error with a stable code",
         content: { "application/json": { schema: { $ref: `${COMPONENTS}Error` } } },

@@ -3,10 +3,18 @@
 // Domain records the workbench reads only in part (plot views, World rows, profiles, workflow runs)
 // are open objects: the fields named here are always there, and more may be.
 import { z } from "zod";
+import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
+import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
-import { PendingViewSchema, RunStatusSchema, SessionSchema, TaskSchema } from "../harness/store/schema.js";
+import {
+  EntrySchema,
+  PendingViewSchema,
+  RunStatusSchema,
+  SessionSchema,
+  TaskSchema,
+} from "../harness/store/schema.js";
 import { JobStatusSchema } from "../jobs/store.js";
 import { RunStatusSchema as WorkflowRunStatusSchema } from "../workflows/store/schema.js";
 
@@ -30,6 +38,14 @@ export const ProjectViewSchema = z
 export type ProjectView = z.infer<typeof ProjectViewSchema>;
 export const ProjectListSchema = z.object({ projects: z.array(ProjectViewSchema) }).strict();
 export const OneProjectSchema = z.object({ project: ProjectViewSchema }).strict();
+
+// ---------------------------------------------------------------- imports
+
+/** An upload and the plan of its import (nothing imported yet). */
+export const ImportPlannedSchema = z.object({ importId: z.string(), plan: ImportPlanSchema }).strict();
+/** An import done: its plan as carried out, and the project it created or appended to. */
+export const ImportCreatedSchema = z.object({ plan: ImportPlanSchema, project: ProjectViewSchema }).strict();
+export const ImportDroppedSchema = z.object({ dropped: z.literal(true) }).strict();
 
 // ---------------------------------------------------------------- files
 
@@ -376,3 +392,28 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   Job: JobSchema,
   WorkflowRun: WorkflowRunSchema,
 };
+
+/** One model call in a list: its number, model, usage and cost, and the size of what it was sent. */
+const ModelCallLineSchema = ModelCallSchema.omit({ manifest: true })
+  .extend({ totalTokens: z.number().int() })
+  .strict();
+/** What a session's model call was sent (its manifest), the session's calls and totals. */
+export const SessionContextSchema = z
+  .object({ call: ModelCallSchema.nullable(), calls: z.array(ModelCallLineSchema), usage: UsageTotalsSchema })
+  .strict();
+/** A session's usage and its project's today (UTC), with the budget state. */
+export const SessionUsageSchema = z
+  .object({
+    session: UsageTotalsSchema,
+    project: z.string().nullable(),
+    day: z.string(),
+    projectDay: UsageTotalsSchema,
+    budget: z.object({ state: z.enum(["ok", "warn", "stop"]), message: z.string().nullable() }).strict(),
+  })
+  .strict();
+/** A project's usage on one UTC day. */
+export const ProjectUsageSchema = z
+  .object({ project: z.string(), day: z.string(), usage: UsageTotalsSchema })
+  .strict();
+/** What `/compact` wrote: the summary, or null when there was nothing older to summarise. */
+export const CompactedSchema = z.object({ compacted: z.boolean(), summary: z.string().nullable() }).strict();

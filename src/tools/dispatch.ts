@@ -3,6 +3,8 @@ import { type ErrorInfo, NbError, toErrorInfo } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
 import { capModelText } from "../core/truncate.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
+import { newChangeId } from "../history/ids.js";
+import { beginRecording, type Recording } from "../history/recording.js";
 import { isInside, realPathOf, resolveFileAddress } from "../workspace/paths.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -18,6 +20,7 @@ import type {
   ToolContext,
   ToolPorts,
   ToolPreview,
+  ToolResult,
   ToolSession,
 } from "./types.js";
 import { worldAccess } from "./world/access.js";
@@ -235,26 +238,50 @@ export function approvalRequired(
   });
 }
 
-/** Run a call the gate lets run, cap its text, and record what a write changed. */
+/**
+ * Run a call the gate lets run, cap its text, and record what a write changed. A write gets its
+ * change id before it runs; in a project, its change is recorded in the history (outside edits to
+ * its targets first), whatever door it came through.
+ */
 export async function runPlanned(
   planned: Extract<PlannedCall, { kind: "run" }>,
   dctx: DispatchContext,
 ): Promise<DispatchResult> {
   const { call, grant } = planned;
+  const origin = {
+    tool: call.tool.key,
+    session: dctx.session?.id ?? null,
+    profile: dctx.profileKey,
+    callId: dctx.session?.callId ?? null,
+  };
+  let recording: Recording | null = null;
   try {
     if (dctx.signal?.aborted) throw new NbError("aborted", "The call was aborted before it started");
-    const r = await call.prepared.run(grant);
-    const record = changeRecord(
-      {
-        tool: call.tool.key,
-        session: dctx.session?.id ?? null,
-        profile: dctx.profileKey,
-        callId: dctx.session?.callId ?? null,
-      },
-      call.prepared,
-      r,
-    );
-    if (record) dctx.onChange?.(record);
+    const writes = call.prepared.effect === "write" && grant.writes !== "none";
+    const changeId = writes ? newChangeId() : undefined;
+    if (changeId && dctx.project)
+      recording = await beginRecording(dctx.project, changeId, call.prepared.targets);
+    let r: ToolResult;
+    try {
+      r = await call.prepared.run(changeId ? { ...grant, changeId } : grant);
+    } catch (e) {
+      // A write that failed half-way may still have changed files: they are its, not outside edits.
+      await recording?.finish(origin, {
+        summary: `${call.tool.key} (failed)`,
+        targets: call.prepared.targets,
+        rows: false,
+      });
+      throw e;
+    }
+    const record = changeId ? changeRecord({ id: changeId, ...origin }, call.prepared, r) : null;
+    if (record) {
+      await recording?.finish(origin, {
+        summary: record.summary,
+        targets: record.targets,
+        rows: record.rows !== undefined,
+      });
+      dctx.onChange?.(record);
+    } else recording?.drop();
     const text = capModelText(r.text);
     const out: DispatchResult = { ok: true, text: text.text };
     if (r.details !== undefined) out.details = r.details;

@@ -22,7 +22,7 @@ export const TOOL_GROUPS: readonly ToolGroupEntry[] = [
   },
   {
     group: "control",
-    keys: ["request_user_input", "switch_mode"],
+    keys: ["request_user_input", "switch_mode", "load_tools"],
     load: async () => (await import("./control/index.js")).controlTools,
   },
   {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { modelSchema } from "./model-schema.js";
 import type { AnyTool, ToolBinding } from "./types.js";
 
 /** The JSON Schema and description a model sees for one tool. */
@@ -51,7 +52,7 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
-  /** JSON Schema of a tool's input, generated once from its zod schema. */
+  /** JSON Schema of a tool's input as a model is sent it (model-schema.ts), generated once from its zod schema. */
   inputSchema(key: string): Record<string, unknown> {
     let s = this.schemas.get(key);
     if (!s) {
@@ -61,7 +62,7 @@ export class ToolRegistry {
         io: "input",
         unrepresentable: "any",
       }) as Record<string, unknown>;
-      s = rest;
+      s = modelSchema(rest) as Record<string, unknown>;
       this.schemas.set(key, s);
     }
     return s;

@@ -149,6 +149,11 @@ export interface RunGrant<B = unknown> {
   /** Present when the user approved this call: `basis` is the approved preview's, when it had one. */
   readonly approval?: { readonly basis?: B };
   readonly writes: WriteGrant;
+  /**
+   * The history change this run's writes belong to, set by the pipeline before a write runs:
+   * database writes log their rows under it, in their own transaction.
+   */
+  readonly changeId?: string;
 }
 
 /**

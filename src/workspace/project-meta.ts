@@ -12,6 +12,7 @@ export const ProjectMetaSchema = z
     title: z.string().min(1).max(200),
     summary: z.string().max(4000).default(""),
     language: z.enum(["en", "zh"]).default("en"),
+    author: z.string().min(1).max(200).optional(),
   })
   .loose();
 

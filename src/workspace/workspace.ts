@@ -6,6 +6,7 @@ import { NbError, toErrorInfo } from "../core/errors.js";
 import { writeProjectLayout } from "./layout.js";
 import { Project } from "./project.js";
 import { type ProjectMeta, readProjectMeta } from "./project-meta.js";
+import { STARTER_CONFIG } from "./starter-config.js";
 
 /** Project folder names: a slug that is safe in paths and addresses. */
 export const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -58,7 +59,7 @@ export class Workspace {
       mkdirSync(join(root, d), { recursive: true });
     }
     const config = join(root, ".nbook", "config.json");
-    if (!existsSync(config)) writeFileAtomicSync(config, `${JSON.stringify({ providers: {} }, null, 2)}\n`);
+    if (!existsSync(config)) writeFileAtomicSync(config, `${JSON.stringify(STARTER_CONFIG, null, 2)}\n`);
     return new Workspace(root);
   }
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { rowLogDdl } from "../core/row-log.js";
 
 /**
  * The top-level attribute of a stored patch path (its first segment, decoded), as SQL; queries
@@ -24,6 +25,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS patches_slice ON patches(slice_id, seq);
 CREATE INDEX IF NOT EXISTS patches_subject ON patches(subject_id, instant, seq);
 CREATE TABLE IF NOT EXISTS text_bodies(id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE, vector BLOB, model TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(body, content='text_bodies', content_rowid='id', tokenize='trigram');
+${rowLogDdl("history_row")}
 `;
 
 /** The word index of text bodies (whole words of alphabetic scripts; the trigram index finds the rest). */

@@ -41,7 +41,7 @@ import {
 } from "./api.js";
 import { DERIVED_TABLES, openWorldDb, prepareStatements, type SliceRow, type Statements } from "./db.js";
 import { isPlainObject, type JsonObject, refTarget } from "./json.js";
-import { pathsOverlap, pointerProblem, segmentsOf } from "./pointer.js";
+import { pathsOverlap, pointerProblem, segmentsOf, topAttr } from "./pointer.js";
 import { foldPolicy, Reducer } from "./reduce.js";
 import { describeSchema, loadSchemaFile, type WorldSchema } from "./schema.js";
 import { type EmbedFn, TextSearch } from "./search.js";
@@ -307,6 +307,44 @@ export class World implements WorldApi {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Re-derive after log rows were put back from outside the World's own writes (a history revert,
+   * inside its transaction): each subject's touched attributes from the earliest instant touched,
+   * a subject that is gone loses its derived rows, and subjects referring to one that came or went
+   * have their dangling references re-checked. Returns the issues the touched subjects have now.
+   */
+  rederive(
+    patches: Array<{ subjectId: string; path: string; instant: number }>,
+    subjects: string[],
+  ): Issue[] {
+    this.loadSchema();
+    const from = new Map<string, { instant: number; tops: Set<string> }>();
+    for (const p of patches) {
+      const f = from.get(p.subjectId) ?? { instant: p.instant, tops: new Set<string>() };
+      f.instant = Math.min(f.instant, p.instant);
+      f.tops.add(topAttr(p.path));
+      from.set(p.subjectId, f);
+    }
+    for (const [sid, f] of from) {
+      const s = this.st.subject.get(sid);
+      this.latest.delete(sid);
+      if (s) this.reducer.recompute(sid, s.type, f.instant, f.tops);
+    }
+    const all = [...new Set([...from.keys(), ...subjects])];
+    for (const sid of all) {
+      if (this.st.subject.get(sid)) continue;
+      for (const table of DERIVED_TABLES)
+        this.db.prepare(`DELETE FROM ${table} WHERE subject_id = ?`).run(sid);
+    }
+    for (const sid of subjects) {
+      for (const r of this.st.referrersLatest.all(sid)) {
+        const referrer = this.st.subject.get(r.subject_id);
+        if (referrer) this.reducer.recheckDangling(r.subject_id, referrer.type);
+      }
+    }
+    return all.flatMap((sid) => this.st.issuesOfSubject.all(sid).map(issueFromRow));
   }
 
   /** Run one write as its own savepoint and record it for enclosing transactions. */

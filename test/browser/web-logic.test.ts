@@ -2,8 +2,8 @@
 // through, word counts agree with the server's tree, and the chat is rebuilt correctly from a
 // stored transcript and from live events.
 import { describe, expect, it } from "vitest";
+import { countWords as serverCountWords } from "../../src/core/text.js";
 import { type EntryDataIn, type EntryKind, EntrySchema } from "../../src/harness/store/schema.js";
-import { countWords as serverCountWords } from "../../src/serve/file-tree.js";
 import type { Entry } from "../../web/src/api.js";
 import { applyEvent, type ChatItem, entriesToItems } from "../../web/src/chat-items.js";
 import { countWords, renderMarkdown } from "../../web/src/markdown.js";
@@ -17,24 +17,34 @@ describe("renderMarkdown", () => {
     expect(html).toContain("<em>soft</em>");
     expect(html).toContain("<strong>bold</strong>");
     expect(html).toContain("<code>code</code>");
-    expect(html).toContain("<ul><li>one</li><li>two</li></ul>");
-    expect(html).toContain("<blockquote><p>said</p></blockquote>");
-    expect(html).toContain("<pre><code>x &lt; y</code></pre>");
+    expect(html).toContain("<ul>\n<li>one</li>\n<li>two</li>\n</ul>");
+    expect(html).toContain("<blockquote>\n<p>said</p>\n</blockquote>");
+    expect(html).toContain("<pre><code>x &lt; y\n</code></pre>");
   });
 
   it("shows raw HTML and hostile links as text, never as markup", () => {
     const html = renderMarkdown(
       '<script>alert(1)</script>\n\n<img src=x onerror="alert(2)">\n\n[click](javascript:alert(3)) and [q](x"onmouseover="y)',
     );
-    expect(html).not.toMatch(/<script|<img|<a /);
+    expect(html).not.toMatch(/<script|<img/);
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(2)&quot;&gt;");
-    // A link is shown, with its target only as an escaped title.
+    // A hostile link stays text; no attribute is smuggled in.
+    expect(html).toContain("[click](javascript:alert(3))");
     expect(html).not.toContain('"onmouseover');
   });
 
   it("leaves YAML front matter out of the preview", () => {
-    expect(renderMarkdown("---\ntitle: x\n---\n# Body")).toBe("<h1>Body</h1>");
+    expect(renderMarkdown("---\ntitle: x\n---\n# Body")).toBe("<h1>Body</h1>\n");
+  });
+
+  it("keeps a verse's hard line breaks and opens links away from the editor", () => {
+    expect(renderMarkdown("The bell rang,  \nthe water rose.")).toBe(
+      "<p>The bell rang,<br />\nthe water rose.</p>\n",
+    );
+    expect(renderMarkdown("[map](https://example.org)")).toContain(
+      'target="_blank" rel="noopener noreferrer"',
+    );
   });
 });
 

@@ -29,7 +29,9 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 describe("nbook CLI", () => {
   it("walks a new user through init, project create --sample and a read from inside the project", async () => {
     expect((await nbook(["init", ws])).status).toBe(0);
-    expect(JSON.parse(readFileSync(join(ws, ".nbook", "config.json"), "utf8"))).toEqual({ providers: {} });
+    expect(JSON.parse(readFileSync(join(ws, ".nbook", "config.json"), "utf8"))).toMatchObject({
+      providers: {},
+    });
     for (const d of ["profiles", "skills", "workflows"]) {
       expect(statSync(join(ws, ".nbook", "agent", d)).isDirectory()).toBe(true);
     }

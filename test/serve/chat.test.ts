@@ -45,12 +45,13 @@ describe("a chat over the API on a scripted model, in discuss mode", () => {
       "run_start",
       "turn_start",
       "text_delta",
+      "usage",
       "tool_call_start",
       "turn_end",
       "approval_required",
       "run_end",
     ]);
-    const pending = (first[5].data as { pending: PendingView }).pending;
+    const pending = (first[6].data as { pending: PendingView }).pending;
     expect(pending).toMatchObject({ kind: "write", tool: "write" });
     expect(pending.preview).toContain(`+++ b/${CHAPTER}`);
     expect(pending.preview).toContain("+The bell road ran along the dyke.");

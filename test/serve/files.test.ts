@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { countWords } from "../../src/serve/file-tree.js";
+import { countWords } from "../../src/core/text.js";
 import { readEvents, type ServeFixture, serveFixture } from "./fixture.js";
 
 let fx: ServeFixture;

@@ -54,7 +54,8 @@ describe("the skills catalog in the system prompt", () => {
       expect(system).toContain(
         "- bell-scenes (skill://bell-scenes/SKILL.md): How bells sound in this novel.",
       );
-      expect(system).toContain("When to use: Any scene with a bell.");
+      // When to use it is in the SKILL.md the agent reads, not in every turn's prompt.
+      expect(system).not.toContain("Any scene with a bell.");
       expect(system).toContain("- writing-chain (skill://writing-chain/SKILL.md)");
       expect(system).not.toContain("broken-one");
       // The workspace's keep-canon replaced the built-in one.

@@ -38,6 +38,7 @@ describe("nbook workflows", () => {
       file: "novel/.nbook/agent/workflows/broken-one/workflow.js",
     });
     expect(rows.filter((r) => r.status === "ok").map((r) => r.key)).toEqual([
+      "book-backfill",
       "book-digest",
       "brainstorm",
       "chapter-write-review-revise",

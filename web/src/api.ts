@@ -45,6 +45,28 @@ export async function request<T>(method: string, path: string, body?: unknown, q
   return data as T;
 }
 
+/** A file the server answers as a download, with the name it gives it (Content-Disposition). */
+export interface Download {
+  blob: Blob;
+  fileName: string;
+}
+
+/** GET a download; an error answer is still JSON, thrown as ApiError. */
+export async function download(path: string, query?: Query): Promise<Download> {
+  const res = await fetch(url(path, query), { credentials: "same-origin" });
+  if (!res.ok) {
+    const data = safeJson(await res.text()) as { error?: { code?: string; message?: string } } | undefined;
+    throw new ApiError(
+      res.status,
+      data?.error?.code ?? `http_${res.status}`,
+      data?.error?.message ?? res.statusText,
+      data,
+    );
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? "book";
+  return { blob: await res.blob(), fileName: name };
+}
+
 function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -84,6 +106,11 @@ export type {
   WriteConflictDetails,
 } from "../../src/serve/responses.js";
 
+/** What an import plan shows: chapters, titles, word counts, warnings (src/books/import/plan.ts). */
+export type ImportPlan = Answer<typeof R.ImportPlannedSchema>["plan"];
+/** Where an import goes: a new project by name, or appended `into` one. */
+type ImportChoices = { project?: string; into?: string };
+
 /** One stored entry of a session's active branch, its `data` typed by its `kind`. */
 export type Entry = Transcript["entries"][number];
 
@@ -102,12 +129,25 @@ export const api = {
     request<Answer<typeof R.OneProjectSchema>>("POST", "/api/projects", input),
   openProject: (p: string) => request<Answer<typeof R.OneProjectSchema>>("POST", `${P(p)}/open`, {}),
 
+  // ---------------------------------------------------------------- import a manuscript
+  uploadImport: (input: { filename: string; data: string }) =>
+    request<Answer<typeof R.ImportPlannedSchema>>("POST", "/api/imports", input),
+  planImport: (id: string, choices: ImportChoices) =>
+    request<Answer<typeof R.ImportPlannedSchema>>("POST", `/api/imports/${enc(id)}/plan`, choices),
+  createImport: (id: string, choices: ImportChoices) =>
+    request<Answer<typeof R.ImportCreatedSchema>>("POST", `/api/imports/${enc(id)}/create`, choices),
+  dropImport: (id: string) =>
+    request<Answer<typeof R.ImportDroppedSchema>>("DELETE", `/api/imports/${enc(id)}`),
+
   // ---------------------------------------------------------------- files
   /** The project's tree, or one folder of it (one the tree returned lazy). */
   tree: (p: string, path?: string) =>
     request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`, undefined, { path }),
   search: (p: string, q: string, area?: "manuscript" | "lorebook" | "plan") =>
     request<Answer<typeof R.SearchResultSchema>>("GET", `${P(p)}/search`, undefined, { q, in: area }),
+  /** The compiled book (`format`: epub, docx, md, html, pdf; `chapters`: A..B) as a download. */
+  exportBook: (p: string, format: string, chapters?: string) =>
+    download(`${P(p)}/export`, { format, chapters }),
   readFile: (p: string, path: string) =>
     request<Answer<typeof R.FileTextSchema>>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>

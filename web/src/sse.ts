@@ -25,6 +25,7 @@ const EVENT_TYPES = [
   "session_created",
   "session_status",
   "project_created",
+  "import_progress",
   "job_started",
   "job_ended",
   // The server's own: a cursor it no longer holds (reload the state), a subscriber too far behind.

@@ -4,6 +4,8 @@ import { NbError, toErrorInfo } from "../../core/errors.js";
 import { MODES, type Mode } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
+import { type RewindResult, RewindScopeSchema } from "../../harness/rewind.js";
+import { oneLine } from "../../harness/store/index.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { formatTasks } from "../../tasks/list.js";
 import { workflowNotices } from "../../workflows/notices.js";
@@ -11,13 +13,20 @@ import { exitNotice, JOBS_HELP, jobsText } from "../chat-jobs.js";
 import { LineReader } from "../line-reader.js";
 import { locateProject } from "../locate.js";
 import { reportCliError, writeErr, writeOut } from "../output.js";
+import { money, usageLine } from "../usage-format.js";
 import { type AgentCliOptions, attachPrinter, openAgentSessions } from "./run.js";
 
 const HELP = `Commands:
   /mode <normal|discuss|plan>  change the session mode
   /plan                        switch to plan mode
   /tasks                       show the task list
+  /compact [focus]             summarise the older history now, keeping what focus names
+  /usage                       tokens and cost of this session and of the project today
 ${JOBS_HELP.trimEnd()}
+  /undo                        take back the changes of the last turn (files and plot/world rows)
+  /rewind                      list the points before each of your messages
+  /rewind <entry> [conversation|files|both]
+                               go back there: the conversation (default), the changes made since, or both
   /sessions                    list recent sessions
   /new                         start a new session (same profile and project)
   /help                        this help
@@ -25,6 +34,30 @@ ${JOBS_HELP.trimEnd()}
 At the prompt, Ctrl-C clears a half-typed line; on an empty line it exits, as Ctrl-D does.
 While a turn runs, Ctrl-C aborts it; a second Ctrl-C exits.
 `;
+
+/** What an undo or a rewind did, for the terminal. */
+function undoText(r: RewindResult): string {
+  const lines: string[] = [];
+  if (r.dropped) lines.push(`Back at entry ${r.leafId}: your next message continues from there.`);
+  if (r.revertChange) lines.push(`Took back ${r.reverted.join(", ")} (change ${r.revertChange}).`);
+  else if (!r.dropped) lines.push("Nothing to take back.");
+  return `${lines.join("\n")}\n`;
+}
+
+/** The points a rewind can go back to: before each of the user's messages on the active branch. */
+function rewindPoints(h: Harness, sessionId: string): string {
+  const path = h.store.activePath(sessionId);
+  const lines: string[] = [];
+  path.forEach((e, i) => {
+    if (e.kind !== "user" || e.data.intent === "system") return;
+    // Before the message means before the run it started, when one did.
+    const start = i > 0 && path[i - 1].kind === "run_start" ? i - 1 : i;
+    const before = start > 0 ? path[start - 1].id : null;
+    if (before) lines.push(`  ${before.padStart(5)}  before “${oneLine(e.data.text, 60)}”`);
+  });
+  if (!lines.length) return "Nothing to rewind to yet (use /new to start over).\n";
+  return `Rewind points (entry, then the message it goes back before):\n${lines.join("\n")}\nUse /rewind <entry> [conversation|files|both].\n`;
+}
 
 /** Ask the user to settle a pending approval or question. Null when input ended. */
 async function askResolution(reader: LineReader, pending: PendingView): Promise<Resolution | null> {
@@ -93,6 +126,14 @@ export function registerChat(program: Command): void {
           );
         };
         header();
+        // The status line after each run: what this session and its project spent (UTC day).
+        const status = () => {
+          const usage = h.store.sessionUsage(sessionId);
+          if (!usage.calls) return;
+          const project = h.store.session(sessionId).project;
+          const day = h.store.projectDayUsage(project, new Date().toISOString().slice(0, 10));
+          writeOut(`── session: ${usageLine(usage)} │ ${project ?? "workspace"} today: ${money(day)}\n`);
+        };
         for (const line of workflowNotices(locateProject(o).workspace)) writeOut(`${line}\n`);
         attachPrinter(h, (s) => writeOut(s));
         let interrupts = 0;
@@ -150,6 +191,8 @@ export function registerChat(program: Command): void {
             result = (await h.flowBackRun(sessionId)) ?? result;
           }
           if (result && result.status !== "completed") writeOut(`(run ended: ${result.status})\n`);
+          if (result?.status === "budget_limit" && result.error) writeOut(`${result.error.message}\n`);
+          status();
           return true;
         };
 
@@ -184,11 +227,31 @@ export function registerChat(program: Command): void {
               if (cmd === "help") writeOut(HELP);
               else if (cmd === "tasks") writeOut(`${formatTasks(h.tasks(sessionId))}\n`);
               else if (cmd === "jobs") writeOut(jobsText(h, sessionId));
-              else if (cmd === "mode" || cmd === "plan") {
+              else if (cmd === "usage") {
+                if (h.store.sessionUsage(sessionId).calls) status();
+                else writeOut("No model call yet in this session.\n");
+              } else if (cmd === "compact") {
+                const focus = text.slice(1 + cmd.length).trim();
+                const entry = await h.compact(sessionId, focus || undefined);
+                if (entry?.kind === "compaction")
+                  writeOut(`Summary of the earlier conversation:\n${entry.data.summary}\n`);
+                else if (entry === null) writeOut("Nothing was compacted.\n");
+              } else if (cmd === "mode" || cmd === "plan") {
                 const target = (cmd === "plan" ? "plan" : arg) as Mode;
                 if (!MODES.includes(target))
                   throw new NbError("invalid_input", `Usage: /mode ${MODES.join("|")}`);
                 if (!h.setMode(sessionId, target)) writeOut(`Already in ${target} mode.\n`);
+              } else if (cmd === "undo") {
+                writeOut(undoText(await h.undo(sessionId)));
+              } else if (cmd === "rewind") {
+                const scopeArg = text.slice(1).split(/\s+/)[2];
+                if (!arg) writeOut(rewindPoints(h, sessionId));
+                else {
+                  const scope = RewindScopeSchema.safeParse(scopeArg ?? "conversation");
+                  if (!scope.success)
+                    throw new NbError("invalid_input", "Usage: /rewind <entry> [conversation|files|both]");
+                  writeOut(undoText(await h.rewind(sessionId, arg, scope.data)));
+                }
               } else if (cmd === "sessions") {
                 for (const s of h.store.listSessions({ limit: 10 })) {
                   writeOut(

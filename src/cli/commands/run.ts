@@ -118,7 +118,14 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
         line(`  ⇄ mode: ${e.from} → ${e.to} (${e.by === "user" ? "by the user" : "approved request"})`);
         break;
       case "compacted":
-        line(`  … compacted ${e.summarizedEntries} older entries into a summary`);
+        line(
+          e.trigger === "auto"
+            ? `  … the context neared the model's window: ${e.summarizedEntries} older entries were summarised (the summary is in the transcript)`
+            : `  … ${e.summarizedEntries} older entries summarised`,
+        );
+        break;
+      case "usage":
+        if (e.warning) line(`  ⚠ budget: ${e.warning}`);
         break;
       case "queued":
         line(`  (queued as ${e.queue})`);
@@ -146,7 +153,7 @@ export function attachPrinter(harness: Harness, write: (s: string) => void): () 
 function reportRun(r: RunResult, json: boolean | undefined, before?: string, jobs: Job[] = []): void {
   // A run that stopped early (error, abort, step limit) left the session consistent: it can go on.
   const resume =
-    r.status === "error" || r.status === "aborted" || r.status === "step_limit"
+    r.status === "error" || r.status === "aborted" || r.status === "step_limit" || r.status === "budget_limit"
       ? `nbook run --session ${r.sessionId}`
       : null;
   if (json) {

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { renderTree, type SessionNode, sessionTree } from "../../collab/tree.js";
 import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
+import { type RewindResult, type RewindScope, rewindSession } from "../../harness/rewind.js";
 import {
   exportJsonl,
   exportMarkdown,
@@ -16,6 +17,7 @@ import {
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
+import { callLine, manifestText, usageLine } from "../usage-format.js";
 
 /**
  * Run `fn` with the workspace's session store, closing it afterwards. Sessions a process that is
@@ -57,6 +59,24 @@ function treeJson(nodes: readonly SessionNode[]): unknown[] {
   return nodes.map((n) => ({ ...n.session, detached: n.detached, children: treeJson(n.children) }));
 }
 
+/** What a rewind did, in a line or two. */
+function rewindText(r: RewindResult, scope: RewindScope): string {
+  const lines: string[] = [];
+  if (scope !== "files")
+    lines.push(
+      `Session ${r.sessionId} now continues from entry ${r.leafId ?? "(start)"}${r.dropped ? ` (${r.dropped} later entr${r.dropped === 1 ? "y stays" : "ies stay"} on their branch)` : ""}.`,
+    );
+  if (scope !== "conversation")
+    lines.push(
+      r.revertChange
+        ? `Reverted ${r.reverted.join(", ")} as change ${r.revertChange}.`
+        : r.reverted.length
+          ? `The changes ${r.reverted.join(", ")} were already undone.`
+          : "No recorded changes to take back after that entry.",
+    );
+  return `${lines.join("\n")}\n`;
+}
+
 interface ShowOptions {
   limit?: number;
   before?: string;
@@ -86,6 +106,8 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
       queued: store.queued(id),
       children,
       jobs,
+      usage: store.sessionUsage(id),
+      projectToday: store.projectDayUsage(session.project, today()),
     });
     return;
   }
@@ -122,6 +144,12 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
       out += `  ${a.id}: ${a.toolKey} — ${oneLine(a.preview.text) || "(no preview)"}  (nbook approve ${session.id} ${a.id} [--reject])\n`;
     }
   }
+  const usage = store.sessionUsage(id);
+  if (usage.calls) {
+    out += `\nUsage: ${usageLine(usage)}\n`;
+    const day = store.projectDayUsage(session.project, today());
+    out += `${session.project ? `Project ${session.project}` : "Outside any project"} today (UTC): ${usageLine(day)}\n`;
+  }
   const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
   for (const e of open.size ? store.sinceLastAssistant(id) : []) {
     if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
@@ -130,9 +158,16 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
   writeOut(out);
 }
 
-/** `nbook sessions list|show|export`. */
+/** The UTC day now (YYYY-MM-DD), as model calls are summed by. */
+const today = (): string => new Date().toISOString().slice(0, 10);
+
+/** `nbook sessions list|show|context|export|rewind|fork`. */
 export function registerSessions(program: Command): void {
-  const sessions = program.command("sessions").description("List, show and export agent sessions");
+  const sessions = program
+    .command("sessions")
+    .description(
+      "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
+    );
   sessions
     .command("list")
     .description("List sessions, most recently active first")
@@ -187,6 +222,105 @@ export function registerSessions(program: Command): void {
         if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= MAX_PAGE))
           throw new NbError("invalid_input", `--limit must be a whole number from 1 to ${MAX_PAGE}`);
         withStore(o.workspace, (store) => showSession(store, id, o));
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("rewind")
+    .description(
+      "Move a session back to an entry of its active branch: the conversation (the next message branches there), the files (the changes its later calls made are reverted), or both",
+    )
+    .argument("<id>", "session id")
+    .requiredOption("--to <entry>", "the entry id to go back to (see nbook sessions show --json)")
+    .option("--conversation", "only move the conversation back (the default)")
+    .option("--files", "only take back the changes made after the entry")
+    .option("--both", "take back the changes, then move the conversation back")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print JSON")
+    .action(
+      async (
+        id: string,
+        o: {
+          to: string;
+          conversation?: boolean;
+          files?: boolean;
+          both?: boolean;
+          workspace?: string;
+          json?: boolean;
+        },
+      ) => {
+        try {
+          const picked = (["conversation", "files", "both"] as const).filter((k) => o[k]);
+          if (picked.length > 1)
+            throw new NbError("invalid_input", "Give one of --conversation, --files or --both");
+          const scope: RewindScope = picked[0] ?? "conversation";
+          const workspace = Workspace.discover({ workspace: o.workspace });
+          const store = SessionStore.forWorkspace(workspace);
+          try {
+            store.recoverInterrupted();
+            const r = await rewindSession(store, workspace, id, o.to, scope);
+            if (o.json) printJson(r);
+            else writeOut(rewindText(r, scope));
+          } finally {
+            store.close();
+          }
+        } catch (e) {
+          reportCliError(e, o.json);
+        }
+      },
+    );
+  sessions
+    .command("fork")
+    .description("Start a new session from an entry of a session (any branch): its conversation up to there")
+    .argument("<id>", "session id")
+    .requiredOption("--at <entry>", "the entry the new session starts from")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the new session as JSON")
+    .action((id: string, o: { at: string; workspace?: string; json?: boolean }) => {
+      try {
+        const fork = withStore(o.workspace, (store) => store.forkSession(id, o.at));
+        if (o.json) printJson(fork);
+        else
+          writeOut(
+            `Forked session ${id} at entry ${o.at} as session ${fork.id} (nbook chat --session ${fork.id}).\n`,
+          );
+      } catch (e) {
+        reportCliError(e, o.json);
+      }
+    });
+  sessions
+    .command("context")
+    .description(
+      "Show what a model call of a session was sent: its sections with token counts, the canon brought in and why, and the usage and cost the provider reported (default: the latest call)",
+    )
+    .argument("<id>", "session id")
+    .option("--call <k>", "the session's k-th model call (1 is the first)", Number)
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the call (manifest, usage, cost) and the session's totals as JSON")
+    .action((id: string, o: { call?: number; workspace?: string; json?: boolean }) => {
+      try {
+        if (o.call !== undefined && !(Number.isInteger(o.call) && o.call > 0))
+          throw new NbError("invalid_input", "--call must be a positive integer");
+        withStore(o.workspace, (store) => {
+          const calls = store.calls(id);
+          const call = o.call !== undefined ? store.call(id, o.call) : calls.at(-1);
+          if (o.json) {
+            printJson({ call: call ?? null, calls: calls.length, usage: store.sessionUsage(id) });
+            return;
+          }
+          if (!call) {
+            writeOut(`Session ${store.session(id).id} has made no model call yet.\n`);
+            return;
+          }
+          let out = manifestText(call);
+          if (calls.length > 1) {
+            out += `\nCalls of session ${id} (see one with --call K):\n`;
+            for (const c of calls) out += `  ${callLine(c)}\n`;
+          }
+          out += `\nSession total: ${usageLine(store.sessionUsage(id))}\n`;
+          writeOut(out);
+        });
       } catch (e) {
         reportCliError(e, o.json);
       }

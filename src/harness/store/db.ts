@@ -141,6 +141,31 @@ CREATE TABLE IF NOT EXISTS session_counters (
 );
 INSERT OR IGNORE INTO session_counters (session_id, model_calls)
   SELECT session_id, COUNT(*) FROM entries WHERE kind IN ('assistant', 'compaction') GROUP BY session_id;
+-- One row per model call: what it was sent (the manifest, JSON), the usage the provider reported
+-- and its cost in the price's currency (null: no price). seq numbers a session's calls from 1;
+-- day is the UTC date, for the per-project daily sums and budgets.
+CREATE TABLE IF NOT EXISTS model_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  seq INTEGER NOT NULL,
+  run_id TEXT NOT NULL,
+  project TEXT,
+  model TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  day TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cache_read_tokens INTEGER NOT NULL,
+  cache_write_tokens INTEGER NOT NULL,
+  reported INTEGER NOT NULL,
+  cost REAL,
+  currency TEXT,
+  manifest TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX IF NOT EXISTS model_calls_by_project_day ON model_calls(project, day);
+CREATE INDEX IF NOT EXISTS model_calls_by_day ON model_calls(day);
 `;
 
 /** Open (creating if needed) the agent database in WAL mode and bring its schema up to date. */

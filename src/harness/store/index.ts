@@ -1,12 +1,15 @@
 import { join } from "node:path";
 import type Database from "better-sqlite3";
+import { z } from "zod";
 import { NbError } from "../../core/errors.js";
 import { parseOrThrow } from "../../core/validate.js";
 import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
+import { type ModelCall, ModelCallTable, type NewModelCall, type UsageTotals } from "./calls.js";
 import { openAgentDb } from "./db.js";
+import { forkedInput } from "./fork.js";
 import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
 import { type EntryPage, EntryPages, type PageQuery, PageQuerySchema } from "./pages.js";
@@ -25,6 +28,8 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
+export type { ModelCall, NewModelCall, UsageTotals } from "./calls.js";
+export { dayOf, ModelCallSchema, UsageTotalsSchema } from "./calls.js";
 export type { AgentLink } from "./links.js";
 export type { EntryPage, PageQuery } from "./pages.js";
 export { EntryPageSchema, MAX_PAGE, PageQuerySchema } from "./pages.js";
@@ -62,10 +67,12 @@ export class SessionStore {
   readonly jobs: JobTable;
   private readonly links: LinkTable;
   private readonly pages: EntryPages;
+  private readonly callLog: ModelCallTable;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db, this.runner);
     this.links = new LinkTable(db);
+    this.callLog = new ModelCallTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
     this.jobs = new JobTable(db, this.queueTable);
@@ -103,6 +110,34 @@ export class SessionStore {
         return child;
       })
       .immediate();
+  }
+
+  // ── model calls: manifests, usage, cost ────────────────────────────────
+
+  /** Record one model call of a session (numbered from 1 in the session). */
+  recordCall(sessionId: string, call: NewModelCall): ModelCall {
+    const session = this.sessions.get(sessionId);
+    return this.callLog.record(Number(session.id), session.project, call);
+  }
+
+  /** A session's model calls in order. */
+  calls(sessionId: string): ModelCall[] {
+    return this.callLog.list(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** Model call `seq` of a session; `not_found` when none. */
+  call(sessionId: string, seq: number): ModelCall {
+    return this.callLog.get(Number(this.sessions.get(sessionId).id), seq);
+  }
+
+  /** A session's usage and cost, summed. */
+  sessionUsage(sessionId: string): UsageTotals {
+    return this.callLog.sessionTotals(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** What a project's sessions (null: sessions outside any project) used on a UTC day (YYYY-MM-DD). */
+  projectDayUsage(project: string | null, day: string): UsageTotals {
+    return this.callLog.projectDayTotals(project, day);
   }
 
   // ── collaboration links ───────────────────────────────────────────────────
@@ -215,6 +250,64 @@ export class SessionStore {
   setLeaf(sessionId: string, entryId: string | null): Session {
     this.tree.setLeaf(sessionId, entryId);
     return this.sessions.get(sessionId);
+  }
+
+  /**
+   * Start a new session from one entry of a session (any branch): a copy of the path root → that
+   * entry, with the same profile, project, model and initial values, idle, its leaf at the copy.
+   */
+  forkSession(sessionId: string, atEntryId: string): Session {
+    const source = this.sessions.get(sessionId);
+    const path = this.pathTo(sessionId, atEntryId);
+    const initialMode = this.db
+      .prepare("SELECT initial_mode FROM sessions WHERE id = ?")
+      .pluck()
+      .get(Number(source.id)) as Session["mode"];
+    return this.db
+      .transaction(() => {
+        const fork = this.sessions.create({
+          // `initial` was validated by the profile when the source session was created.
+          profile: { key: source.profileKey, initial: z.record(z.string(), z.unknown()) },
+          project: source.project,
+          title: `${source.title || "(untitled)"} (fork of #${source.id} at ${atEntryId})`,
+          mode: initialMode,
+          model: source.model,
+          initial: source.initial,
+        });
+        const ids = new Map<string, string>();
+        for (const e of path) {
+          const [copy] = this.tree.commit(fork.id, [forkedInput(e, ids)]);
+          ids.set(e.id, copy.id);
+        }
+        return this.sessions.get(fork.id);
+      })
+      .immediate();
+  }
+
+  /** The entries root → `entryId` of a session; `not_found` when the entry is not the session's. */
+  pathTo(sessionId: string, entryId: string): Entry[] {
+    const key = this.sessions.get(sessionId).id;
+    const out: Entry[] = [];
+    let at: Entry | null = this.entryOf(entryId, key);
+    while (at) {
+      out.push(at);
+      at = at.parentId === null ? null : this.tree.get(at.parentId);
+    }
+    return out.reverse();
+  }
+
+  private entryOf(entryId: string, sessionId: string): Entry {
+    let e: Entry | null = null;
+    try {
+      e = this.tree.get(entryId);
+    } catch (err) {
+      if (!(err instanceof NbError)) throw err;
+    }
+    if (!e || e.sessionId !== sessionId)
+      throw new NbError("not_found", `No entry ${entryId} in session ${sessionId}`, {
+        fields: [{ pointer: "/entry", message: "no such entry in this session" }],
+      });
+    return e;
   }
 
   /** The active path root → leaf. */

@@ -27,7 +27,15 @@ export type Task = z.infer<typeof TaskSchema>;
 const runId = z.string().min(1);
 
 /** How a run ended (or paused). */
-export const RunStatusSchema = z.enum(["completed", "waiting", "error", "aborted", "step_limit"]);
+/** `budget_limit`: a session or project budget was used up before a model call; raise it and continue. */
+export const RunStatusSchema = z.enum([
+  "completed",
+  "waiting",
+  "error",
+  "aborted",
+  "step_limit",
+  "budget_limit",
+]);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /** What an approval is for: a write a read-only mode stopped, or the agent's request to switch mode. */

@@ -69,7 +69,7 @@ it("renders every entry kind in the readable transcript", () => {
   const s = sessionWithEveryKind();
   const out = renderTranscript(s, store.activePath(s.id));
   expect(out).toContain("— run r1 started (prompt)");
-  expect(out).toContain("— compacted: Earlier: the outline was agreed.");
+  expect(out).toContain("  │ Earlier: the outline was agreed.");
   expect(out).toContain("user (steer): steer this way");
   expect(out).toContain('→ read {"path":"missing.md"} — error [not_found]: no such file');
   expect(out).toContain("→ request_user_input");

@@ -130,7 +130,11 @@ export function renderEntries(path: readonly Entry[]): string {
         lines.push(`  tasks: ${taskLine(e.data.tasks)}`);
         break;
       case "compaction":
-        lines.push(`— compacted: ${oneLine(e.data.summary)}`);
+        // The whole summary: from here on it is all the model knows of the history before it.
+        lines.push(
+          `— history compacted; the summary the model now works from:`,
+          ...e.data.summary.split("\n").map((l) => `  │ ${l}`),
+        );
         break;
       case "run_start":
         lines.push(`— run ${e.data.runId} started (${e.data.invocation})`);

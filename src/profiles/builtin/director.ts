@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { defineProfile } from "../define.js";
-import { basePrompt, COLLABORATION_TOOLS, JOB_TOOLS, PLOT_READ_TOOLS, PLOT_WRITE_TOOLS } from "./prompt.js";
+import {
+  basePrompt,
+  COLLABORATION_TOOLS,
+  JOB_TOOLS,
+  MEMORY_TOOLS,
+  PLOT_LEDGER_TOOLS,
+  PLOT_READ_TOOLS,
+  PLOT_WRITE_TOOLS,
+} from "./prompt.js";
 
 export const director = defineProfile({
   key: "director",
@@ -39,11 +47,18 @@ export const director = defineProfile({
     "report_result",
     ...PLOT_READ_TOOLS,
     ...PLOT_WRITE_TOOLS,
-    "subject_rag_search",
-    "subject_event_append",
-    "subject_memory_update",
+    ...MEMORY_TOOLS,
     ...COLLABORATION_TOOLS,
     ...JOB_TOOLS,
+    {
+      key: "load_tools",
+      sets: {
+        plot_ledger: [...PLOT_LEDGER_TOOLS],
+        agents: [...COLLABORATION_TOOLS],
+        jobs: [...JOB_TOOLS],
+        memory: [...MEMORY_TOOLS],
+      },
+    },
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the plot director: you shape threads, scenes and chapters, and hand chapters to the writer.", ctx)}

@@ -6,6 +6,8 @@ import {
   delegationGuide,
   JOB_TOOLS,
   jobsGuide,
+  MEMORY_TOOLS,
+  PLOT_LEDGER_TOOLS,
   PLOT_READ_TOOLS,
   PLOT_WRITE_TOOLS,
 } from "./prompt.js";
@@ -33,13 +35,24 @@ export const leaderDefault = defineProfile({
     { key: "execute_world", access: "readwrite" },
     "novel_rankings",
     "novel_book_detail",
-    "subject_rag_search",
-    "subject_event_append",
-    "subject_memory_update",
+    ...MEMORY_TOOLS,
     ...COLLABORATION_TOOLS,
     ...JOB_TOOLS,
     "list_workflows",
     "run_workflow",
+    {
+      key: "load_tools",
+      sets: {
+        plot_ledger: [...PLOT_LEDGER_TOOLS],
+        plot_write: PLOT_WRITE_TOOLS.filter((k) => !PLOT_LEDGER_TOOLS.some((l) => l === k)),
+        agents: [...COLLABORATION_TOOLS],
+        jobs: [...JOB_TOOLS],
+        workflows: ["list_workflows", "run_workflow"],
+        market: ["novel_rankings", "novel_book_detail"],
+        memory: [...MEMORY_TOOLS],
+        sql: ["execute_sql"],
+      },
+    },
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the leader agent of NeuroBook, helping a person write a long novel.", ctx)}

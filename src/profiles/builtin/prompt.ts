@@ -9,7 +9,7 @@ export function basePrompt(role: string, ctx: PromptContext): string {
     ctx.language === "zh"
       ? "The project is written in Chinese: write prose and notes in Chinese unless asked otherwise."
       : "The project is written in English.";
-  return `${role}\n\n${where}\n${lang}\nLayout: lorebook/ (stable canon), manuscript/ (the prose), world-engine/ (world schema and calendar), .agent/plan/ (plans).\nYou can call only these tools: ${ctx.toolKeys.join(", ") || "(none)"}.`;
+  return `${role}\n\n${where}\n${lang}\nLayout: lorebook/ (stable canon), manuscript/ (the prose), world-engine/ (world schema and calendar), .agent/plan/ (plans).\nYou can call only the tools you are given${ctx.toolKeys.includes("load_tools") ? "; load_tools sends the definitions of those listed in its description" : ""}.`;
 }
 
 /** The eight plot read tools, as the profiles that read the plot list them. */
@@ -47,6 +47,19 @@ export const COLLABORATION_TOOLS = [
 
 /** The background-job tools, for the profiles that start jobs and follow them (leader, director). */
 export const JOB_TOOLS = ["list_jobs", "get_job", "cancel_job"] as const;
+
+/** The subject-memory tools of the profiles that keep characters' memories (leader, director). */
+export const MEMORY_TOOLS = ["subject_rag_search", "subject_event_append", "subject_memory_update"] as const;
+
+/** The plot tools a chapter's drafting rarely needs: reader promises, their beats, decisions and acts. */
+export const PLOT_LEDGER_TOOLS = [
+  "get_story_promise",
+  "get_story_decision",
+  "save_story_act",
+  "save_story_promise",
+  "save_promise_beat",
+  "save_story_decision",
+] as const;
 
 /** How background jobs behave, for the profiles that have the job tools. */
 export function jobsGuide(): string {

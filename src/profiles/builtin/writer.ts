@@ -31,6 +31,15 @@ export const writer = defineProfile({
     "report_result",
     ...PLOT_READ_TOOLS,
     { key: "execute_world", access: "readonly" },
+    {
+      key: "load_tools",
+      sets: {
+        plot: PLOT_READ_TOOLS.filter(
+          (k) => k !== "get_chapter_writer_brief" && k !== "get_story_scene_context",
+        ),
+        world: ["execute_world"],
+      },
+    },
   ],
   systemPrompt: (ctx) =>
     `${basePrompt("You are the writer: you turn a chapter brief into finished prose.", ctx)}

@@ -12,6 +12,10 @@ const FileHashesSchema = z
  */
 export const ChangeRecordSchema = z
   .object({
+    /** The change id the pipeline allocated before the call ran (see RunGrant.changeId). */
+    id: z.string(),
+    /** When the call finished (ISO 8601, UTC). */
+    time: z.string(),
     tool: z.string(),
     session: z.string().nullable(),
     profile: z.string().nullable(),
@@ -29,8 +33,9 @@ export type ChangeRecord = z.infer<typeof ChangeRecordSchema>;
 /** What a tool's run reports it changed; the pipeline adds who and where. */
 export type ChangeReport = Partial<Pick<ChangeRecord, "targets" | "files" | "rows" | "summary">>;
 
-/** Who made a call, for its record. */
+/** Who made a call and under which change id, for its record. */
 export interface CallOrigin {
+  id: string;
   tool: string;
   session: string | null;
   profile: string | null;
@@ -55,6 +60,7 @@ export function changeRecord(
   const report = result.change ?? {};
   return ChangeRecordSchema.parse({
     ...origin,
+    time: new Date().toISOString(),
     targets: report.targets !== undefined ? report.targets : prepared.targets,
     ...(report.files ? { files: report.files } : {}),
     ...(report.rows ? { rows: report.rows } : {}),

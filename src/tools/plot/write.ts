@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { recordPlotRows } from "../../plot/change-log.js";
 import type { PlotDb } from "../../plot/db.js";
 import {
   type PlotContext,
@@ -82,14 +83,14 @@ async function runSave(
   },
 ): Promise<ToolResult> {
   const pc = await plotFor(ctx);
-  const { value, before, after } = pc.db.transaction(() => {
+  const { value, before, after } = recordPlotRows(pc.db, grant.changeId, () => {
     assertRowsUnchanged(pc.db, grant.approval?.basis, key, () => spec.preview(pc.db));
     const before = plotBasis(pc.db, spec.named);
     const value = spec.save(pc);
     const rows = [...spec.named, ...spec.saved(value)];
     const unique = rows.filter((r, i) => rows.findIndex((o) => o.kind === r.kind && o.id === r.id) === i);
     return { value, before, after: plotBasis(pc.db, unique) };
-  })();
+  });
   return { ...jsonResult(value), change: { targets: null, rows: { before, after }, summary: spec.summary } };
 }
 

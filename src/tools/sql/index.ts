@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NbError } from "../../core/errors.js";
+import { plotRowLogScript } from "../../plot/change-log.js";
 import { plotDb } from "../../plot/db.js";
 import { PLOT_SCHEMA_DOC } from "../../plot/schema-doc.js";
 import type { Project } from "../../workspace/project.js";
@@ -133,8 +134,13 @@ async function runStatement(
   grant: RunGrant<SqlBasis>,
 ): Promise<ToolResult> {
   const expect = grant.approval?.basis;
-  const req = { ...statement(input, grant.writes, MAX_SQL_ROWS), ...(expect ? { expect } : {}) };
-  const out = await projectSqlRunner(requireProject(ctx)).run(req, ctx.signal);
+  const project = requireProject(ctx);
+  const req = {
+    ...statement(input, grant.writes, MAX_SQL_ROWS),
+    ...(expect ? { expect } : {}),
+    ...(grant.changeId ? { rowLog: plotRowLogScript(plotDb(project), grant.changeId) } : {}),
+  };
+  const out = await projectSqlRunner(project).run(req, ctx.signal);
   if (expect && out.conflict) {
     const now = plural(out.conflict.changes, "row");
     const differs =

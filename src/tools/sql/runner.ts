@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type ErrorInfo, NbError } from "../../core/errors.js";
+import type { RowLogScript } from "../../core/row-log.js";
 import type { SqlCommand } from "./statement-text.js";
 
 /** How long one statement may run before its process is killed. */
@@ -31,6 +32,8 @@ export interface StatementRequest {
   allowWrite: boolean;
   /** An approved write: commit only if it touches exactly these rows, else roll back (see `conflict`). */
   expect?: SqlBasis;
+  /** A recorded write: the SQL that logs the rows it touches, run around it in its transaction. */
+  rowLog?: RowLogScript;
 }
 
 /**

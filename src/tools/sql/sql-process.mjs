@@ -73,9 +73,45 @@ function open() {
   return connections;
 }
 
+// NeuroBook's own tables in project.sqlite (its row log of recorded changes): readable, never writable here.
+const PROTECTED_TABLES = ["history_row"];
+
+/** The b-tree root pages of the protected tables and their indexes in main. */
+function protectedRoots(db) {
+  return new Set(
+    db
+      .prepare(
+        `SELECT rootpage FROM sqlite_schema WHERE tbl_name IN (${PROTECTED_TABLES.map(() => "?").join(", ")})`,
+      )
+      .pluck()
+      .all(...PROTECTED_TABLES),
+  );
+}
+
+/** True when an operation writes a protected b-tree of main (OpenWrite: p2 root, p3 db; Clear: p1 root, p2 db). */
+function writesProtected(op, roots) {
+  if (op.opcode === "OpenWrite") return Number(op.p3) === 0 && roots.has(Number(op.p2));
+  if (op.opcode === "Clear") return Number(op.p2) === 0 && roots.has(Number(op.p1));
+  return false;
+}
+
 /** Refuse a statement whose compiled program does something execute_sql does not allow. */
 function checkBytecode(db, req) {
+  const roots = protectedRoots(db);
+  // EXPLAIN lists the statement's own program first, then each trigger's (addresses restart at 0):
+  // only the statement's own writes are checked against the protected tables, since NeuroBook's
+  // row-log triggers write only temp tables and the log is filled by NeuroBook, not the statement.
+  let own = true;
+  let last = -1;
   for (const op of db.prepare(`EXPLAIN ${req.sql}`).all(...bindArgs(req.params))) {
+    if (Number(op.addr) <= last) own = false;
+    last = Number(op.addr);
+    if (own && writesProtected(op, roots)) {
+      throw new Refusal(
+        "not_allowed",
+        "history_row is NeuroBook's log of recorded changes: it can be read, not written",
+      );
+    }
     if (REFUSED_OPCODES.has(op.opcode)) {
       throw new Refusal("not_allowed", `This statement is not allowed (it would run ${op.opcode})`);
     }
@@ -193,9 +229,9 @@ function watch(db) {
   db.exec("CREATE TEMP TABLE nb_touched (tbl TEXT NOT NULL, op TEXT NOT NULL, key TEXT)");
   const tables = db
     .prepare(
-      "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite%'",
+      "SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite%' AND name NOT IN (SELECT value FROM json_each(?))",
     )
-    .all();
+    .all(JSON.stringify(PROTECTED_TABLES));
   tables.forEach(({ name, wr }, i) => {
     const pk = db.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk").pluck().all(name);
     const key = (row) =>
@@ -240,18 +276,23 @@ function run(req) {
     const { ro } = open();
     return { write, ...execute(ro, ro.prepare(req.sql), req, false) };
   }
-  if (!req.expect) return { write, ...execute(connections.rw, stmt, req, true) };
-  // An approved write commits only if it changes exactly the rows its preview did.
   const { rw } = connections;
+  if (!req.expect && !req.rowLog) return { write, ...execute(rw, stmt, req, true) };
+  // A recorded write logs the rows it touches in its own transaction (req.rowLog, from the parent);
+  // an approved write commits only if it changes exactly the rows its preview did.
   rw.exec("BEGIN IMMEDIATE");
   try {
-    watch(rw);
+    if (req.rowLog) rw.exec(req.rowLog.open);
+    if (req.expect) watch(rw);
     const out = execute(rw, stmt, req, true);
-    const basis = touched(rw, out.changes);
-    if (basis.changes !== req.expect.changes || basis.rows !== req.expect.rows) {
-      return { write, ...out, conflict: basis };
+    if (req.expect) {
+      const basis = touched(rw, out.changes);
+      if (basis.changes !== req.expect.changes || basis.rows !== req.expect.rows) {
+        return { write, ...out, conflict: basis };
+      }
+      unwatch(rw);
     }
-    unwatch(rw);
+    if (req.rowLog) rw.exec(req.rowLog.close);
     rw.exec("COMMIT");
     return { write, ...out };
   } finally {

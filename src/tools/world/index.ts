@@ -91,7 +91,7 @@ export const executeWorld = defineTool({
         const outcome =
           access === "readwrite" && grant.writes === "none"
             ? await dryRun()
-            : await runApproved(input, ctx, grant.approval?.basis);
+            : await runApproved(input, ctx, grant.approval?.basis, grant.changeId);
         if (outcome.dryRun && outcome.writes.length) {
           throw new NbError(
             "approval_required",
@@ -124,12 +124,14 @@ async function runApproved(
   input: WorldInput,
   ctx: ToolContext,
   basis: WorldBasis | undefined,
+  changeId: string | undefined,
 ): Promise<WorldScriptOutcome> {
   const project = targetProject(input, ctx);
   try {
     return await runWorldScript(project, input.code, {
       access: worldAccess(ctx),
       signal: ctx.signal,
+      ...(changeId ? { changeId } : {}),
       ...(basis ? { clock: basis.clock, expect: basis.writes } : {}),
     });
   } catch (e) {

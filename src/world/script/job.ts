@@ -4,6 +4,7 @@ import type { Project } from "../../workspace/project.js";
 import { Workspace } from "../../workspace/workspace.js";
 import type { Issue, WriteRecord } from "../api.js";
 import { loadCalendar } from "../calendar/index.js";
+import { recordWorldRows } from "../change-log.js";
 import { runScriptSync, type ScriptClock } from "../sandbox/index.js";
 import { openWorld } from "../world.js";
 import { type CanonicalWrite, canonicalWrites, sameWrites } from "./canonical.js";
@@ -24,6 +25,8 @@ export interface WorldJob {
   clock: ScriptClock;
   /** The writes an approved preview recorded: the run is kept only if it makes exactly these. */
   expect?: CanonicalWrite[];
+  /** The history change a kept run's rows are logged under (in the script's transaction). */
+  changeId?: string;
 }
 
 /** What one script run produced. */
@@ -89,7 +92,7 @@ export function runWorldJob(job: WorldJob): WorldJobResult {
     hidePaths.push(project.root, project.realRoot, project.workspace.realRoot);
     const world = openWorld(project);
     const collector = new WriteCollector();
-    const run = () =>
+    const script = () =>
       runScriptSync({
         code: job.code,
         api: worldHostApi({ world, calendar: () => loadCalendar(project), access: job.access, collector }),
@@ -98,7 +101,8 @@ export function runWorldJob(job: WorldJob): WorldJobResult {
         hidePaths,
       });
     const dryRun = job.dryRun || job.access === "readonly";
-    const { expect } = job;
+    const { expect, changeId } = job;
+    const run = changeId === undefined || dryRun ? script : () => recordWorldRows(world.db, changeId, script);
     const { value, writes } =
       expect === undefined
         ? world.transaction(run, { dryRun })

@@ -33,6 +33,8 @@ export interface WorldScriptOptions {
   clock?: ScriptClock;
   /** Keep the run only if it makes exactly these writes; otherwise fail with `conflict`, changing nothing. */
   expect?: CanonicalWrite[];
+  /** Log the rows a kept run writes under this history change, in its transaction. */
+  changeId?: string;
 }
 
 const sandbox = sharedPool<WorldJob, WorldJobResult>({
@@ -87,6 +89,7 @@ export async function runWorldScript(
     timeoutMs,
     clock,
     ...(opts.expect ? { expect: opts.expect } : {}),
+    ...(opts.changeId ? { changeId: opts.changeId } : {}),
   };
   const run = () =>
     sandbox.run(job, {

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, type ProjectView } from "../api";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
+import { ImportBook } from "./import-book";
 
 /** The projects of the workspace, most recently active first, and a form to create one. */
 export function Bookshelf({ projects, reload }: { projects: ProjectView[]; reload: () => Promise<void> }) {
@@ -102,6 +103,7 @@ export function Bookshelf({ projects, reload }: { projects: ProjectView[]; reloa
           {t("shelf.create")}
         </button>
       </form>
+      <ImportBook projects={projects} reload={reload} />
     </div>
   );
 }

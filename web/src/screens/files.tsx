@@ -15,6 +15,7 @@ import { countWords, renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
+import { ExportBook } from "./export-book";
 
 /**
  * Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it.
@@ -468,6 +469,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
         ) : (
           <p class="muted">{tree.error?.message ?? t("common.loading")}</p>
         )}
+        <ExportBook project={project} />
       </aside>
       <section class="content editor" aria-label={path || t("files.pick")}>
         {!path ? (
