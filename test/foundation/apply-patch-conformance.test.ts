@@ -119,7 +119,7 @@ function runScenarios(source: string, root: string, expectedTree: (name: string)
           allow: "all",
         },
       );
-      expect(listing(scratch, new Set(["project.yaml"]))).toEqual(expectedTree(name));
+      expect(listing(scratch, new Set(["project.yaml", ".nbook"]))).toEqual(expectedTree(name));
       ws.close();
     });
   }
