@@ -8,13 +8,7 @@ import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
-import {
-  EntrySchema,
-  PendingViewSchema,
-  RunStatusSchema,
-  SessionSchema,
-  TaskSchema,
-} from "../harness/store/schema.js";
+import { PendingViewSchema, RunStatusSchema, SessionSchema, TaskSchema } from "../harness/store/schema.js";
 import { JobStatusSchema } from "../jobs/store.js";
 import { RunStatusSchema as WorkflowRunStatusSchema } from "../workflows/store/schema.js";
 
