@@ -29,7 +29,7 @@ export function waitingOn(store: SessionStore, sessionId: string): PendingView |
   const calls = store.pendingToolCalls(sessionId);
   if (!calls.length) return null;
   const open = new Map(calls.map((c) => [c.call.id, c.call]));
-  const path = store.activePath(sessionId);
+  const path = store.sinceLastAssistant(sessionId);
   for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i];
     if (e.kind === "approval_request" && open.has(e.data.callId)) {

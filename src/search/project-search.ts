@@ -34,6 +34,8 @@ interface FileRow extends Identity {
   id: number;
   path: string;
   title: string | null;
+  /** The last line number indexed (its rows are the file's id times LINE_SLOTS plus 1 … this). */
+  lastLine: number;
 }
 
 /** What a sync changed. */
@@ -98,7 +100,7 @@ export class ProjectSearch {
     this.files.clear();
     this.byId.clear();
     for (const r of this.db
-      .prepare("SELECT id, path, ino, size, mtime_ms AS mtimeMs, title FROM files")
+      .prepare("SELECT id, path, ino, size, mtime_ms AS mtimeMs, title, last_line AS lastLine FROM files")
       .all())
       this.remember(r as FileRow);
     this.seen = version;
@@ -193,38 +195,49 @@ export class ProjectSearch {
         ?.replace(/^#\s+/, "")
         .trim() ?? null;
     const known = this.files.get(path);
-    const row: FileRow = { id: known?.id ?? 0, path, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, title };
+    // Lines past the slot range of one file are not indexed (a file of a million lines is no chapter).
+    const n = Math.min(lines.length, LINE_SLOTS - 1);
+    const row: FileRow = {
+      id: known?.id ?? 0,
+      path,
+      ino: st.ino,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      title,
+      lastLine: n,
+    };
     if (known) {
+      this.deleteLines(known);
       this.db
-        .prepare("UPDATE files SET ino = ?, size = ?, mtime_ms = ?, title = ? WHERE id = ?")
-        .run(row.ino, row.size, row.mtimeMs, row.title, row.id);
-      this.deleteLines(row.id);
+        .prepare("UPDATE files SET ino = ?, size = ?, mtime_ms = ?, title = ?, last_line = ? WHERE id = ?")
+        .run(row.ino, row.size, row.mtimeMs, row.title, row.lastLine, row.id);
     } else {
       row.id = Number(
         this.db
-          .prepare("INSERT INTO files (path, ino, size, mtime_ms, title) VALUES (?, ?, ?, ?, ?)")
-          .run(path, row.ino, row.size, row.mtimeMs, row.title).lastInsertRowid,
+          .prepare(
+            "INSERT INTO files (path, ino, size, mtime_ms, title, last_line) VALUES (?, ?, ?, ?, ?, ?)",
+          )
+          .run(path, row.ino, row.size, row.mtimeMs, row.title, row.lastLine).lastInsertRowid,
       );
     }
     const insert = this.db.prepare("INSERT INTO lines (rowid, text) VALUES (?, ?)");
     const base = row.id * LINE_SLOTS;
-    // Lines past the slot range of one file are not indexed (a file of a million lines is no chapter).
-    const n = Math.min(lines.length, LINE_SLOTS - 1);
     for (let i = 0; i < n; i++) if (lines[i]!.trim() !== "") insert.run(base + i + 1, lines[i]);
     this.remember(row);
     return true;
   }
 
-  private deleteLines(id: number): void {
-    this.db
-      .prepare("DELETE FROM lines WHERE rowid >= ? AND rowid < ?")
-      .run(id * LINE_SLOTS, (id + 1) * LINE_SLOTS);
+  /** Drop a file's rows one rowid at a time (a blank line has none: deleting it is a no-op). */
+  private deleteLines(file: FileRow): void {
+    const del = this.db.prepare("DELETE FROM lines WHERE rowid = ?");
+    const base = file.id * LINE_SLOTS;
+    for (let i = 1; i <= file.lastLine; i++) del.run(base + i);
   }
 
   private drop(path: string): boolean {
     const known = this.files.get(path);
     if (!known) return false;
-    this.deleteLines(known.id);
+    this.deleteLines(known);
     this.db.prepare("DELETE FROM files WHERE id = ?").run(known.id);
     this.files.delete(path);
     this.byId.delete(known.id);

@@ -9,13 +9,7 @@ import { ModeSchema } from "../core/modes.js";
 import { RewindResultSchema } from "../harness/rewind.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
-import {
-  EntrySchema,
-  PendingViewSchema,
-  RunStatusSchema,
-  SessionSchema,
-  TaskSchema,
-} from "../harness/store/schema.js";
+import { PendingViewSchema, RunStatusSchema, SessionSchema, TaskSchema } from "../harness/store/schema.js";
 import { HistoryStatsSchema, RepairReportSchema } from "../history/maintenance.js";
 import { BlameSchema, ChangeShownSchema } from "../history/review.js";
 import { ChangeSchema } from "../history/schema.js";

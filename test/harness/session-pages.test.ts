@@ -119,6 +119,26 @@ describe("paging the active branch", () => {
   });
 });
 
+it("reads the entries since the latest assistant message back by the page, not the whole branch", () => {
+  const id = sessionOf(5);
+  const asked = store.append(id, {
+    kind: "assistant",
+    data: { text: "asking", toolCalls: [{ id: "q", key: "request_user_input", input: {} }] },
+  });
+  store.append(id, { kind: "user_input_request", data: { callId: "q", question: "Which?" } });
+  for (let i = 0; i < 250; i++) store.append(id, user(`later ${i}`));
+  const since = store.sinceLastAssistant(id);
+  expect(since[0].id).toBe(asked.id);
+  expect(since).toHaveLength(252);
+  expect(since.map((e) => e.id)).toEqual(
+    store
+      .activePath(id)
+      .slice(5)
+      .map((e) => e.id),
+  );
+  expect(store.sinceLastAssistant(sessionOf(3))).toHaveLength(3);
+});
+
 describe("per-session counters", () => {
   it("counts model calls over every branch as entries are appended", () => {
     const id = sessionOf(0);

@@ -96,6 +96,7 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  SearchResult,
   Settings,
   StoryTree,
   Subject,
@@ -143,7 +144,11 @@ export const api = {
     request<Answer<typeof R.ImportDroppedSchema>>("DELETE", `/api/imports/${enc(id)}`),
 
   // ---------------------------------------------------------------- files
-  tree: (p: string) => request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`),
+  /** The project's tree, or one folder of it (one the tree returned lazy). */
+  tree: (p: string, path?: string) =>
+    request<Answer<typeof R.FileTreeSchema>>("GET", `${P(p)}/files/tree`, undefined, { path }),
+  search: (p: string, q: string, area?: "manuscript" | "lorebook" | "plan") =>
+    request<Answer<typeof R.SearchResultSchema>>("GET", `${P(p)}/search`, undefined, { q, in: area }),
   /** The compiled book (`format`: epub, docx, md, html, pdf; `chapters`: A..B) as a download. */
   exportBook: (p: string, format: string, chapters?: string) =>
     download(`${P(p)}/export`, { format, chapters }),

@@ -4,7 +4,6 @@ import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
 import { type RewindResult, type RewindScope, rewindSession } from "../../harness/rewind.js";
 import {
-  type Entry,
   exportJsonl,
   exportMarkdown,
   MAX_PAGE,
@@ -85,20 +84,6 @@ interface ShowOptions {
   json?: boolean;
 }
 
-/**
- * The entries from the latest assistant message to the leaf (where the requests for its open
- * calls are), read back page by page.
- */
-function sinceLastStep(store: SessionStore, id: string): Entry[] {
-  const out: Entry[] = [];
-  let p = store.page(id);
-  for (;;) {
-    out.unshift(...p.entries);
-    if (p.older === null || p.entries.some((e) => e.kind === "assistant")) return out;
-    p = store.page(id, { before: p.older });
-  }
-}
-
 /** `nbook sessions show`: the whole branch streamed from the root, or one page of it. */
 function showSession(store: SessionStore, id: string, o: ShowOptions): void {
   const session = store.session(id);
@@ -166,7 +151,7 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
     out += `${session.project ? `Project ${session.project}` : "Outside any project"} today (UTC): ${usageLine(day)}\n`;
   }
   const open = new Set(store.pendingToolCalls(id).map((p) => p.call.id));
-  for (const e of open.size ? sinceLastStep(store, id) : []) {
+  for (const e of open.size ? store.sinceLastAssistant(id) : []) {
     if (e.kind !== "user_input_request" || !open.has(e.data.callId)) continue;
     out += `\nPending question ${e.id}: ${oneLine(e.data.question)}  (nbook approve ${session.id} ${e.id} --answer "…")\n`;
   }

@@ -325,6 +325,21 @@ export class SessionStore {
     return this.pages.page(s.id, s.leaf_id, q);
   }
 
+  /**
+   * The entries from the latest assistant message on the active branch to the leaf (where the
+   * requests for its open calls are), read back by the page: not the whole branch.
+   */
+  sinceLastAssistant(sessionId: string): Entry[] {
+    const out: Entry[] = [];
+    let p = this.page(sessionId);
+    for (;;) {
+      const at = p.entries.findLastIndex((e) => e.kind === "assistant");
+      out.unshift(...p.entries.slice(Math.max(at, 0)));
+      if (at >= 0 || p.older === null) return out;
+      p = this.page(sessionId, { before: p.older });
+    }
+  }
+
   /** Model calls the session has recorded over all its branches, from its counter (no history read). */
   modelCalls(sessionId: string): number {
     return this.tree.modelCalls(this.sessions.getRow(sessionId).id);

@@ -247,14 +247,15 @@ export function Chat({ sessionId }: { sessionId: string }) {
     const last = have.entries[have.entries.length - 1];
     if (last) {
       try {
-        let entries = have.entries;
         let tr = await api.transcript(sessionId, { after: last.id, limit: PAGE * 5 });
-        entries = entries.concat(tr.entries);
+        const fresh = [...tr.entries];
         while (tr.newer !== null) {
           tr = await api.transcript(sessionId, { after: tr.newer, limit: PAGE * 5 });
-          entries = entries.concat(tr.entries);
+          fresh.push(...tr.entries);
         }
-        if (n === reads.current) show(tr, entries, have.older);
+        // Older pages may have been prepended meanwhile: join what is loaded now.
+        const now = loaded.current;
+        if (n === reads.current) show(tr, now.entries.concat(fresh), now.older);
         return;
       } catch (e) {
         if (!(e instanceof ApiError && e.code === "conflict")) throw e;

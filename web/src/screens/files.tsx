@@ -1,6 +1,15 @@
+import type { ComponentChild } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, api, type FileNode, type FileText, type WriteConflictDetails } from "../api";
+import {
+  ApiError,
+  api,
+  type FileNode,
+  type FileText,
+  type SearchResult,
+  type WriteConflictDetails,
+} from "../api";
 import { TwoWayDiff } from "../diff-view";
+import { applyChange, type ChangedNode, graft } from "../file-tree";
 import { useI18n } from "../i18n";
 import { countWords, renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
@@ -19,65 +28,192 @@ function rank(n: FileNode): number {
 
 const isChapter = (path: string) => /^manuscript\/.+\.md$/.test(path);
 
-function TreeView({
-  nodes,
-  selected,
-  words,
-  unsaved,
-  project,
-}: {
-  nodes: FileNode[];
+/** Entries of one folder rendered at first; more are shown on request (the rest is said, not hidden). */
+const PAGE = 200;
+
+interface TreeProps {
   selected: string;
   words: Map<string, number>;
   unsaved: Set<string>;
   project: string;
-}) {
+  /** Fill a lazy folder (its entries were not in the tree's answer). */
+  load: (path: string) => Promise<void>;
+}
+
+function TreeView({ nodes, ...props }: TreeProps & { nodes: FileNode[] }) {
   const { t } = useI18n();
+  const [shown, setShown] = useState(PAGE);
+  const sorted = [...nodes].sort((a, b) => rank(a) - rank(b));
+  const rest = sorted.length - shown;
   return (
     <ul class="tree">
-      {[...nodes]
-        .sort((a, b) => rank(a) - rank(b))
+      {sorted
+        .slice(0, shown)
         .map((n) =>
           n.kind === "dir" ? (
-            <li key={n.path}>
-              <details
-                open={rank(n) < 2 || n.path.startsWith("manuscript/") || selected.startsWith(`${n.path}/`)}
-              >
-                <summary>{n.name}/</summary>
-                <TreeView
-                  nodes={n.children ?? []}
-                  selected={selected}
-                  words={words}
-                  unsaved={unsaved}
-                  project={project}
-                />
-              </details>
-            </li>
+            <Folder key={n.path} node={n} {...props} />
           ) : (
-            <li key={n.path}>
-              <a
-                href={routeHash(project, "files", n.path)}
-                class={`file${n.path === selected ? " selected" : ""}`}
-                aria-current={n.path === selected ? "true" : undefined}
-                data-path={n.path}
-              >
-                {n.name}
-                {unsaved.has(n.path) && (
-                  <span class="unsaved" title={t("files.unsaved")} data-testid="unsaved-mark">
-                    ●
-                  </span>
-                )}
-                {isChapter(n.path) && (words.get(n.path) ?? n.words) !== undefined && (
-                  <span class="count" title={t("files.words")} data-testid="chapter-words">
-                    {(words.get(n.path) ?? n.words)!.toLocaleString()}
-                  </span>
-                )}
-              </a>
-            </li>
+            <FileItem key={n.path} node={n} {...props} />
           ),
         )}
+      {rest > 0 && (
+        <li>
+          <button
+            type="button"
+            class="more small"
+            onClick={() => setShown((k) => k + PAGE)}
+            data-testid="tree-more"
+          >
+            {t("files.showMore", { n: Math.min(rest, PAGE), rest })}
+          </button>
+        </li>
+      )}
     </ul>
   );
+}
+
+/** A folder; its entries are rendered only while it is open, and a lazy one is filled when first opened. */
+function Folder({ node, ...props }: TreeProps & { node: FileNode }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(
+    () => rank(node) < 2 || node.path.startsWith("manuscript/") || props.selected.startsWith(`${node.path}/`),
+  );
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    if (open && node.lazy) props.load(node.path).catch((e: Error) => setFailed(e.message));
+  }, [open, node.lazy]);
+  return (
+    <li>
+      <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary>{node.name}/</summary>
+        {open &&
+          (node.lazy ? (
+            <p class="muted small" data-testid="tree-loading">
+              {failed ?? t("common.loading")}
+            </p>
+          ) : (
+            <TreeView nodes={node.children ?? []} {...props} />
+          ))}
+      </details>
+    </li>
+  );
+}
+
+function FileItem({ node: n, selected, words, unsaved, project }: TreeProps & { node: FileNode }) {
+  const { t } = useI18n();
+  const count = words.get(n.path) ?? n.words;
+  return (
+    <li>
+      <a
+        href={routeHash(project, "files", n.path)}
+        class={`file${n.path === selected ? " selected" : ""}`}
+        aria-current={n.path === selected ? "true" : undefined}
+        data-path={n.path}
+      >
+        {n.name}
+        {unsaved.has(n.path) && (
+          <span class="unsaved" title={t("files.unsaved")} data-testid="unsaved-mark">
+            ●
+          </span>
+        )}
+        {isChapter(n.path) && count !== undefined && (
+          <span class="count" title={t("files.words")} data-testid="chapter-words">
+            {count.toLocaleString()}
+          </span>
+        )}
+      </a>
+    </li>
+  );
+}
+
+/** The search box: lines of the manuscript, lorebook and plan; a hit opens its file at the line. */
+function SearchPanel({ project, onOpen }: { project: string; onOpen: (path: string, line: number) => void }) {
+  const { t } = useI18n();
+  const [query, setQuery] = useState("");
+  const [area, setArea] = useState<"" | "manuscript" | "lorebook" | "plan">("");
+  const [result, setResult] = useState<SearchResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      setResult(await api.search(project, query.trim(), area || undefined));
+    } catch (err) {
+      setResult(null);
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <search class="search">
+      <form class="row" onSubmit={run}>
+        <input
+          type="search"
+          value={query}
+          placeholder={t("files.search")}
+          aria-label={t("files.search")}
+          title={t("files.searchHint")}
+          onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          data-testid="search-input"
+        />
+        <select
+          value={area}
+          aria-label={t("files.searchIn")}
+          onChange={(e) => setArea((e.target as HTMLSelectElement).value as typeof area)}
+        >
+          <option value="">{t("files.searchAll")}</option>
+          <option value="manuscript">manuscript/</option>
+          <option value="lorebook">lorebook/</option>
+          <option value="plan">.agent/plan/</option>
+        </select>
+        <button type="submit" disabled={!query.trim()}>
+          {t("files.searchGo")}
+        </button>
+      </form>
+      {error && (
+        <p class="error small" role="alert">
+          {error}
+        </p>
+      )}
+      {result && (
+        <div data-testid="search-results">
+          <p class="muted small" role="status">
+            {result.hits.length
+              ? t(result.more ? "files.searchMore" : "files.searchFound", { n: result.hits.length })
+              : t("files.searchNone")}
+          </p>
+          <ul class="tree">
+            {result.hits.map((h) => (
+              <li key={`${h.path}:${h.line}`}>
+                <a
+                  href={routeHash(project, "files", h.path)}
+                  class="leaf hit"
+                  onClick={() => onOpen(h.path, h.line)}
+                  data-testid="search-hit"
+                >
+                  <span class="small muted">
+                    {h.path}:{h.line}
+                  </span>
+                  <Snippet text={h.snippet} highlights={h.highlights} />
+                </a>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </search>
+  );
+}
+
+/** A snippet with its matches marked (text nodes only: nothing in it is taken as markup). */
+function Snippet({ text, highlights }: { text: string; highlights: [number, number][] }) {
+  const parts: ComponentChild[] = [];
+  let at = 0;
+  for (const [a, b] of highlights) {
+    parts.push(text.slice(at, a), <mark key={a}>{text.slice(a, b)}</mark>);
+    at = b;
+  }
+  parts.push(text.slice(at));
+  return <span class="snippet">{parts}</span>;
 }
 
 /** Create a file (e.g. `manuscript/03-the-bell-road/index.md`), starting with its title as a heading. */
@@ -153,6 +289,17 @@ window.addEventListener("beforeunload", (e) => {
 export function FilesScreen({ project, path }: { project: string; path: string }) {
   const { t } = useI18n();
   const tree = useAsync(() => api.tree(project), [project]);
+  // The tree as shown: the server's answer, with change events and opened lazy folders put in.
+  const [shownTree, setShownTree] = useState<{ tree: FileNode; truncated: boolean } | null>(null);
+  useEffect(() => setShownTree(tree.data ?? null), [tree.data]);
+  const loadFolder = async (folder: string) => {
+    const sub = await api.tree(project, folder);
+    setShownTree((r) => r && { ...r, tree: graft(r.tree, folder, sub.tree) });
+  };
+  // A search hit to show: its file is selected at its line once the editor holds that file.
+  const jump = useRef<{ path: string; line: number } | null>(null);
+  const [jumpTick, setJumpTick] = useState(0);
+  const editor = useRef<HTMLTextAreaElement>(null);
   const [words, setWords] = useState(new Map<string, number>());
   const [text, setText] = useState("");
   const [version, setVersion] = useState<string | null>(null);
@@ -242,7 +389,10 @@ export function FilesScreen({ project, path }: { project: string; path: string }
             for (const p of paths) next.delete(p);
             return next;
           });
-          tree.reload();
+          // The event carries each changed file's node: put in place, the tree is not fetched again.
+          const nodes = e.nodes as ChangedNode[] | undefined;
+          if (nodes) setShownTree((r) => r && { ...r, tree: nodes.reduce(applyChange, r.tree) });
+          else tree.reload();
           if (paths.includes(state.current.path)) await recheckOpen();
         },
         (connected) => {
@@ -275,14 +425,38 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     }
   };
 
-  const root = tree.data?.tree;
+  useEffect(() => {
+    const j = jump.current;
+    const el = editor.current;
+    if (!j || j.path !== path || !el || el.value !== text || holding.current !== path) return;
+    jump.current = null;
+    const lines = text.split("\n");
+    const start = lines.slice(0, j.line - 1).reduce((n, l) => n + l.length + 1, 0);
+    el.focus();
+    el.setSelectionRange(start, start + (lines[j.line - 1]?.length ?? 0));
+    const lineHeight = Number.parseFloat(getComputedStyle(el).lineHeight) || 20;
+    el.scrollTop = Math.max(0, (j.line - 3) * lineHeight);
+  }, [text, path, jumpTick, mode]);
+  const openHit = (hitPath: string, line: number) => {
+    jump.current = { path: hitPath, line };
+    setMode("edit");
+    setJumpTick((k) => k + 1);
+  };
+
+  const root = shownTree?.tree;
   const n = countWords(text);
 
   return (
     <div class="split">
       <aside class="side" aria-label={t("files.tree")}>
         <h2 class="side-title">{t("files.tree")}</h2>
+        <SearchPanel project={project} onOpen={openHit} />
         <NewFile project={project} onCreated={tree.reload} />
+        {shownTree?.truncated && (
+          <p class="muted small" role="note" data-testid="tree-truncated">
+            {t("files.truncated")}
+          </p>
+        )}
         {root ? (
           <TreeView
             nodes={root.children ?? []}
@@ -290,6 +464,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
             words={words}
             unsaved={unsavedPaths(project, holding.current === path ? path : "", dirty)}
             project={project}
+            load={loadFolder}
           />
         ) : (
           <p class="muted">{tree.error?.message ?? t("common.loading")}</p>
@@ -369,6 +544,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
             )}
             {mode === "edit" ? (
               <textarea
+                ref={editor}
                 class="source"
                 value={text}
                 spellcheck={false}

@@ -1,0 +1,77 @@
+// The files screen's tree logic, run under Node: change events put nodes in place, lazy folders are
+// filled, and nothing outside the changed path is copied.
+import { describe, expect, it } from "vitest";
+import type { FileNode } from "../../web/src/api.js";
+import { applyChange, graft } from "../../web/src/file-tree.js";
+
+const file = (path: string, words?: number): FileNode => ({
+  name: path.split("/").at(-1)!,
+  path,
+  kind: "file",
+  size: 1,
+  ...(words === undefined ? {} : { words }),
+});
+const dir = (path: string, children?: FileNode[], lazy?: boolean): FileNode => ({
+  name: path.split("/").at(-1)!,
+  path,
+  kind: "dir",
+  ...(children ? { children } : {}),
+  ...(lazy ? { lazy } : {}),
+});
+
+const tree = (): FileNode =>
+  dir(".", [
+    dir("lorebook", [file("lorebook/mira.md", 3)]),
+    dir("manuscript", [
+      dir("manuscript/01", [file("manuscript/01/index.md", 10)]),
+      dir("manuscript/02", undefined, true),
+    ]),
+    file("project.yaml"),
+  ]);
+
+describe("applyChange", () => {
+  it("replaces a changed file's node and shares the untouched folders", () => {
+    const t = tree();
+    const next = applyChange(t, { path: "manuscript/01/index.md", node: file("manuscript/01/index.md", 12) });
+    expect(next.children?.[1]?.children?.[0]?.children).toEqual([file("manuscript/01/index.md", 12)]);
+    expect(next.children?.[0]).toBe(t.children?.[0]);
+    expect(t.children?.[1]?.children?.[0]?.children?.[0]?.words).toBe(10);
+  });
+
+  it("adds a new file in a new folder in order (folders first), and removes a file that is gone", () => {
+    const added = applyChange(tree(), {
+      path: "manuscript/00/index.md",
+      node: file("manuscript/00/index.md", 1),
+    });
+    expect(added.children?.[1]?.children?.map((c) => c.path)).toEqual([
+      "manuscript/00",
+      "manuscript/01",
+      "manuscript/02",
+    ]);
+    expect(added.children?.[1]?.children?.[0]?.children).toEqual([file("manuscript/00/index.md", 1)]);
+    const removed = applyChange(tree(), { path: "lorebook/mira.md", node: null });
+    expect(removed.children?.[0]?.children).toEqual([]);
+    // A removal under a folder that is not there changes nothing.
+    const t = tree();
+    expect(applyChange(t, { path: "notes/x.md", node: null })).toEqual(t);
+  });
+
+  it("leaves a change inside a lazy folder for when it is opened", () => {
+    const t = tree();
+    const next = applyChange(t, { path: "manuscript/02/index.md", node: file("manuscript/02/index.md", 5) });
+    expect(next.children?.[1]?.children?.[1]).toEqual(dir("manuscript/02", undefined, true));
+  });
+});
+
+describe("graft", () => {
+  it("fills a lazy folder from its own answer", () => {
+    const next = graft(tree(), "manuscript/02", dir("manuscript/02", [file("manuscript/02/index.md", 8)]));
+    expect(next.children?.[1]?.children?.[1]).toEqual({
+      name: "02",
+      path: "manuscript/02",
+      kind: "dir",
+      lazy: undefined,
+      children: [file("manuscript/02/index.md", 8)],
+    });
+  });
+});
