@@ -21,6 +21,7 @@ const GOOD_PARAM: Record<string, string> = {
   name: "keep-canon",
   jobId: "job_00000000",
   runId: "run_000000000000",
+  importId: "0123456789abcdef01234567",
 };
 
 function pathWith(spec: RouteSpec, params: Record<string, string>): string {
