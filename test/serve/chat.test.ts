@@ -98,7 +98,19 @@ describe("a chat over the API on a scripted model, in discuss mode", () => {
       "files_changed",
     ]);
     expect(ws.slice(1, 4).map((e) => (e.data as Json).status)).toEqual(["running", "waiting", "running"]);
-    expect(ws[4].data).toEqual({ project: "novel", sessionId: id, tool: "write", paths: [CHAPTER] });
+    // The event carries the changed node itself (its word count counted), so no client refetches the tree.
+    expect(ws[4].data).toEqual({
+      project: "novel",
+      sessionId: id,
+      tool: "write",
+      paths: [CHAPTER],
+      nodes: [
+        {
+          path: CHAPTER,
+          node: expect.objectContaining({ kind: "file", path: CHAPTER, words: expect.any(Number) }),
+        },
+      ],
+    });
 
     const transcript = (await (await fx.api("GET", `/api/sessions/${id}/transcript`)).json()) as {
       entries: { kind: string; data: Json }[];
