@@ -132,9 +132,10 @@ export function registerDemo(program: Command): void {
             "Try a workflow offline:",
             `  ${cmd} workflows run brainstorm --args '{"topic":"the bell"}' --script ${typedPath(BRAINSTORM_SCRIPT)} ${flag} --project ${PROJECT}`,
             "Continue with a real model:",
-            `  1. add a provider and "defaultModel" to ${typedPath(join(dir, ".nbook", "config.json"))} (see ${typedPath(MODELS_DOC)})`,
-            `  2. ${cmd} models list ${flag}`,
-            `  3. ${cmd} chat ${flag} --project ${PROJECT}`,
+            `  1. ${cmd} models add openai --key-env OPENAI_API_KEY ${flag}  (or anthropic, deepseek, qwen, ollama, …: see ${typedPath(MODELS_DOC)})`,
+            `  2. ${cmd} models test openai/gpt-4o-mini ${flag}`,
+            `  3. ${cmd} models list ${flag}`,
+            `  4. ${cmd} chat ${flag} --project ${PROJECT}`,
             "",
           ].join("\n"),
         );
