@@ -234,7 +234,10 @@ export const StoryTreeSchema = z.looseObject({
   ungroupedThreads: z.array(PlotThreadSchema),
 });
 export type StoryTree = z.infer<typeof StoryTreeSchema>;
-export const ChapterDetailSchema = z.looseObject({ chapter: z.looseObject(plotNode) });
+export const ChapterDetailSchema = z.looseObject({
+  chapter: z.looseObject(plotNode),
+  scenes: z.array(z.looseObject({ id: z.number(), title: z.string(), status: z.string() })),
+});
 export const WriterBriefSchema = z.looseObject({ markdown: z.string(), status: z.string() });
 
 /** A page of rows, with the cursor of the next page. */
@@ -258,6 +261,8 @@ export const DecisionRowSchema = z.looseObject({
 });
 export type DecisionRow = z.infer<typeof DecisionRowSchema>;
 export const DecisionPageSchema = page(DecisionRowSchema);
+/** What a plot write tool returned: the row it saved (or the promise a beat changed). */
+export const PlotSavedSchema = z.object({ tool: z.string(), result: z.unknown() }).strict();
 export type Page<T> = { rows: T[]; total: number; nextCursor: string | null };
 
 // ---------------------------------------------------------------- models, profiles, skills

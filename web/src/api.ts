@@ -231,6 +231,11 @@ export const api = {
   // ---------------------------------------------------------------- plot
   plotTree: (p: string) =>
     request<Answer<typeof R.StoryTreeSchema>>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
+  chapter: (p: string, chapterId: number) =>
+    request<Answer<typeof R.ChapterDetailSchema>>("GET", `${P(p)}/plot/chapters/${chapterId}`),
+  /** Run one plot write tool (its key and input) as the user. */
+  plotSave: (p: string, tool: string, input: Record<string, unknown>) =>
+    request<Answer<typeof R.PlotSavedSchema>>("POST", `${P(p)}/plot/save`, { tool, input }),
   brief: (p: string, chapterId: number) =>
     request<Answer<typeof R.WriterBriefSchema>>("GET", `${P(p)}/plot/chapters/${chapterId}/brief`),
   promises: (p: string) =>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NbError } from "../../core/errors.js";
 import {
   getChapterDetail,
   getChapterWriterBrief,
@@ -9,12 +10,16 @@ import {
   type PlotContext,
 } from "../../plot/index.js";
 import { Id } from "../../plot/schemas.js";
+import { dispatch } from "../../tools/dispatch.js";
 import { getStoryDecisionTool, getStoryPromiseTool, getStoryTreeTool } from "../../tools/plot/read.js";
+import { plotWriteTools } from "../../tools/plot/write.js";
+import { ToolRegistry } from "../../tools/registry.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import {
   ChapterDetailSchema,
   DecisionPageSchema,
+  PlotSavedSchema,
   PromisePageSchema,
   StoryTreeSchema,
   WriterBriefSchema,
@@ -32,13 +37,65 @@ const ChapterParams = z
   })
   .strict();
 
+const SAVE_TOOLS = plotWriteTools.map((t) => t.key) as [string, ...string[]];
+
+/** One plot write as the workbench user makes it: the tool's key and its own input, unchecked here. */
+const SaveBody = z
+  .object({
+    tool: z.enum(SAVE_TOOLS).describe("the plot write tool to run"),
+    input: z.record(z.string(), z.unknown()).describe("that tool's input (validated by the tool)"),
+  })
+  .strict();
+
+/** The tool's field pointers, rebased under `/input` of the request body. */
+function underInput(fields: { pointer: string; message: string }[] | undefined) {
+  return fields?.map((f) => ({ ...f, pointer: `/input${f.pointer}` }));
+}
+
 function plotOf(hub: ServeHub, name: string): Promise<PlotContext> {
   return openPlotContext(hub.workspace.project(name), "user");
 }
 
-/** The plot, read-only, with the plot read tools' own input schemas: tree, chapter, brief, promises, decisions. */
+/**
+ * The plot: reads with the plot read tools' own input schemas (tree, chapter, brief, promises,
+ * decisions), and writes through the plot write tools themselves.
+ */
 export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
   const base = "/api/projects/:project/plot";
+  const registry = new ToolRegistry(plotWriteTools);
+
+  routes.add(
+    {
+      method: "post",
+      path: `${base}/save`,
+      tag: "plot",
+      response: PlotSavedSchema,
+      summary:
+        "Run one plot write tool (save_story_act, _chapter, _scene, _thread, _promise, _decision, save_promise_beat) as the user: the tool's validation, and a change in the project's history",
+      params: ProjectParams,
+      body: SaveBody,
+    },
+    async (c, { params, body }) => {
+      // Dispatched like an agent's call, so the rules and the history record are the same.
+      const result = await dispatch(
+        { key: body.tool, input: body.input },
+        {
+          registry,
+          workspace: hub.workspace,
+          project: hub.workspace.project(params.project),
+          mode: "normal",
+          profileKey: null,
+          allow: "all",
+          approved: true,
+        },
+      );
+      if (!result.ok) {
+        const fields = underInput(result.error.fields);
+        throw new NbError(result.error.code, result.error.message, fields ? { fields } : {});
+      }
+      return c.json({ tool: body.tool, result: result.details ?? null });
+    },
+  );
 
   routes.add(
     {

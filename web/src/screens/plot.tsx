@@ -5,6 +5,7 @@ import { useI18n } from "../i18n";
 import { renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { useAsync } from "../use-async";
+import { ChapterEditor, EditableTitle, MoveButtons, ROW_TOOLS, SCENE_DRAG, updateRow } from "./plot-edit";
 
 function Brief({ project, chapterId }: { project: string; chapterId: number }) {
   const { t } = useI18n();
@@ -28,12 +29,20 @@ function Brief({ project, chapterId }: { project: string; chapterId: number }) {
 
 const BEAT_KINDS = ["plant", "advance", "setback", "payoff"] as const;
 
-function PromiseCard({ p }: { p: PromiseRow }) {
+function PromiseCard({ p, project, onSaved }: { p: PromiseRow; project: string; onSaved: () => void }) {
   const { t } = useI18n();
   return (
     <div class="card promise" data-testid="promise">
       <div class="row">
-        <strong>{p.title}</strong>
+        <strong>
+          <EditableTitle
+            project={project}
+            row={ROW_TOOLS.promise}
+            id={p.id}
+            title={p.title}
+            onSaved={onSaved}
+          />
+        </strong>
         <span class="badge">{p.status}</span>
         <span class="badge soft">{p.stage}</span>
         <span class="muted small">{p.importance}</span>
@@ -56,11 +65,31 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
   const tree = useAsync(() => api.plotTree(project), [project]);
   const promises = useAsync(() => api.promises(project), [project]);
   const decisions = useAsync(() => api.decisions(project), [project]);
-  const [tab, setTab] = useState<"brief" | "promises" | "decisions">("brief");
+  const [tab, setTab] = useState<"brief" | "chapter" | "promises" | "decisions">("brief");
+  // Bumped when a scene dropped on the chapter list changed the open chapter's scenes.
+  const [version, setVersion] = useState(0);
+  const [error, setError] = useState<string | null>(null);
   const chapter = Number(chapterId) || null;
   const tr = tree.data;
-  const chapterLink = (c: { id: number; title: string; scenes: number }) => (
-    <li key={c.id}>
+  const changed = () => {
+    setError(null);
+    tree.reload();
+    setVersion((n) => n + 1);
+  };
+  const save = (p: Promise<unknown>) => p.then(changed, (err: Error) => setError(err.message));
+  const allChapters = tr ? [...tr.acts.flatMap((a) => a.chapters), ...tr.ungroupedChapters] : [];
+  type ChapterItem = { id: number; title: string; scenes: number };
+  const chapterLink = (c: ChapterItem, i: number, siblings: ChapterItem[]) => (
+    <li
+      key={c.id}
+      class="chapter-item"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={(e) => {
+        e.preventDefault();
+        const scene = Number(e.dataTransfer?.getData(SCENE_DRAG));
+        if (scene) save(updateRow(project, ROW_TOOLS.scene, scene, { chapterId: c.id }));
+      }}
+    >
       <a
         href={routeHash(project, "plot", String(c.id))}
         class={`file${c.id === chapter ? " selected" : ""}`}
@@ -71,6 +100,21 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
         {c.title}{" "}
         <span class="count">{t(c.scenes === 1 ? "plot.scene" : "plot.scenes", { n: c.scenes })}</span>
       </a>
+      <MoveButtons
+        title={c.title}
+        up={
+          i > 0
+            ? () =>
+                save(updateRow(project, ROW_TOOLS.chapter, c.id, { order: { before: siblings[i - 1]!.id } }))
+            : null
+        }
+        down={
+          i < siblings.length - 1
+            ? () =>
+                save(updateRow(project, ROW_TOOLS.chapter, c.id, { order: { after: siblings[i + 1]!.id } }))
+            : null
+        }
+      />
     </li>
   );
   // A thread and its scenes in causal order, each scene linking to its chapter's brief.
@@ -79,7 +123,13 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
       <details open>
         <summary>
           {th.isMain ? "★ " : ""}
-          {th.title}{" "}
+          <EditableTitle
+            project={project}
+            row={ROW_TOOLS.thread}
+            id={th.id}
+            title={th.title}
+            onSaved={changed}
+          />{" "}
           <span class="count">{t(th.scenes === 1 ? "plot.scene" : "plot.scenes", { n: th.scenes })}</span>
         </summary>
         <ul class="tree">
@@ -113,7 +163,15 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
               {tr.acts.map((a) => (
                 <li key={a.id}>
                   <details open>
-                    <summary>{a.title}</summary>
+                    <summary>
+                      <EditableTitle
+                        project={project}
+                        row={ROW_TOOLS.act}
+                        id={a.id}
+                        title={a.title}
+                        onSaved={changed}
+                      />
+                    </summary>
                     <ul class="tree">{a.chapters.map(chapterLink)}</ul>
                   </details>
                 </li>
@@ -135,10 +193,15 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
           </>
         )}
         {tree.error && <p class="error">{tree.error.message}</p>}
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
       </aside>
       <section class="content scroll">
         <div class="tabs" role="tablist">
-          {(["brief", "promises", "decisions"] as const).map((k) => (
+          {(["brief", "chapter", "promises", "decisions"] as const).map((k) => (
             <button
               key={k}
               type="button"
@@ -157,9 +220,23 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
           ) : (
             <p class="muted">{t("plot.pickChapter")}</p>
           ))}
+        {tab === "chapter" &&
+          (chapter ? (
+            <ChapterEditor
+              project={project}
+              chapterId={chapter}
+              chapters={allChapters}
+              version={version}
+              onChanged={tree.reload}
+            />
+          ) : (
+            <p class="muted">{t("plot.pickChapter")}</p>
+          ))}
         {tab === "promises" &&
           (promises.data?.rows.length ? (
-            promises.data.rows.map((p) => <PromiseCard key={p.id} p={p} />)
+            promises.data.rows.map((p) => (
+              <PromiseCard key={p.id} p={p} project={project} onSaved={promises.reload} />
+            ))
           ) : (
             <p class="muted">{t("plot.none")}</p>
           ))}
@@ -167,7 +244,16 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
           (decisions.data?.rows.length ? (
             decisions.data.rows.map((d) => (
               <div key={d.id} class="card decision">
-                <strong>{d.title}</strong> <span class="badge">{d.status}</span>
+                <strong>
+                  <EditableTitle
+                    project={project}
+                    row={ROW_TOOLS.decision}
+                    id={d.id}
+                    title={d.title}
+                    onSaved={decisions.reload}
+                  />
+                </strong>{" "}
+                <span class="badge">{d.status}</span>
                 <p>{d.question}</p>
                 {d.anchor.kind !== "story" && (
                   <p class="muted small">
