@@ -1,7 +1,7 @@
 // The Changes screen in a real headless Chromium against a real `nbook serve`: a scripted agent's
 // edit appears in the inbox under its session, its diff shows, Keep marks it reviewed (kept across a
 // reload), a revert refused for a same-line edit since shows both versions and writes nothing, and
-// Revert restores the file (the editor shows the old text again).
+// Revert restores the file (the editor shows the old text again, its history and blame beside it).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -163,6 +163,18 @@ if (missing) {
       await page.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(CHAPTER)}`);
       await until(() => page.getByTestId("editor").inputValue()).toContain(OPENING);
       expect(await page.getByTestId("editor").inputValue()).not.toContain(EDITED);
+
+      // Beside the editor: the file's history (the agent's edit and its revert) and its blame.
+      await page.getByTestId("file-history").locator("summary").click();
+      const history = page.getByTestId("file-changes");
+      await until(() => history.locator("a").count()).toBeGreaterThanOrEqual(3);
+      expect(await history.textContent()).toContain("leader.default · session #");
+      const reverted = page.getByTestId("blame").locator('tr[data-actor="revert"]');
+      expect(await reverted.allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining(OPENING)]),
+      );
+      expect(await page.getByTestId("blame-words").textContent()).toMatch(/^Words: you \d+, agents \d+/);
+      await shot(page, "changes-04-file-history");
     });
 
     it("raised no page error", () => {

@@ -5,10 +5,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, type Change, type ChangeShown, type RevertConflict } from "../api";
 import { PreviewText } from "../diff-view";
-import { type MessageKey, useI18n } from "../i18n";
+import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
+import { useWho } from "../who";
 
 /** How many changes the inbox lists (newest first). */
 const LIST_LIMIT = 500;
@@ -56,26 +57,6 @@ function groupChanges(changes: readonly Change[]): ChangeGroup[] {
     else groups.push({ key, actor: c.actor, session: c.session, profile: c.profile, changes: [c] });
   }
   return groups;
-}
-
-function useWho() {
-  const { t } = useI18n();
-  return (g: Pick<ChangeGroup, "actor" | "session" | "profile">): string => {
-    const base: Record<Exclude<Change["actor"], "agent">, MessageKey> = {
-      user: "changes.you",
-      outside: "changes.outside",
-      import: "changes.import",
-      revert: "changes.revertBy",
-    };
-    if (g.actor !== "agent") {
-      const who = t(base[g.actor]);
-      return g.session ? `${who} · #${g.session}` : who;
-    }
-    const profile = g.profile ?? "agent";
-    return g.session
-      ? t("changes.agent", { profile, session: g.session })
-      : t("changes.agentNoSession", { profile });
-  };
 }
 
 const time = (iso: string, lang: string) => new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB");
