@@ -85,6 +85,7 @@ type Answer<S extends z.ZodType> = z.infer<S>;
 
 export type { Mode } from "../../src/core/modes.js";
 export type { PendingView, Session, Task } from "../../src/harness/store/schema.js";
+export type { RevertConflict } from "../../src/history/revert.js";
 export type {
   DecisionRow,
   FileNode,
@@ -109,6 +110,13 @@ export type {
 
 /** What an import plan shows: chapters, titles, word counts, warnings (src/books/import/plan.ts). */
 export type ImportPlan = Answer<typeof R.ImportPlannedSchema>["plan"];
+/** One recorded change of the project's history (src/history/schema.ts). */
+export type Change = Answer<typeof R.ChangeListSchema>["changes"][number];
+/** A change with its diff: files (unified diff), plot rows (field diff), world slices (patch list). */
+export type ChangeShown = Answer<typeof R.ChangeShownSchema>;
+/** Who wrote each line of a file, and its words by author. */
+export type Blame = Answer<typeof R.BlameSchema>;
+
 /** Where an import goes: a new project by name, or appended `into` one. */
 type ImportChoices = { project?: string; into?: string };
 
@@ -156,6 +164,17 @@ export const api = {
     request<Answer<typeof R.FileTextSchema>>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>
     request<Answer<typeof R.FileWrittenSchema>>("PUT", `${P(p)}/files/write`, { path, content, baseVersion }),
+
+  // ---------------------------------------------------------------- history
+  changes: (p: string, filter: { session?: string; path?: string; limit?: number } = {}) =>
+    request<Answer<typeof R.ChangeListSchema>>("GET", `${P(p)}/history`, undefined, filter),
+  change: (p: string, id: string) =>
+    request<Answer<typeof R.ChangeShownSchema>>("GET", `${P(p)}/history/changes/${enc(id)}`),
+  blame: (p: string, path: string) =>
+    request<Answer<typeof R.BlameSchema>>("GET", `${P(p)}/history/blame`, undefined, { path }),
+  /** Take changes back as a new change by the user; a 409 `conflict` carries `details.conflicts`. */
+  revert: (p: string, ids: string[]) =>
+    request<Answer<typeof R.RevertedSchema>>("POST", `${P(p)}/history/revert`, { ids }),
 
   // ---------------------------------------------------------------- sessions
   sessions: (p: string) => request<Answer<typeof R.SessionListSchema>>("GET", `${P(p)}/sessions`),

@@ -6,6 +6,7 @@ import { I18nContext, type Lang, langOf, type MessageKey, translate } from "./i1
 import { parseHash, type Route, routeHash, type Screen } from "./route";
 import { AgentScreen } from "./screens/agent";
 import { Bookshelf } from "./screens/bookshelf";
+import { ChangesScreen } from "./screens/changes";
 import { FilesScreen } from "./screens/files";
 import { JobsScreen } from "./screens/jobs";
 import { Login } from "./screens/login";
@@ -96,6 +97,7 @@ export function App() {
     { screen: "world", key: "nav.world", icon: "◎" },
     { screen: "plot", key: "nav.plot", icon: "❖" },
     { screen: "jobs", key: "nav.jobs", icon: "☰" },
+    { screen: "changes", key: "nav.changes", icon: "↺" },
     { screen: "settings", key: "nav.settings", icon: "⚙" },
   ];
 
@@ -150,6 +152,8 @@ export function App() {
             <WorldScreen project={project.name} subjectId={route.rest} />
           ) : route.screen === "plot" ? (
             <PlotScreen project={project.name} chapterId={route.rest} />
+          ) : route.screen === "changes" ? (
+            <ChangesScreen project={project.name} changeId={route.rest} />
           ) : route.screen === "settings" ? (
             <SettingsScreen project={project.name} />
           ) : (

@@ -16,6 +16,7 @@ import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 import { ExportBook } from "./export-book";
+import { FileHistory } from "./file-history";
 
 /**
  * Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it.
@@ -560,6 +561,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 dangerouslySetInnerHTML={{ __html: renderMarkdown(text) }}
               />
             )}
+            <FileHistory key={path} project={project} path={path} />
           </>
         )}
       </section>
