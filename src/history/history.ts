@@ -124,14 +124,17 @@ export class History {
     const targets = outcome.targets === null ? null : outcome.targets.filter(inHistory);
     // A write of database rows alone names no file: there is nothing of it to look for in the tree.
     const paths = targets ?? (outcome.rows ? [] : null);
-    return this.repo.serial(() =>
-      this.commitChange(
+    return this.repo.serial(async () => {
+      // A write refused or failed before touching its files leaves them as the head has them:
+      // hashing them here spares a git run for each of those.
+      if (paths?.length && !outcome.rows && (await this.maybeChanged(paths)).length === 0) return null;
+      return this.commitChange(
         write.id,
         paths,
         { ...origin, actor: as?.actor ?? actorOf(origin), summary: outcome.summary, reverts: as?.reverts },
         outcome.rows,
-      ),
-    );
+      );
+    });
   }
 
   /** Forget a write that changed nothing. */
