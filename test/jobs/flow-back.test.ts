@@ -31,6 +31,15 @@ async function flowBack(f: HarnessFixture, id: string): Promise<RunResult> {
   return run;
 }
 
+/**
+ * Wait for the owner's jobs and any flow-back run still going: after an approval, the job may end
+ * and its flow-back run finish while the approved run itself is still finishing.
+ */
+async function jobsSettled(f: HarnessFixture, id: string): Promise<void> {
+  await f.harness.jobs.whenIdle(id);
+  await f.harness.flowBackRun(id);
+}
+
 /** Processes whose command line contains `marker` (a sandboxed command left running would show here). */
 function processesWith(marker: string): number[] {
   const pids: number[] = [];
@@ -123,7 +132,7 @@ describe("bash {background: true}", () => {
     expect(r.pending?.preview).toMatch(/bash in the background/);
     expect(fx.store.jobs.list()).toEqual([]);
     await fx.harness.settle(s.id, r.pending!.approvalId, { approved: true });
-    await flowBack(fx, s.id);
+    await jobsSettled(fx, s.id);
     const jobs = fx.store.jobs.list();
     expect(jobs).toHaveLength(1);
     expect(fx.store.jobs.getFull(jobs[0].id).result?.text).toContain("approved-run");
@@ -143,7 +152,7 @@ describe("bash {background: true}", () => {
       expect(r.pending?.preview).toMatch(/NOT confined/);
       expect(fx.store.jobs.list()).toEqual([]);
       await fx.harness.settle(s.id, r.pending!.approvalId, { approved: true });
-      await flowBack(fx, s.id);
+      await jobsSettled(fx, s.id);
       expect(fx.store.jobs.getFull(fx.store.jobs.list()[0].id).result?.text).toContain("unconfined-ok");
     } finally {
       delete process.env.NBOOK_BASH_SANDBOX;
