@@ -14,6 +14,7 @@ import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
 import { type EntryPage, EntryPages, type PageQuery, PageQuerySchema } from "./pages.js";
 import { QueueTable } from "./queues.js";
+import { removeSession } from "./remove.js";
 import type {
   Approval,
   Entry,
@@ -173,6 +174,11 @@ export class SessionStore {
     patch: { title?: string; status?: SessionStatus; model?: string | null },
   ): Session {
     return this.sessions.update(id, patch);
+  }
+
+  /** Delete an archived session that nothing depends on (remove.ts says what is refused); `conflict` otherwise. */
+  deleteSession(id: string): void {
+    removeSession(this.db, id);
   }
 
   /** Set a session's status (idle, running, waiting, archived); running records this process as its runner. */
