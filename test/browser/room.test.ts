@@ -10,6 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { SessionStore } from "../../src/harness/store/index.js";
+import { createSampleProject } from "../../src/sample/seed.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { runNbook } from "../helpers.js";
 import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
@@ -71,7 +72,7 @@ if (missing) {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), "nbook-room-"));
       ws = Workspace.init(join(dir, "ws"));
-      ws.createProject("tide");
+      await createSampleProject(ws, "tide");
       writeFileSync(join(dir, "script.yaml"), "turns:\n  - text: Seven bells.\n");
       const store = SessionStore.forWorkspace(ws);
       const profile = { key: "leader.default", initial: z.object({}) };
@@ -190,7 +191,7 @@ if (missing) {
 
     /** The page's globals the browser-side code below uses (this file is typed without the DOM library). */
     type Win = {
-      axe: { run: (context: unknown) => Promise<{ violations: AxeViolation[] }> };
+      axe: { run: (context: unknown) => Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
       document: { activeElement: { getAttribute: (n: string) => string | null } | null };
     };
 
@@ -200,6 +201,7 @@ if (missing) {
       return page.evaluate(async () => {
         const w = globalThis as unknown as Win;
         const r = await w.axe.run(w.document);
+        if (r.passes.length === 0) throw new Error("axe-core checked nothing");
         return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) }));
       });
     };
@@ -214,6 +216,11 @@ if (missing) {
           const url = path.replace("/draft", `/${ids.draft}`).replace("/jobs/ok", `/jobs/${runs.ok}`);
           await page.goto(`${server.origin}${url}`);
           await page.getByTestId("nav-bookshelf").waitFor();
+          // The Plot screen is checked with a chapter's brief open: the longest panel there is.
+          if (name === "plot") {
+            await page.locator('[data-testid="plot-tree"] a').first().click();
+            await page.getByTestId("brief").waitFor();
+          }
           await page.waitForLoadState("networkidle");
           for (const v of await axe()) {
             counts[v.impact ?? "minor"] += v.nodes.length;

@@ -17,8 +17,11 @@ function Brief({ project, chapterId }: { project: string; chapterId: number }) {
     );
   if (!brief.data) return <p class="muted">{t("common.loading")}</p>;
   return (
+    // Focusable, so a keyboard can scroll a long brief.
     <article
       class="prose brief card"
+      tabIndex={0}
+      aria-label={t("plot.brief")}
       data-testid="brief"
       data-status={brief.data.status}
       dangerouslySetInnerHTML={{ __html: renderMarkdown(brief.data.markdown) }}
