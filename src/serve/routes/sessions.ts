@@ -364,10 +364,9 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
     },
     (c, { params, body }) => {
       const { session, harness } = hub.sessionHarness(params.id);
-      if (harness.isRunning(session.id) || session.status === "running")
+      if (harness.isRunning(session.id))
         throw new NbError("conflict", `Session ${session.id} is running: abort it before archiving it`);
-      const next = body.archived ? "archived" : session.status === "archived" ? "idle" : session.status;
-      const updated = next === session.status ? session : hub.store.setStatus(session.id, next);
+      const updated = hub.store.setArchived(session.id, body.archived);
       hub.events.publish("session_status", {
         project: updated.project,
         sessionId: updated.id,
