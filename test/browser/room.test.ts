@@ -227,6 +227,8 @@ if (missing) {
             if (v.impact === "serious" || v.impact === "critical")
               bad.push(`${lang}/${name}: ${v.id} (${v.impact}) at ${JSON.stringify(v.nodes)}`);
           }
+          if (name === "jobs" && lang === "zh")
+            expect(await page.getByTestId("run-detail").textContent()).toContain("已完成");
           await shot(page, `room-axe-${lang}-${name}`);
         }
       }

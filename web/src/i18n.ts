@@ -163,7 +163,16 @@ const en = {
   "sessions.confirmDelete":
     "Delete session #{id} and its transcript for good? Sessions with child agents, jobs, model calls or waiting approvals are refused; archive those instead.",
   "sessions.actions": "Session actions",
+  "status.queued": "queued",
+  "status.running": "running",
+  "status.waiting": "waiting",
+  "status.completed": "completed",
+  "status.failed": "failed",
+  "status.cancelled": "cancelled",
+  "status.interrupted": "interrupted",
   "nav.skip": "Skip to content",
+  "agent.noModel":
+    'No model is set up for the profile "{profile}". In a terminal, run `nbook models add <preset>` (or set "defaultModel" in .nbook/config.json), then start the session again.',
   "common.loading": "Loading…",
   "common.error": "Error",
   "common.close": "Close",
@@ -331,7 +340,16 @@ const zh: Record<MessageKey, string> = {
   "sessions.confirmDelete":
     "永久删除会话 #{id} 及其记录？有子智能体、任务、模型调用或待批准事项的会话会被拒绝删除，请改为归档。",
   "sessions.actions": "会话操作",
+  "status.queued": "排队中",
+  "status.running": "运行中",
+  "status.waiting": "等待中",
+  "status.completed": "已完成",
+  "status.failed": "失败",
+  "status.cancelled": "已取消",
+  "status.interrupted": "已中断",
   "nav.skip": "跳到正文",
+  "agent.noModel":
+    '角色“{profile}”还没有可用的模型。请在终端运行 `nbook models add <预设>`（或在 .nbook/config.json 中设置 "defaultModel"），然后重新开始会话。',
   "common.loading": "加载中……",
   "common.error": "错误",
   "common.close": "关闭",

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type Mode, type Session } from "../api";
+import { ApiError, api, type Mode, type Session } from "../api";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
@@ -197,9 +197,16 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
       const r = await api.createSession(project, { profile, mode, ...(model ? { model } : {}) });
       location.hash = routeHash(project, "agent", r.session.id);
     } catch (err) {
-      setError((err as Error).message);
+      // The server's no-model message names CLI flags; in the browser the way out is the config.
+      setError(
+        err instanceof ApiError && err.code === "config_error" && /^No model configured/.test(err.message)
+          ? t("agent.noModel", { profile })
+          : (err as Error).message,
+      );
     }
   };
+  // An error of one project or session does not follow the user elsewhere.
+  useEffect(() => setError(null), [project, sessionId]);
 
   return (
     <div class="split three">

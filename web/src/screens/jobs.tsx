@@ -1,11 +1,16 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Job, type WorkflowRunView } from "../api";
-import { useI18n } from "../i18n";
+import { type MessageKey, useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 
 const ACTIVE = new Set(["queued", "running", "waiting"]);
+const STATUSES = new Set(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]);
+
+/** A job's or run's status in the UI language (an unknown one as the server wrote it). */
+const statusLabel = (t: ReturnType<typeof useI18n>["t"], status: string) =>
+  STATUSES.has(status) ? t(`status.${status}` as MessageKey) : status;
 /** How often running jobs' progress lines are read again (jobs report progress without events). */
 const PROGRESS_POLL_MS = 2000;
 
@@ -48,7 +53,7 @@ function JobDetail({ project, id, onChanged }: { project: string; id: string; on
       <div class="row">
         <h2 class="detail-title">{j.title}</h2>
         <span class="badge" data-testid="job-status">
-          {j.status}
+          {statusLabel(t, j.status)}
         </span>
         <code class="small">{j.kind}</code>
         <span class="grow" />
@@ -199,7 +204,7 @@ function RunDetail({ project, id, onChanged }: { project: string; id: string; on
     <div class="card" data-testid="run-detail" data-status={v.run.status}>
       <div class="row">
         <h2 class="detail-title">{v.run.title}</h2>
-        <span class="badge">{v.run.status}</span>
+        <span class="badge">{statusLabel(t, v.run.status)}</span>
         <code class="small">{v.run.workflowKey}</code>
         <span class="grow" />
         {ACTIVE.has(v.run.status) && (
@@ -323,7 +328,7 @@ export function JobsScreen({ project, item }: { project: string; item: string })
         data-testid={testid}
         data-id={id}
       >
-        {label} <span class="count">{status}</span>
+        {label} <span class="count">{statusLabel(t, status)}</span>
       </a>
     </li>
   );
