@@ -2,8 +2,7 @@
 // workflow run's result and error on the Jobs screen, ephemeral workflow agents hidden until asked
 // for, a session renamed, archived, restored and deleted; then axe-core over every screen in both
 // languages with no serious or critical violation. Screenshots go to .tmp/browser/room-*.png.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -13,9 +12,16 @@ import { SessionStore } from "../../src/harness/store/index.js";
 import { createSampleProject } from "../../src/sample/seed.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { runNbook } from "../helpers.js";
-import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
+import {
+  axeFindings,
+  browserMissing,
+  launchChromium,
+  type ServeProcess,
+  severe,
+  shot,
+  startServe,
+} from "./browser.js";
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const missing = browserMissing();
 const until = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
 
@@ -31,13 +37,6 @@ export default async function run() {
   throw new Error("the eighth bell is not in the manuscript");
 }
 `;
-
-type Impact = "minor" | "moderate" | "serious" | "critical";
-interface AxeViolation {
-  id: string;
-  impact: Impact | null;
-  nodes: { target: string[] }[];
-}
 
 if (missing) {
   it.skip(`writing room browser tests skipped: ${missing}`, () => {});
@@ -189,22 +188,7 @@ if (missing) {
       ["jobs", "/#/p/tide/jobs/ok"],
     ] as const;
 
-    /** The page's globals the browser-side code below uses (this file is typed without the DOM library). */
-    type Win = {
-      axe: { run: (context: unknown) => Promise<{ violations: AxeViolation[]; passes: unknown[] }> };
-      document: { activeElement: { getAttribute: (n: string) => string | null } | null };
-    };
-
-    const axe = async () => {
-      // Evaluated through the DevTools protocol: the workbench's CSP (script-src 'self') stays on.
-      await page.evaluate(AXE_SOURCE);
-      return page.evaluate(async () => {
-        const w = globalThis as unknown as Win;
-        const r = await w.axe.run(w.document);
-        if (r.passes.length === 0) throw new Error("axe-core checked nothing");
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) }));
-      });
-    };
+    type Win = { document: { activeElement: { getAttribute: (n: string) => string | null } | null } };
 
     it("has no serious or critical axe-core violation on any screen, in English and Chinese", async () => {
       const counts: Record<string, number> = { minor: 0, moderate: 0, serious: 0, critical: 0 };
@@ -222,11 +206,9 @@ if (missing) {
             await page.getByTestId("brief").waitFor();
           }
           await page.waitForLoadState("networkidle");
-          for (const v of await axe()) {
-            counts[v.impact ?? "minor"] += v.nodes.length;
-            if (v.impact === "serious" || v.impact === "critical")
-              bad.push(`${lang}/${name}: ${v.id} (${v.impact}) at ${JSON.stringify(v.nodes)}`);
-          }
+          const findings = await axeFindings(page);
+          for (const f of findings) counts[f.impact ?? "minor"] += f.nodes.length;
+          bad.push(...severe(findings, `${lang}/${name}`));
           if (name === "jobs" && lang === "zh")
             expect(await page.getByTestId("run-detail").textContent()).toContain("已完成");
           await shot(page, `room-axe-${lang}-${name}`);
