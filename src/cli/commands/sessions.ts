@@ -18,8 +18,8 @@ import {
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
+import { registerSessionManagement } from "../sessions-manage.js";
 import { callLine, manifestText, usageLine } from "../usage-format.js";
-import { registerSessionManagement } from "./sessions-manage.js";
 
 /**
  * Run `fn` with the workspace's session store, closing it afterwards. Sessions a process that is

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { NbError } from "../../core/errors.js";
-import { SessionStore } from "../../harness/store/index.js";
-import { Workspace } from "../../workspace/workspace.js";
-import { printJson, reportCliError, writeOut } from "../output.js";
+import { NbError } from "../core/errors.js";
+import { SessionStore } from "../harness/store/index.js";
+import { Workspace } from "../workspace/workspace.js";
+import { printJson, reportCliError, writeOut } from "./output.js";
 
 interface Opts {
   workspace?: string;
