@@ -284,7 +284,7 @@ function RunDetail({ project, id, onChanged }: { project: string; id: string; on
         {v.participants.map((pt) => (
           <li key={pt.sessionId}>
             <a href={routeHash(project, "agent", pt.sessionId)}>
-              {pt.profileKey} · {pt.title}
+              {pt.title ? `${pt.profileKey} · ${pt.title}` : pt.profileKey}
             </a>{" "}
             <span class="muted">#{pt.sessionId}</span>
             {pt.ephemeral === true && <span class="badge">{t("jobs.ephemeral")}</span>}
