@@ -141,7 +141,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: "sessions",
     term: "sessions",
-    description: "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
+    description:
+      "List, show, export, rewind, fork, rename, archive and delete agent sessions; what each model call was sent and cost",
     load: async () => (await import("./commands/sessions.js")).registerSessions,
   },
   {

@@ -115,7 +115,15 @@ export const SessionNodeSchema = z
   .strict();
 export type SessionNode = z.infer<typeof SessionNodeSchema>;
 
-export const SessionListSchema = z.object({ sessions: z.array(SessionSchema) }).strict();
+export const SessionListSchema = z
+  .object({
+    sessions: z.array(SessionSchema),
+    ephemeral: z
+      .array(z.string())
+      .describe("ids of the listed sessions that are ephemeral workflow participants"),
+  })
+  .strict();
+export const SessionDeletedSchema = z.object({ deleted: z.string().describe("the session id") }).strict();
 export const SessionForestSchema = z.object({ tree: z.array(SessionNodeSchema) }).strict();
 export const OneSessionSchema = z.object({ session: SessionSchema }).strict();
 /** An invocation under way (`running`), waiting for the active run (`queued`), or already over with how its run ended. */

@@ -1,7 +1,8 @@
 // What the browser tests share: Debian's Chromium driven by playwright-core (no browser
 // download), and `nbook serve` started as a real process on 127.0.0.1 with any free port.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -81,3 +82,36 @@ export function startServe(workspace: string, extraArgs: string[] = []): Promise
     );
   });
 }
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** One axe-core finding: the rule, how bad, and the elements (CSS selectors) it was found on. */
+export interface AxeFinding {
+  id: string;
+  impact: "minor" | "moderate" | "serious" | "critical" | null;
+  nodes: string[][];
+}
+
+/**
+ * Run axe-core over the page as it is. Evaluated through the DevTools protocol, so the workbench's
+ * CSP (script-src 'self') stays on; a run that checked nothing is an error, not a pass.
+ */
+export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    type Result = { id: string; impact: AxeFinding["impact"]; nodes: { target: string[] }[] };
+    const axe = globalThis as unknown as {
+      axe: { run: (c: unknown) => Promise<{ violations: Result[]; passes: unknown[] }> };
+      document: unknown;
+    };
+    const r = await axe.axe.run(axe.document);
+    if (r.passes.length === 0) throw new Error("axe-core checked nothing");
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target) }));
+  });
+}
+
+/** The serious and critical findings, one line each (what the browser tests allow none of). */
+export const severe = (findings: AxeFinding[], where: string): string[] =>
+  findings
+    .filter((f) => f.impact === "serious" || f.impact === "critical")
+    .map((f) => `${where}: ${f.id} (${f.impact}) at ${JSON.stringify(f.nodes)}`);

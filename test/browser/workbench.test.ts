@@ -8,7 +8,16 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runNbook } from "../helpers.js";
-import { browserMissing, launchChromium, type ServeProcess, SHOT_DIR, shot, startServe } from "./browser.js";
+import {
+  axeFindings,
+  browserMissing,
+  launchChromium,
+  type ServeProcess,
+  SHOT_DIR,
+  severe,
+  shot,
+  startServe,
+} from "./browser.js";
 
 const CHAPTER = "manuscript/01-the-drowned-bell/index.md";
 const OPENING = "The fog had burned off by noon";
@@ -264,6 +273,8 @@ if (missing) {
       expect(readFileSync(chapterPath(), "utf8")).toContain(OPENING);
       await until(() => page.getByTestId("tasks").textContent()).toContain("Tighten the opening line");
       await shot(page, "06-agent-approval");
+      // Approval bubbles, pending and settled, hold no serious or critical axe-core finding.
+      expect(severe(await axeFindings(page), "06-agent-approval")).toEqual([]);
 
       // A second tab has the chapter open in the editor while the agent waits.
       const tab = await page.context().newPage();
@@ -288,6 +299,8 @@ if (missing) {
         expect.arrayContaining([expect.stringContaining(EDITED)]),
       );
       await shot(page, "07-agent-done");
+      // Approval bubbles, pending and settled, hold no serious or critical axe-core finding.
+      expect(severe(await axeFindings(page), "07-agent-done")).toEqual([]);
 
       // The open editor picked the change up by itself (the workspace stream), and says so.
       await until(() => tab.getByTestId("editor").inputValue()).toContain(EDITED);
@@ -370,6 +383,8 @@ if (missing) {
       expect(readFileSync(chapterPath(), "utf8")).not.toContain("the Drowned Bell rang");
       expect(await page.getByTestId("settled").textContent()).toBe("Rejected");
       await shot(page, "13-agent-rejected");
+      // Approval bubbles, pending and settled, hold no serious or critical axe-core finding.
+      expect(severe(await axeFindings(page), "13-agent-rejected")).toEqual([]);
     });
 
     it("shows a subject's state at two calendar times", async () => {

@@ -187,6 +187,12 @@ export const api = {
     request<Answer<typeof R.InvocationSchema>>("POST", `/api/sessions/${enc(id)}/${kind}`, { message }),
   abort: (id: string) =>
     request<Answer<typeof R.AbortedSchema>>("POST", `/api/sessions/${enc(id)}/abort`, {}),
+  renameSession: (id: string, title: string) =>
+    request<Answer<typeof R.OneSessionSchema>>("PUT", `/api/sessions/${enc(id)}/title`, { title }),
+  archiveSession: (id: string, archived: boolean) =>
+    request<Answer<typeof R.OneSessionSchema>>("PUT", `/api/sessions/${enc(id)}/archived`, { archived }),
+  deleteSession: (id: string) =>
+    request<Answer<typeof R.SessionDeletedSchema>>("DELETE", `/api/sessions/${enc(id)}`),
   setMode: (id: string, mode: Mode) =>
     request<Answer<typeof R.ModeChangeSchema>>("PUT", `/api/sessions/${enc(id)}/mode`, { mode }),
   context: (id: string, call?: number) =>

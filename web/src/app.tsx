@@ -103,6 +103,9 @@ export function App() {
 
   return (
     <I18nContext.Provider value={i18n}>
+      <a class="skip-link" href="#main" data-testid="skip-link">
+        {i18n.t("nav.skip")}
+      </a>
       <div class="shell">
         <nav class="activity" aria-label="NeuroBook">
           {nav.map((n) => {
@@ -140,8 +143,16 @@ export function App() {
             </label>
           </div>
         </nav>
-        <main class="main">
-          {project && <header class="project-bar">{project.title || project.name}</header>}
+        <main class="main" id="main" tabIndex={-1}>
+          {project && route.screen !== "bookshelf" && (
+            <h1 class="project-bar">
+              {project.title || project.name}
+              <span class="muted">
+                {" "}
+                · {i18n.t(nav.find((n) => n.screen === route.screen)?.key ?? "nav.bookshelf")}
+              </span>
+            </h1>
+          )}
           {route.screen === "bookshelf" || !project ? (
             <Bookshelf projects={projects} reload={loadProjects} />
           ) : route.screen === "files" ? (

@@ -17,6 +17,7 @@ import {
 import { jobLine } from "../../jobs/format.js";
 import { Workspace } from "../../workspace/workspace.js";
 import { printJson, reportCliError, writeOut } from "../output.js";
+import { registerSessionManagement } from "../sessions-manage.js";
 import { callLine, manifestText, usageLine } from "../usage-format.js";
 
 /**
@@ -161,13 +162,14 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
 /** The UTC day now (YYYY-MM-DD), as model calls are summed by. */
 const today = (): string => new Date().toISOString().slice(0, 10);
 
-/** `nbook sessions list|show|context|export|rewind|fork`. */
+/** `nbook sessions list|show|context|export|rewind|fork|rename|archive|restore|delete`. */
 export function registerSessions(program: Command): void {
   const sessions = program
     .command("sessions")
     .description(
-      "List, show, export, rewind and fork agent sessions; what each model call was sent and cost",
+      "List, show, export, rewind, fork, rename, archive and delete agent sessions; what each model call was sent and cost",
     );
+  registerSessionManagement(sessions);
   sessions
     .command("list")
     .description("List sessions, most recently active first")

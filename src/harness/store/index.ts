@@ -14,6 +14,7 @@ import { EntryTree } from "./history.js";
 import { type AgentLink, LinkTable } from "./links.js";
 import { type EntryPage, EntryPages, type PageQuery, PageQuerySchema } from "./pages.js";
 import { QueueTable } from "./queues.js";
+import { removeSession } from "./remove.js";
 import type {
   Approval,
   Entry,
@@ -173,6 +174,26 @@ export class SessionStore {
     patch: { title?: string; status?: SessionStatus; model?: string | null },
   ): Session {
     return this.sessions.update(id, patch);
+  }
+
+  /**
+   * Archive a session (it takes no more messages, leaves the default lists, stays readable and
+   * exportable) or restore it to idle. `conflict` while a live process runs it or it waits on the
+   * user (settle that first, so no approval is left behind an archived session).
+   */
+  setArchived(id: string, archived: boolean): Session {
+    if (this.liveRunner(id) !== null)
+      throw new NbError("conflict", `Session ${id} is running: abort it before archiving it`);
+    const s = this.session(id);
+    if (s.status === "waiting")
+      throw new NbError("conflict", `Session ${id} waits on an approval or a question: settle it first`);
+    if (archived === (s.status === "archived")) return s;
+    return this.sessions.update(id, { status: archived ? "archived" : "idle" });
+  }
+
+  /** Delete an archived session that nothing depends on (remove.ts says what is refused); `conflict` otherwise. */
+  deleteSession(id: string): void {
+    removeSession(this.db, id);
   }
 
   /** Set a session's status (idle, running, waiting, archived); running records this process as its runner. */

@@ -19,6 +19,7 @@ import {
   OneSessionSchema,
   PendingListSchema,
   RewindSchema,
+  SessionDeletedSchema,
   SessionForestSchema,
   SessionListSchema,
   SessionNodeSchema,
@@ -137,7 +138,8 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
         profileKey: query.profile,
         limit: query.limit ?? 100,
       });
-      return c.json({ sessions });
+      const ephemeral = hub.workflowStore().ephemeralAmong(sessions.map((s) => s.id));
+      return c.json({ sessions, ephemeral: [...ephemeral] });
     },
   );
 
@@ -379,6 +381,74 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
       status: 201,
     },
     (c, { params, body }) => c.json({ session: hub.store.forkSession(params.id, body.at) }, 201),
+  );
+
+  routes.add(
+    {
+      method: "put",
+      path: "/api/sessions/:id/title",
+      tag: "sessions",
+      response: OneSessionSchema,
+      summary: "Rename a session",
+      params: SessionParams,
+      body: z.object({ title: z.string().trim().max(200) }).strict(),
+    },
+    (c, { params, body }) => {
+      const session = hub.store.updateSession(params.id, { title: body.title });
+      hub.events.publish("session_status", {
+        project: session.project,
+        sessionId: session.id,
+        status: session.status,
+      });
+      return c.json({ session });
+    },
+  );
+
+  routes.add(
+    {
+      method: "put",
+      path: "/api/sessions/:id/archived",
+      tag: "sessions",
+      response: OneSessionSchema,
+      summary:
+        "Archive a session (it takes no more messages and leaves the default list, but can still be read and exported) or restore it",
+      params: SessionParams,
+      body: z.object({ archived: z.boolean() }).strict(),
+    },
+    (c, { params, body }) => {
+      const { session, harness } = hub.sessionHarness(params.id);
+      if (harness.isRunning(session.id))
+        throw new NbError("conflict", `Session ${session.id} is running: abort it before archiving it`);
+      const updated = hub.store.setArchived(session.id, body.archived);
+      hub.events.publish("session_status", {
+        project: updated.project,
+        sessionId: updated.id,
+        status: updated.status,
+      });
+      return c.json({ session: updated });
+    },
+  );
+
+  routes.add(
+    {
+      method: "delete",
+      path: "/api/sessions/:id",
+      tag: "sessions",
+      response: SessionDeletedSchema,
+      summary:
+        "Delete an archived session and its transcript; refused when it has child sessions, jobs, model calls or pending approvals",
+      params: SessionParams,
+    },
+    (c, { params }) => {
+      const session = hub.store.session(params.id);
+      hub.store.deleteSession(session.id);
+      hub.events.publish("session_status", {
+        project: session.project,
+        sessionId: session.id,
+        status: "deleted",
+      });
+      return c.json({ deleted: session.id });
+    },
   );
 
   routes.add(

@@ -450,6 +450,17 @@ export class WorkflowStore {
     }));
   }
 
+  /** Of these sessions, those some run created as ephemeral participants (the workbench hides them by default). */
+  ephemeralAmong(sessionIds: readonly string[]): Set<string> {
+    if (!sessionIds.length) return new Set();
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT session_id FROM participants WHERE ephemeral = 1 AND session_id IN (${sessionIds.map(() => "?").join(", ")})`,
+      )
+      .all(...sessionIds) as Array<{ session_id: string }>;
+    return new Set(rows.map((r) => r.session_id));
+  }
+
   /** The participant a session is in a run, if any. */
   participant(runId: string, sessionId: string): Participant | null {
     return this.participants(runId).find((p) => p.sessionId === sessionId) ?? null;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type Mode, type Session } from "../api";
+import { ApiError, api, type Mode, type Session } from "../api";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
@@ -13,36 +13,151 @@ const DEFAULT_PROFILES: { key: string; creation?: string; description?: string }
 
 function SessionList({
   sessions,
+  ephemeral,
   current,
   project,
 }: {
   sessions: Session[];
+  ephemeral: ReadonlySet<string>;
   current: string;
   project: string;
 }) {
   const { t } = useI18n();
-  const children = (parent: string) => sessions.filter((s) => s.parentSessionId === parent);
-  const known = new Set(sessions.map((s) => s.id));
-  const roots = sessions.filter((s) => !s.parentSessionId || !known.has(s.parentSessionId));
+  const [showEphemeral, setShowEphemeral] = useState(false);
+  const [showArchived, setShowArchived] = useState(false);
+  // The open session always shows, whatever the filters hide. Ephemeral agents are archived by
+  // their run when it ends, so asking for them shows them archived or not.
+  const shown = sessions.filter((s) =>
+    s.id === current ? true : ephemeral.has(s.id) ? showEphemeral : showArchived || s.status !== "archived",
+  );
+  const children = (parent: string) => shown.filter((s) => s.parentSessionId === parent);
+  const known = new Set(shown.map((s) => s.id));
+  const roots = shown.filter((s) => !s.parentSessionId || !known.has(s.parentSessionId));
   const render = (s: Session) => (
     <li key={s.id}>
       <a
         href={routeHash(project, "agent", s.id)}
         class={`session${s.id === current ? " selected" : ""}`}
         aria-current={s.id === current ? "true" : undefined}
+        data-testid="session-link"
+        data-id={s.id}
       >
         <span class="session-title">{s.title || `#${s.id}`}</span>
         <span class="muted small">
           {s.profileKey} · {t(`mode.${s.mode}`)}
+          {s.status === "archived" && ` · ${t("sessions.archived")}`}
+          {ephemeral.has(s.id) && ` · ${t("jobs.ephemeral")}`}
         </span>
       </a>
       {children(s.id).length > 0 && <ul class="tree">{children(s.id).map(render)}</ul>}
     </li>
   );
   return (
-    <ul class="tree sessions" data-testid="sessions">
-      {roots.map(render)}
-    </ul>
+    <>
+      <div class="filters">
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={showEphemeral}
+            onChange={(e) => setShowEphemeral((e.target as HTMLInputElement).checked)}
+            data-testid="show-ephemeral"
+          />{" "}
+          {t("sessions.showEphemeral")}
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={showArchived}
+            onChange={(e) => setShowArchived((e.target as HTMLInputElement).checked)}
+            data-testid="show-archived"
+          />{" "}
+          {t("sessions.showArchived")}
+        </label>
+      </div>
+      <ul class="tree sessions" data-testid="sessions">
+        {roots.map(render)}
+      </ul>
+    </>
+  );
+}
+
+/** Rename, archive or restore, and delete (confirmed; the server refuses what would lose records) the open session. */
+function SessionActions({
+  session,
+  project,
+  onChanged,
+}: {
+  session: Session;
+  project: string;
+  onChanged: () => void;
+}) {
+  const { t } = useI18n();
+  const [title, setTitle] = useState(session.title);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => setTitle(session.title), [session.id, session.title]);
+  const act = async (call: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await call();
+      onChanged();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  const archived = session.status === "archived";
+  return (
+    <section class="session-actions" aria-label={t("sessions.actions")} data-testid="session-actions">
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(() => api.renameSession(session.id, title));
+        }}
+      >
+        <label class="grow">
+          <span class="sr-only">{t("sessions.title")}</span>
+          <input
+            value={title}
+            maxLength={200}
+            onInput={(e) => setTitle((e.target as HTMLInputElement).value)}
+            data-testid="session-title"
+          />
+        </label>
+        <button type="submit" data-testid="rename-session">
+          {t("sessions.rename")}
+        </button>
+      </form>
+      <div class="row">
+        <button
+          type="button"
+          onClick={() => act(() => api.archiveSession(session.id, !archived))}
+          data-testid={archived ? "restore-session" : "archive-session"}
+        >
+          {archived ? t("sessions.restore") : t("sessions.archive")}
+        </button>
+        {archived && (
+          <button
+            type="button"
+            class="danger"
+            data-testid="delete-session"
+            onClick={() => {
+              if (!confirm(t("sessions.confirmDelete", { id: session.id }))) return;
+              void act(async () => {
+                await api.deleteSession(session.id);
+                location.hash = routeHash(project, "agent");
+              });
+            }}
+          >
+            {t("sessions.delete")}
+          </button>
+        )}
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </section>
   );
 }
 
@@ -73,6 +188,7 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
   );
   const profileModel = models.data?.profiles.find((p) => p.profile === profile)?.ref;
   const [error, setError] = useState<string | null>(null);
+  const current = sessions.data?.sessions.find((s) => s.id === sessionId);
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -81,9 +197,16 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
       const r = await api.createSession(project, { profile, mode, ...(model ? { model } : {}) });
       location.hash = routeHash(project, "agent", r.session.id);
     } catch (err) {
-      setError((err as Error).message);
+      // The server's no-model message names CLI flags; in the browser the way out is the config.
+      setError(
+        err instanceof ApiError && err.code === "config_error" && /^No model configured/.test(err.message)
+          ? t("agent.noModel", { profile })
+          : (err as Error).message,
+      );
     }
   };
+  // An error of one project or session does not follow the user elsewhere.
+  useEffect(() => setError(null), [project, sessionId]);
 
   return (
     <div class="split three">
@@ -148,8 +271,14 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
             </p>
           )}
         </form>
+        {current && <SessionActions session={current} project={project} onChanged={sessions.reload} />}
         {sessions.data && (
-          <SessionList sessions={sessions.data.sessions} current={sessionId} project={project} />
+          <SessionList
+            sessions={sessions.data.sessions}
+            ephemeral={new Set(sessions.data.ephemeral)}
+            current={sessionId}
+            project={project}
+          />
         )}
       </aside>
       {sessionId ? (

@@ -16,7 +16,13 @@ export function Bookshelf({ projects, reload }: { projects: ProjectView[]; reloa
 
   const sorted = [...projects].sort((a, b) => (b.lastActivity ?? "").localeCompare(a.lastActivity ?? ""));
   const when = (iso: string | null | undefined) =>
-    iso ? new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") : t("shelf.never");
+    iso
+      ? // A month name, never 01/12/2026 (day or month first?).
+        new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB", {
+          dateStyle: "medium",
+          timeStyle: "short",
+        })
+      : t("shelf.never");
 
   const create = async (e: Event) => {
     e.preventDefault();

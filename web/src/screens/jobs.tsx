@@ -1,16 +1,30 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type Job, type WorkflowRunView } from "../api";
-import { useI18n } from "../i18n";
+import { type MessageKey, useI18n } from "../i18n";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 
 const ACTIVE = new Set(["queued", "running", "waiting"]);
+const STATUSES = new Set(["queued", "running", "waiting", "completed", "failed", "cancelled", "interrupted"]);
+
+/** A job's or run's status in the UI language (an unknown one as the server wrote it). */
+const statusLabel = (t: ReturnType<typeof useI18n>["t"], status: string) =>
+  STATUSES.has(status) ? t(`status.${status}` as MessageKey) : status;
 /** How often running jobs' progress lines are read again (jobs report progress without events). */
 const PROGRESS_POLL_MS = 2000;
 
+// A month name, never 01/12/2026 (which reads as either day or month first).
 const time = (iso: string | number | null | undefined, lang: string) =>
-  iso === null || iso === undefined ? "" : new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB");
+  iso === null || iso === undefined
+    ? ""
+    : new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB", {
+        dateStyle: "medium",
+        timeStyle: "short",
+      });
+
+/** A run's result as the workflow returned it: text as is, anything else as indented JSON. */
+const resultText = (r: unknown) => (typeof r === "string" ? r : JSON.stringify(r, null, 2));
 
 function JobDetail({ project, id, onChanged }: { project: string; id: string; onChanged: () => void }) {
   const { t, lang } = useI18n();
@@ -37,9 +51,9 @@ function JobDetail({ project, id, onChanged }: { project: string; id: string; on
   return (
     <div class="card" data-testid="job-detail" data-status={j.status}>
       <div class="row">
-        <strong>{j.title}</strong>
+        <h2 class="detail-title">{j.title}</h2>
         <span class="badge" data-testid="job-status">
-          {j.status}
+          {statusLabel(t, j.status)}
         </span>
         <code class="small">{j.kind}</code>
         <span class="grow" />
@@ -69,7 +83,7 @@ function JobDetail({ project, id, onChanged }: { project: string; id: string; on
       </dl>
       {j.preview && (
         <>
-          <h4>{t("jobs.progress")}</h4>
+          <h3>{t("jobs.progress")}</h3>
           <pre class="preview" data-testid="job-progress">
             {j.preview}
           </pre>
@@ -82,7 +96,7 @@ function JobDetail({ project, id, onChanged }: { project: string; id: string; on
       )}
       {j.result && (
         <>
-          <h4>{t("jobs.result")}</h4>
+          <h3>{t("jobs.result")}</h3>
           <pre class="preview">{j.result.text}</pre>
         </>
       )}
@@ -159,7 +173,7 @@ function AskField({ ask, value, onChange }: { ask: Ask; value: unknown; onChange
   );
 }
 
-function RunDetail({ id, onChanged }: { id: string; onChanged: () => void }) {
+function RunDetail({ project, id, onChanged }: { project: string; id: string; onChanged: () => void }) {
   const { t, lang } = useI18n();
   const view = useAsync(() => api.workflowRun(id), [id]);
   const [answers, setAnswers] = useState<Record<string, unknown>>({});
@@ -173,6 +187,12 @@ function RunDetail({ id, onChanged }: { id: string; onChanged: () => void }) {
   }, [v]);
   if (!v) return <p class="muted">{view.error?.message ?? t("common.loading")}</p>;
   const p = v.run.progress;
+  // The run record carries its end beyond the listed fields (the schema is loose): read them checked.
+  const run = v.run as typeof v.run & {
+    result?: unknown;
+    error?: { code: string; message: string } | null;
+    logs?: string[];
+  };
   const act = async (call: () => Promise<unknown>) => {
     setError(null);
     try {
@@ -187,8 +207,8 @@ function RunDetail({ id, onChanged }: { id: string; onChanged: () => void }) {
   return (
     <div class="card" data-testid="run-detail" data-status={v.run.status}>
       <div class="row">
-        <strong>{v.run.title}</strong>
-        <span class="badge">{v.run.status}</span>
+        <h2 class="detail-title">{v.run.title}</h2>
+        <span class="badge">{statusLabel(t, v.run.status)}</span>
         <code class="small">{v.run.workflowKey}</code>
         <span class="grow" />
         {ACTIVE.has(v.run.status) && (
@@ -220,7 +240,7 @@ function RunDetail({ id, onChanged }: { id: string; onChanged: () => void }) {
             void act(() => api.answerWorkflowRun(id, answers));
           }}
         >
-          <h4>{t("jobs.asks")}</h4>
+          <h3>{t("jobs.asks")}</h3>
           {v.pendingAsks.map((a) => (
             <AskField
               key={a.seq}
@@ -239,15 +259,43 @@ function RunDetail({ id, onChanged }: { id: string; onChanged: () => void }) {
           {error}
         </p>
       )}
-      <h4>{t("jobs.participants")}</h4>
+      {run.error && (
+        <div class="error-box" role="alert" data-testid="run-error">
+          <h3>{t("jobs.error")}</h3>
+          <p>
+            <code>{run.error.code}</code> {run.error.message}
+          </p>
+        </div>
+      )}
+      {run.result !== undefined && run.result !== null && (
+        <>
+          <h3>{t("jobs.result")}</h3>
+          <pre class="preview" data-testid="run-result">
+            {resultText(run.result)}
+          </pre>
+        </>
+      )}
+      {run.logs && run.logs.length > 0 && (
+        <>
+          <h3>{t("jobs.logs")}</h3>
+          <pre class="preview small" data-testid="run-logs">
+            {run.logs.join("\n")}
+          </pre>
+        </>
+      )}
+      <h3>{t("jobs.participants")}</h3>
       <ul>
         {v.participants.map((pt) => (
           <li key={pt.sessionId}>
-            {pt.profileKey} · {pt.title} <span class="muted">#{pt.sessionId}</span>
+            <a href={routeHash(project, "agent", pt.sessionId)}>
+              {pt.title ? `${pt.profileKey} · ${pt.title}` : pt.profileKey}
+            </a>{" "}
+            <span class="muted">#{pt.sessionId}</span>
+            {pt.ephemeral === true && <span class="badge">{t("jobs.ephemeral")}</span>}
           </li>
         ))}
       </ul>
-      <h4>{t("jobs.timeline")}</h4>
+      <h3>{t("jobs.timeline")}</h3>
       <ol class="timeline">
         {v.timeline.map((e) => (
           <li key={e.seq}>
@@ -284,7 +332,7 @@ export function JobsScreen({ project, item }: { project: string; item: string })
         data-testid={testid}
         data-id={id}
       >
-        {label} <span class="count">{status}</span>
+        {label} <span class="count">{statusLabel(t, status)}</span>
       </a>
     </li>
   );
@@ -308,7 +356,7 @@ export function JobsScreen({ project, item }: { project: string; item: string })
         {item.startsWith("job_") ? (
           <JobDetail key={item} project={project} id={item} onChanged={jobs.reload} />
         ) : item.startsWith("run_") ? (
-          <RunDetail key={item} id={item} onChanged={runs.reload} />
+          <RunDetail key={item} project={project} id={item} onChanged={runs.reload} />
         ) : (
           <p class="muted">{t("jobs.pick")}</p>
         )}

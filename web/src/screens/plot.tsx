@@ -20,6 +20,9 @@ function Brief({ project, chapterId }: { project: string; chapterId: number }) {
   return (
     <article
       class="prose brief card"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a long brief scrolls, so it takes focus for the keyboard to scroll it (axe: scrollable-region-focusable)
+      tabIndex={0}
+      aria-label={t("plot.brief")}
       data-testid="brief"
       data-status={brief.data.status}
       dangerouslySetInnerHTML={{ __html: renderMarkdown(brief.data.markdown) }}
