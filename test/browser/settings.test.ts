@@ -80,7 +80,7 @@ if (missing) {
       expect(await page.content()).not.toContain(SECRET);
 
       await page.getByTestId("lang").selectOption("zh");
-      await until(() => page.locator("h1").first().textContent()).toBe("设置");
+      await until(() => page.locator("h2").first().textContent()).toBe("设置");
     });
   });
 }

@@ -106,7 +106,7 @@ describe("bash {background: true}", () => {
     ]);
     const s = fx.harness.createSession({ profileKey: "leader.default", project: "novel" });
     await fx.harness.invoke(s.id, { mode: "prompt", message: "go" });
-    await flowBack(fx, s.id);
+    await jobsSettled(fx, s.id);
     const jobId = fx.store.jobs.list({ ownerSessionId: s.id })[0].id;
     const reminder = userTexts(fx, s.id).find((t) => t.includes("<system-reminder>"))!;
     expect(reminder.length).toBeLessThan(5000);

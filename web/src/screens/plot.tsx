@@ -123,8 +123,9 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
   // A thread and its scenes in causal order, each scene linking to its chapter's brief.
   const threadItem = (th: PlotThread) => (
     <li key={th.id}>
-      <details open>
-        <summary>
+      {/* A heading, not a <summary>: the title's edit button may not sit inside another control. */}
+      <div class="tree-group">
+        <div class="tree-head">
           {th.isMain ? "★ " : ""}
           <EditableTitle
             project={project}
@@ -134,7 +135,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
             onSaved={changed}
           />{" "}
           <span class="count">{t(th.scenes === 1 ? "plot.scene" : "plot.scenes", { n: th.scenes })}</span>
-        </summary>
+        </div>
         <ul class="tree">
           {(th.sceneList ?? []).map((sc) => (
             <li key={sc.id}>
@@ -152,7 +153,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
             </li>
           ))}
         </ul>
-      </details>
+      </div>
     </li>
   );
   return (
@@ -165,8 +166,8 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
             <ul class="tree" data-testid="plot-tree">
               {tr.acts.map((a) => (
                 <li key={a.id}>
-                  <details open>
-                    <summary>
+                  <div class="tree-group">
+                    <div class="tree-head">
                       <EditableTitle
                         project={project}
                         row={ROW_TOOLS.act}
@@ -174,9 +175,9 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
                         title={a.title}
                         onSaved={changed}
                       />
-                    </summary>
+                    </div>
                     <ul class="tree">{a.chapters.map(chapterLink)}</ul>
-                  </details>
+                  </div>
                 </li>
               ))}
               {tr.ungroupedChapters.map(chapterLink)}

@@ -29,7 +29,7 @@ export function SettingsScreen({ project }: { project: string }) {
   if (!s.data) {
     return (
       <section class="screen" data-testid="settings">
-        <h1>{t("settings.title")}</h1>
+        <h2>{t("settings.title")}</h2>
         {s.error ? (
           <p class="error" data-testid="settings-error">
             {s.error.message}
@@ -49,7 +49,7 @@ export function SettingsScreen({ project }: { project: string }) {
   return (
     <section class="screen" data-testid="settings">
       <div class="row">
-        <h1 class="grow">{t("settings.title")}</h1>
+        <h2 class="grow">{t("settings.title")}</h2>
         <button type="button" onClick={s.reload} data-testid="settings-reload">
           {t("settings.reload")}
         </button>
