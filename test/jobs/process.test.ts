@@ -139,8 +139,10 @@ describe("a process that dies with a job running", () => {
     ]);
     const { child, done } = start(["run", "start it", "--project", "novel", "--script", s]);
     // Killed once the command itself runs: a process killed outright (no chance to clean up) while
-    // bubblewrap is still setting the sandbox up may leave it behind (docs/jobs.md).
+    // bubblewrap is still setting the sandbox up may leave it behind (docs/jobs.md). And once its
+    // turn has made both model calls, which the next run's script counts on.
     await until(() => commandRunning(marker));
+    await until(() => withStore((store) => store.modelCalls("1")) >= 2);
     const jobId = withStore((store) => store.jobs.list()[0].id);
     expect(withStore((store) => store.jobs.get(jobId).status)).toBe("running");
     child.kill("SIGKILL");
