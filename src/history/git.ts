@@ -112,6 +112,9 @@ export function runGit(args: readonly string[], opts: GitRunOptions = {}): Promi
         );
       },
     );
+    // A git that exits before reading its input (a refused path) closes the pipe: that EPIPE is
+    // not the run's error, which the exit status and stderr above report.
+    child.stdin?.on("error", () => {});
     if (opts.input !== undefined) child.stdin?.end(opts.input);
     else child.stdin?.end();
   });
