@@ -95,6 +95,8 @@ class Slot {
   }
 }
 
+function noop(): void {}
+
 function failure(m: PoolMessage): string {
   return "failed" in m ? m.failed.message : "unexpected message";
 }
@@ -173,11 +175,15 @@ export class WorkerPool<Job, Result> {
     });
   }
 
-  /** Terminate every worker. */
+  /**
+   * Terminate every worker. A worker still starting is let finish first: Node's terminate() of a
+   * thread caught mid-start can stay pending with nothing left to keep the process up, so a CLI that
+   * awaits it at top level exits 13 instead of 0.
+   */
   async close(): Promise<void> {
     const all = [...this.slots];
     this.slots.clear();
-    await Promise.all(all.map((s) => s.worker.terminate()));
+    await Promise.all(all.map((s) => s.ready.then(noop, noop).then(() => s.worker.terminate())));
   }
 
   private idle(): Slot[] {
