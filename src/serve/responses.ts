@@ -186,6 +186,41 @@ export const HistoryEntrySchema = z.looseObject({
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 export const HistorySchema = z.object({ history: z.array(HistoryEntrySchema) }).strict();
+/** A scene on the story's calendar, with its place in reading order (null when not in a chapter). */
+export const TimelineSceneSchema = z.looseObject({
+  id: z.number(),
+  title: z.string(),
+  status: z.string(),
+  threadId: z.number(),
+  threadTitle: z.string(),
+  chapterId: z.number().nullable(),
+  chapterTitle: z.string().nullable(),
+  position: z.number().nullable().describe("the scene's number in reading order"),
+  startInstant: z.number().nullable(),
+  endInstant: z.number().nullable(),
+  startTime: z.string().nullable(),
+  endTime: z.string().nullable(),
+  subjectIds: z.array(z.string()),
+  locationSubjectId: z.string().nullable(),
+});
+export type TimelineScene = z.infer<typeof TimelineSceneSchema>;
+export const TimelineSchema = z
+  .object({
+    scenes: z.array(TimelineSceneSchema).describe("by story time; scenes with no time last"),
+    events: z.array(
+      z.looseObject({
+        id: z.string(),
+        instant: z.number(),
+        time: z.string(),
+        title: z.string(),
+        summary: z.string(),
+        kind: z.string(),
+      }),
+    ),
+    eventsTruncated: z.boolean().describe("true when only the latest events are listed"),
+  })
+  .strict();
+export type Timeline = z.infer<typeof TimelineSchema>;
 export const SliceListSchema = z
   .object({
     slices: z.array(

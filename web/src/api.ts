@@ -102,6 +102,8 @@ export type {
   StoryTree,
   Subject,
   SubjectState,
+  Timeline,
+  TimelineScene,
   Transcript,
   WorkflowRun,
   WorkflowRunView,
@@ -254,6 +256,8 @@ export const api = {
     request<Answer<typeof R.IssueListSchema>>("GET", `${P(p)}/world/issues`, undefined, { subject }),
 
   // ---------------------------------------------------------------- plot
+  timeline: (p: string, subject?: string) =>
+    request<Answer<typeof R.TimelineSchema>>("GET", `${P(p)}/plot/timeline`, undefined, { subject }),
   plotTree: (p: string) =>
     request<Answer<typeof R.StoryTreeSchema>>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
   chapter: (p: string, chapterId: number) =>

@@ -6,6 +6,7 @@ import { renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { useAsync } from "../use-async";
 import { ChapterEditor, EditableTitle, MoveButtons, ROW_TOOLS, SCENE_DRAG, updateRow } from "./plot-edit";
+import { TimelineView } from "./timeline";
 
 function Brief({ project, chapterId }: { project: string; chapterId: number }) {
   const { t } = useI18n();
@@ -68,7 +69,8 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
   const tree = useAsync(() => api.plotTree(project), [project]);
   const promises = useAsync(() => api.promises(project), [project]);
   const decisions = useAsync(() => api.decisions(project), [project]);
-  const [tab, setTab] = useState<"brief" | "chapter" | "promises" | "decisions">("brief");
+  const [tab, setTab] = useState<"brief" | "chapter" | "promises" | "decisions" | "timeline">("brief");
+  const [timelineSubject, setTimelineSubject] = useState("");
   // Bumped when a scene dropped on the chapter list changed the open chapter's scenes.
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -205,7 +207,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
       </aside>
       <section class="content scroll">
         <div class="tabs" role="tablist">
-          {(["brief", "chapter", "promises", "decisions"] as const).map((k) => (
+          {(["brief", "chapter", "promises", "decisions", "timeline"] as const).map((k) => (
             <button
               key={k}
               type="button"
@@ -236,6 +238,9 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
           ) : (
             <p class="muted">{t("plot.pickChapter")}</p>
           ))}
+        {tab === "timeline" && (
+          <TimelineView project={project} subject={timelineSubject} onSubject={setTimelineSubject} />
+        )}
         {tab === "promises" &&
           (promises.data?.rows.length ? (
             promises.data.rows.map((p) => (
