@@ -186,6 +186,20 @@ export const HistoryEntrySchema = z.looseObject({
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 export const HistorySchema = z.object({ history: z.array(HistoryEntrySchema) }).strict();
+/** One scene's editable fields, as save_story_scene takes them. */
+export const SceneDetailSchema = z.looseObject({
+  id: z.number(),
+  title: z.string(),
+  status: z.string(),
+  outcomeType: z.string().nullable(),
+  pacingRole: z.string().nullable(),
+  summary: z.string(),
+  purpose: z.string().nullable(),
+  writingTip: z.string().nullable(),
+  note: z.string().nullable(),
+  worldAnchor: z.looseObject({ startTime: z.string().nullable(), endTime: z.string().nullable() }),
+});
+export type SceneDetail = z.infer<typeof SceneDetailSchema>;
 /** A scene on the story's calendar, with its place in reading order (null when not in a chapter). */
 export const TimelineSceneSchema = z.looseObject({
   id: z.number(),
@@ -278,7 +292,11 @@ export const StoryTreeSchema = z.looseObject({
 });
 export type StoryTree = z.infer<typeof StoryTreeSchema>;
 export const ChapterDetailSchema = z.looseObject({
-  chapter: z.looseObject(plotNode),
+  chapter: z.looseObject({
+    ...plotNode,
+    note: z.string().nullable(),
+    brief: z.record(z.string(), z.string().nullable()).describe("the 11 writer-brief fields"),
+  }),
   scenes: z.array(z.looseObject({ id: z.number(), title: z.string(), status: z.string() })),
 });
 export const WriterBriefSchema = z.looseObject({ markdown: z.string(), status: z.string() });

@@ -97,6 +97,7 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  SceneDetail,
   SearchResult,
   Settings,
   StoryTree,
@@ -256,6 +257,8 @@ export const api = {
     request<Answer<typeof R.IssueListSchema>>("GET", `${P(p)}/world/issues`, undefined, { subject }),
 
   // ---------------------------------------------------------------- plot
+  scene: (p: string, sceneId: number) =>
+    request<Answer<typeof R.SceneDetailSchema>>("GET", `${P(p)}/plot/scenes/${sceneId}`),
   timeline: (p: string, subject?: string) =>
     request<Answer<typeof R.TimelineSchema>>("GET", `${P(p)}/plot/timeline`, undefined, { subject }),
   plotTree: (p: string) =>

@@ -6,6 +6,7 @@ import { renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { useAsync } from "../use-async";
 import { ChapterEditor, EditableTitle, MoveButtons, ROW_TOOLS, SCENE_DRAG, updateRow } from "./plot-edit";
+import { ImportanceSelect, QuestionFields } from "./plot-fields";
 import { TimelineView } from "./timeline";
 
 function Brief({ project, chapterId }: { project: string; chapterId: number }) {
@@ -49,7 +50,7 @@ function PromiseCard({ p, project, onSaved }: { p: PromiseRow; project: string; 
         </strong>
         <span class="badge">{p.status}</span>
         <span class="badge soft">{p.stage}</span>
-        <span class="muted small">{p.importance}</span>
+        <ImportanceSelect project={project} promise={p} onSaved={onSaved} />
       </div>
       <dl class="meta beats" aria-label={t("plot.beats")}>
         {BEAT_KINDS.map((k) => (
@@ -263,7 +264,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
                   />
                 </strong>{" "}
                 <span class="badge">{d.status}</span>
-                <p>{d.question}</p>
+                <QuestionFields project={project} decision={d} onSaved={decisions.reload} />
                 {d.anchor.kind !== "story" && (
                   <p class="muted small">
                     {d.anchor.kind} {d.anchor.path ?? (d.anchor.id === null ? "" : `#${d.anchor.id}`)}

@@ -1,4 +1,4 @@
-// GET /plot/timeline: the sample's scenes on its calendar beside their places in the book, and the
+// GET /plot/scenes/:id: one scene whole, as the workbench edits it. GET /plot/timeline: the sample's scenes on its calendar beside their places in the book, and the
 // world's events; narrowed to one subject; a flashback (told later than it happens) keeps both orders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Timeline } from "../../src/serve/responses.js";
@@ -60,5 +60,21 @@ describe("plot timeline", () => {
     const res = await fx.api("GET", "/api/projects/novel/plot/timeline?subject=nobody");
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { message: string } }).error.message).toContain("nobody");
+  });
+
+  it("answers one scene whole, and 404/400 for a missing or malformed id", async () => {
+    const res = await fx.api("GET", "/api/projects/novel/plot/scenes/1");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      id: 1,
+      title: "The bell rings at noon",
+      worldAnchor: { startTime: expect.stringMatching(/AL/) },
+    });
+    expect((await fx.api("GET", "/api/projects/novel/plot/scenes/999")).status).toBe(404);
+    const bad = await fx.api("GET", "/api/projects/novel/plot/scenes/x1");
+    expect(bad.status).toBe(400);
+    expect(
+      ((await bad.json()) as { error: { fields: { pointer: string }[] } }).error.fields[0]!.pointer,
+    ).toBe("/params/sceneId");
   });
 });

@@ -1,4 +1,5 @@
-// The plot's timeline in headless Chromium against a real `nbook serve` on the sample: scenes at
+// The plot screen in headless Chromium: non-title fields edited in place (a chapter's brief, a
+// scene's fields, a promise's importance, a decision's question) through the plot tools; then the timeline against a real `nbook serve` on the sample: scenes at
 // their story times beside their places in the book, world events between them, narrowed to one
 // character, in English and Chinese, with no serious or critical axe-core violation.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -81,6 +82,64 @@ if (missing) {
       await until(() => page.getByTestId("timeline-scene").first().textContent()).toContain("书中第");
       await shot(page, "timeline-zh");
       expect(severe(await axeFindings(page), "timeline (zh)")).toEqual([]);
+    });
+
+    it("edits a chapter's brief, a scene's fields, a promise and a decision in place", async () => {
+      const nbookJson = (args: string[]) => {
+        const r = runNbook(args, { cwd: project });
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout) as Record<string, unknown>;
+      };
+      await page.getByTestId("lang").selectOption("en");
+      await page.goto(`${server.origin}/#/p/tide/plot/1`);
+      await page.getByTestId("tab-chapter").click();
+      await page.getByTestId("chapter-fields").locator("summary").click();
+      const brief = page.getByTestId("fields-chapterId-1");
+      await brief.locator('textarea[name="goal"]').fill("Mira hears the bell and says nothing.");
+      await brief.locator('textarea[name="hintOnly"]').fill("");
+      await brief.getByRole("button", { name: "Save" }).click();
+      await until(async () => {
+        const c = nbookJson(["plot", "chapter", "1", "--json"]).chapter as { brief: Record<string, unknown> };
+        return [c.brief.goal, c.brief.hintOnly];
+      }).toEqual(["Mira hears the bell and says nothing.", null]);
+
+      await page.getByTestId("details-sceneId-1").click();
+      const scene = page.getByTestId("fields-sceneId-1");
+      await scene.locator('select[name="pacingRole"]').selectOption("climax");
+      await scene.locator('textarea[name="summary"]').fill("The bell rings; the sky stays clear.");
+      await scene.getByRole("button", { name: "Save" }).click();
+      await until(() => scene.getByRole("status").textContent()).toBe("Saved.");
+      const ctx = nbookJson(["tool", "get_story_scene_context", "--input", '{"sceneId":1}', "--json"]);
+      expect(JSON.stringify(ctx)).toContain("The bell rings; the sky stays clear.");
+      expect(JSON.stringify(ctx)).toContain('"pacingRole":"climax"');
+      await shot(page, "plot-fields-chapter");
+      expect(severe(await axeFindings(page), "plot chapter fields")).toEqual([]);
+
+      await page.getByTestId("tab-promises").click();
+      await page.getByTestId("importance-1").selectOption("low");
+      await until(() => {
+        const r = runNbook(["tool", "get_story_promise", "--input", '{"promiseId":1}', "--json"], {
+          cwd: project,
+        });
+        return /"importance":"(\w+)"/.exec(r.stdout)?.[1];
+      }).toBe("low");
+      await page.getByTestId("tab-decisions").click();
+      const decision = page.getByTestId("fields-decisionId-1");
+      await decision.locator('textarea[name="question"]').fill("Does Mira ever learn who cut the page?");
+      await decision.getByRole("button", { name: "Save" }).click();
+      await until(() => {
+        const r = runNbook(["tool", "get_story_decision", "--input", '{"decisionId":1}', "--json"], {
+          cwd: project,
+        });
+        return r.stdout.includes("Does Mira ever learn who cut the page?");
+      }).toBe(true);
+      const history = runNbook(["history", "--json", "--limit", "4"], { cwd: project });
+      expect((JSON.parse(history.stdout) as { tool: string }[]).map((h) => h.tool)).toEqual([
+        "save_story_decision",
+        "save_story_promise",
+        "save_story_scene",
+        "save_story_chapter",
+      ]);
     });
   });
 }
