@@ -34,9 +34,9 @@ export function builtinKeysRegistry(): ToolRegistry {
 }
 
 /**
- * The built-in tools of `registry` (from builtinKeysRegistry), each group's code loaded on its first call. tools/list answers from the
- * listing cache when the build and the allowlist match; only a miss loads the allowlist's groups to
- * describe them, and stores what it found.
+ * The built-in tools of `registry` (from builtinKeysRegistry), each group's code loaded on its
+ * first call. tools/list answers from the listing cache when the build and the allowlist match;
+ * only a miss loads the allowlist's groups to describe them, and stores what it found.
  */
 export function lazyToolSet(
   registry: ToolRegistry,
