@@ -129,6 +129,10 @@ export class ChangeIndex {
       where.push("c.turn = ?");
       args.push(f.turn);
     }
+    if (f.callId !== undefined) {
+      where.push("c.call_id = ?");
+      args.push(f.callId);
+    }
     if (f.since !== undefined) {
       where.push("c.time >= ?");
       args.push(f.since);

@@ -42,6 +42,8 @@ export const ChangeFilterSchema = z
     session: z.string().optional(),
     /** The turn (entry id of its user message) the changes were made in. */
     turn: z.string().optional(),
+    /** The tool call (of `session`) that made them. */
+    callId: z.string().optional(),
     path: z.string().optional(),
     /** ISO time: only changes at or after it. */
     since: z.string().optional(),

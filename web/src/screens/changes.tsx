@@ -325,7 +325,11 @@ export function ChangesScreen({ project, changeId }: { project: string; changeId
   useEffect(
     () =>
       subscribe("/api/events", (e) => {
-        if (e.type === "reset" || (e.type === "files_changed" && e.project === project)) list.reload();
+        if (
+          e.type === "reset" ||
+          ((e.type === "files_changed" || e.type === "plot_changed") && e.project === project)
+        )
+          list.reload();
       }),
     [project],
   );
