@@ -11,7 +11,7 @@ let fx: CollabFixture;
 afterEach(() => fx?.close());
 
 const CHAPTER = "manuscript/ch-01/index.md";
-const call = (name: string, input: unknown) => ({ toolCalls: [{ name, input }] });
+const call = (name: string, input: Record<string, unknown>) => ({ toolCalls: [{ name, input }] });
 
 /** A leader whose first turn writes a note; its second starts a writer that drafts the chapter, then writes again. */
 async function leaderWithWriter() {
