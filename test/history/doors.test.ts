@@ -1,7 +1,7 @@
 // Every plot write door records its change, and the workbench hears of writes whose results name no
 // file: `POST …/plot/save` (recorded, revertable, `plot_changed` on the workspace stream), `nbook plot
-// delete` and the phase commands (recorded, revertable), and an agent's bash write (`files_changed`
-// with the paths its change recorded).
+// delete` and the phase commands (recorded, revertable), and an agent's bash write or
+// subject_event_append (`files_changed` with the paths its change recorded).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -121,6 +121,44 @@ describe("the workspace stream", () => {
       sessionId: id,
       tool: "bash",
       paths: ["notes/tide.md"],
+    });
+  });
+
+  it("tells of the events file subject_event_append wrote", async () => {
+    const subject = "simulation/subjects/mira";
+    fx = await serveFixture({
+      script: [
+        {
+          toolCalls: [
+            {
+              name: "subject_event_append",
+              input: { subjectPath: subject, events: [{ text: "Mira hears the bell." }] },
+            },
+          ],
+        },
+        { text: "Noted." },
+      ],
+    });
+    const stream = await fx.api("GET", "/api/events");
+    const res = await fx.api("POST", "/api/projects/novel/sessions", {
+      profile: "simulator.actor",
+      mode: "normal",
+      initial: { subjectPath: subject, kind: "npc" },
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { session: { id: string } }).session.id;
+    expect((await fx.api("POST", `/api/sessions/${id}/prompt`, { message: "the bell rings" })).status).toBe(
+      202,
+    );
+    await fx.hub.idle();
+    const events = await readEvents(stream.body as ReadableStream<Uint8Array>, (e) =>
+      e.some((x) => x.event === "files_changed"),
+    );
+    expect(events.find((e) => e.event === "files_changed")?.data).toMatchObject({
+      project: "novel",
+      sessionId: id,
+      tool: "subject_event_append",
+      paths: [`${subject}/events.jsonl`],
     });
   });
 });
