@@ -1,10 +1,13 @@
 // Each recorded change carries the turn it was made in (the entry id of the user message that began
 // it): in the index, in the commit's trailer (so a repair rebuilds it), in `history --json`, and as a
 // filter of the listing and of a revert.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/history/history.js";
+import { ChangeIndex } from "../../src/history/index-db.js";
 import { repairHistory } from "../../src/history/maintenance.js";
 import { revertChanges } from "../../src/history/revert.js";
 import { selectChanges } from "../../src/history/review.js";
@@ -95,5 +98,29 @@ describe("the turn of a change", () => {
     expect(() => selectChanges(history, { turn: "999999" })).toThrow(/No recorded changes match/);
     await revertChanges(history, selectChanges(history, { turn: turns[1] }), {});
     expect(readFileSync(join(fx.project.root, "notes/a.md"), "utf8")).toBe("a1\n");
+  });
+});
+
+describe("an index written before changes carried their turn", () => {
+  it("is upgraded in place: its changes keep their rows, with no turn", () => {
+    const dir = mkdtempSync(join(tmpdir(), "nbook-index-v1-"));
+    try {
+      const file = join(dir, "history.sqlite");
+      const v1 = new Database(file);
+      v1.exec(`CREATE TABLE changes (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, time TEXT NOT NULL,
+        actor TEXT NOT NULL, session TEXT, profile TEXT, tool TEXT, call_id TEXT, targets TEXT,
+        summary TEXT NOT NULL, commit_sha TEXT, reverts TEXT);
+        INSERT INTO changes (id, time, actor, session, tool, targets, summary)
+        VALUES ('c000000001000abcd', '2026-12-01T00:00:00.000Z', 'agent', '4', 'write', '["a.md"]', 'Wrote a.md');
+        PRAGMA user_version = 1;`);
+      v1.close();
+      const index = new ChangeIndex(file);
+      expect(index.list().map((c) => [c.id, c.turn, c.targets])).toEqual([
+        ["c000000001000abcd", null, ["a.md"]],
+      ]);
+      index.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
