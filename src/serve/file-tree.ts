@@ -1,7 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
-import { countWords } from "../core/text.js";
+import { readChapter } from "../markdown/chapter.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
 import type { FileNode } from "./responses.js";
@@ -24,6 +24,7 @@ interface Counted {
   size: number;
   mtimeMs: number;
   words: number | undefined;
+  title: string | null;
 }
 
 /** A tree answer: the folder asked for, and whether any folder's entries were cut at FOLDER_LIMIT. */
@@ -34,8 +35,9 @@ export interface TreeAnswer {
 
 /**
  * One project's file tree, listed from disk on every request (so edits made anywhere are seen),
- * with word counts kept by file identity (inode, size, mtime): a warm listing reads no file, and a
- * changed file is counted again the next time it is listed or reported changed.
+ * with each Markdown file's title and word count (read as a chapter: see markdown/chapter.ts) kept by
+ * file identity (inode, size, mtime): a warm listing reads no file, and a changed file is read again
+ * the next time it is listed or reported changed.
  */
 export class FileTreeCache {
   private readonly counts = new Map<string, Counted>();
@@ -108,17 +110,18 @@ export class FileTreeCache {
       return null;
     }
     const node: FileNode = { name, path: rel, kind: "file", size: st.size };
-    const words = this.words(rel, abs, st);
-    if (words !== undefined) node.words = words;
+    const counted = this.count(rel, abs, st);
+    if (counted?.words !== undefined) node.words = counted.words;
+    if (counted?.title) node.title = counted.title;
     return node;
   }
 
-  private words(rel: string, abs: string, st: Stats): number | undefined {
+  private count(rel: string, abs: string, st: Stats): Counted | undefined {
     if (!/\.md$/i.test(rel) || st.size > WORD_COUNT_MAX_BYTES) return undefined;
     const known = this.counts.get(rel);
-    if (known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs)
-      return known.words;
+    if (known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known;
     let words: number | undefined;
+    let title: string | null = null;
     try {
       // Through the safe read: a file swapped for a FIFO or a link out since the stat is not read.
       const text = readTextSafeSync(abs, {
@@ -126,12 +129,13 @@ export class FileTreeCache {
         root: this.project.realRoot,
         maxBytes: WORD_COUNT_MAX_BYTES,
       });
-      words = countWords(text ?? "");
+      ({ words, title } = readChapter(text ?? ""));
     } catch {
       words = undefined;
     }
-    this.counts.set(rel, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, words });
-    return words;
+    const counted = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, words, title };
+    this.counts.set(rel, counted);
+    return counted;
   }
 
   /** A folder's listed entries, folders first, then by name; hidden and temp files left out. */
