@@ -4,6 +4,7 @@ import { NbError } from "../core/errors.js";
 import { readChapter } from "../markdown/chapter.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
+import { FolderListings, type Listing } from "./folder-listings.js";
 import type { FileNode } from "./responses.js";
 
 /** Nodes one answer lists at most; folders past it come back `lazy`, to be asked for by path. */
@@ -34,18 +35,30 @@ export interface TreeAnswer {
 }
 
 /**
- * One project's file tree, listed from disk on every request (so edits made anywhere are seen),
- * with each Markdown file's title and word count (read as a chapter: see markdown/chapter.ts) kept by
- * file identity (inode, size, mtime): a warm listing reads no file, and a changed file is read again
- * the next time it is listed or reported changed.
+ * One project's file tree. Folders are listed from disk and kept while the system's watch on them
+ * reports nothing (folder-listings.ts), so edits made anywhere are seen and a warm tree touches no
+ * disk. Each Markdown file's title and word count (read as a chapter: see markdown/chapter.ts) is
+ * kept by file identity (inode, size, mtime), so a folder listed again re-reads only changed files.
  */
 export class FileTreeCache {
   private readonly counts = new Map<string, Counted>();
+  private readonly listings: FolderListings;
 
   constructor(
     private readonly project: Project,
     private readonly budget = TREE_BUDGET,
-  ) {}
+  ) {
+    this.listings = new FolderListings(project.root);
+  }
+
+  /** Files nbook just changed: the listings of their folders go now, not when the watch says so. */
+  changed(paths: readonly string[]): void {
+    this.listings.changedFiles(paths);
+  }
+
+  close(): void {
+    this.listings.close();
+  }
 
   /**
    * The folder `rel` ("" for the project) breadth first: folders are filled level by level while
@@ -61,7 +74,8 @@ export class FileTreeCache {
     while (level.length) {
       const next: typeof level = [];
       for (const { node, rel: at } of level) {
-        const entries = this.entries(at);
+        const listing = this.listing(at);
+        const entries = listing.entries;
         if (entries.length > budget) {
           node.lazy = true;
           continue;
@@ -75,8 +89,13 @@ export class FileTreeCache {
             next.push({ node: child, rel: childRel });
             return child;
           }
-          if (e.isSymbolicLink()) return { name: e.name, path: childRel, kind: "link" };
-          return this.fileNode(childRel) ?? { name: e.name, path: childRel, kind: "file", size: 0 };
+          const known = listing.files.get(e.name);
+          if (known) return known;
+          const made: FileNode = e.isSymbolicLink()
+            ? { name: e.name, path: childRel, kind: "link" }
+            : (this.fileNode(childRel) ?? { name: e.name, path: childRel, kind: "file", size: 0 });
+          listing.files.set(e.name, made);
+          return made;
         });
       }
       level = next;
@@ -138,19 +157,27 @@ export class FileTreeCache {
     return counted;
   }
 
-  /** A folder's listed entries, folders first, then by name; hidden and temp files left out. */
-  private entries(rel: string): Dirent[] {
+  /**
+   * A folder's listed entries (folders first, then by name; hidden and temp files left out) and
+   * its files' nodes: as kept while the folder is watched and unchanged, else read now.
+   */
+  private listing(rel: string): Listing {
+    const kept = this.listings.get(rel);
+    if (kept) return kept;
     let all: Dirent[];
     try {
       all = readdirSync(join(this.project.root, rel), { withFileTypes: true });
     } catch {
-      return [];
+      this.listings.forget(rel);
+      return { entries: [], files: new Map() };
     }
     const shown = all.filter((e) => !HIDDEN.has(e.name) && !TEMP.test(e.name));
     shown.sort((a, b) =>
       a.isDirectory() !== b.isDirectory() ? (a.isDirectory() ? -1 : 1) : collator.compare(a.name, b.name),
     );
-    return shown.slice(0, FOLDER_LIMIT);
+    const listing = { entries: shown.slice(0, FOLDER_LIMIT), files: new Map<string, FileNode>() };
+    this.listings.keep(rel, listing);
+    return listing;
   }
 }
 

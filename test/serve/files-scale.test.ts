@@ -146,3 +146,33 @@ describe("the tree's node budget", () => {
     }
   });
 });
+
+describe("the tree kept by watching its folders", () => {
+  it("answers a warm tree from what it kept, and sees edits made outside nbook as the watch reports them", async () => {
+    chapters(3);
+    const cache = new FileTreeCache(fx.bed.project);
+    const chapter = (t: FileNode, name: string) => child(child(t, "manuscript")!, name);
+    const first = cache.tree().tree;
+    // Nothing changed: the same file nodes are given again, none made anew.
+    expect(chapter(cache.tree().tree, "ch-0001")!.children![0]).toBe(chapter(first, "ch-0001")!.children![0]);
+    const until = <T>(read: () => T) => expect.poll(read, { timeout: 10_000, interval: 20 });
+    writeFileSync(join(root, "manuscript", "ch-0002", "index.md"), "# Two\n\nOne two three.\n");
+    await until(() => chapter(cache.tree().tree, "ch-0002")!.children![0]).toMatchObject({
+      title: "Two",
+      words: 3,
+    });
+    mkdirSync(join(root, "manuscript", "ch-0009"));
+    writeFileSync(join(root, "manuscript", "ch-0009", "index.md"), "# Nine\n");
+    await until(() => chapter(cache.tree().tree, "ch-0009")?.children?.[0]?.title).toBe("Nine");
+    rmSync(join(root, "manuscript", "ch-0001"), { recursive: true });
+    await until(() => chapter(cache.tree().tree, "ch-0001")).toBeUndefined();
+    // A folder removed and made again under the same name is listed afresh, not from what was kept.
+    rmSync(join(root, "manuscript", "ch-0009"), { recursive: true });
+    mkdirSync(join(root, "manuscript", "ch-0009"));
+    writeFileSync(join(root, "manuscript", "ch-0009", "other.md"), "# Other\n");
+    await until(() => chapter(cache.tree().tree, "ch-0009")?.children?.map((c) => c.name)).toEqual([
+      "other.md",
+    ]);
+    cache.close();
+  });
+});
