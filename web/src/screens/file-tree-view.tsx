@@ -69,6 +69,11 @@ function Folder({ node, ...props }: TreeProps & { node: FileNode }) {
     () => rank(node) < 2 || node.path.startsWith("manuscript/") || props.selected.startsWith(`${node.path}/`),
   );
   const [failed, setFailed] = useState<string | null>(null);
+  // A file opened inside (a search hit, a file just moved here) opens the folders it is in.
+  const holdsSelected = props.selected.startsWith(`${node.path}/`);
+  useEffect(() => {
+    if (holdsSelected) setOpen(true);
+  }, [holdsSelected]);
   useEffect(() => {
     if (open && node.lazy) props.load(node.path).catch((e: Error) => setFailed(e.message));
   }, [open, node.lazy]);
