@@ -31,7 +31,8 @@ const inside = (p: string, target: string) => p === target || p.startsWith(`${ta
 
 export function FileActions({ project, path, tree, unsaved }: Props) {
   const { t } = useI18n();
-  const targets = targetsOf(path);
+  // The file and the folders it is in, but not a top folder (lorebook/, manuscript/): the screen is built on them.
+  const targets = targetsOf(path).filter((p, i) => i === 0 || p.includes("/"));
   // A chapter's index.md is acted on as its chapter folder; any other file as itself.
   const initial = /^manuscript\/[^/]+\/index\.md$/.test(path) ? targets[1]! : path;
   const [target, setTarget] = useState(initial);
@@ -114,7 +115,7 @@ export function FileActions({ project, path, tree, unsaved }: Props) {
           onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}
           data-testid="act-on"
         >
-          {targets.slice(0, -1).map((p) => (
+          {targets.map((p) => (
             <option key={p} value={p}>
               {p === path ? p : `${p}/`}
             </option>
