@@ -9,6 +9,7 @@ import { openApiDocument } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
 import { registerExportRoutes } from "./routes/export.js";
+import { registerFileManageRoutes } from "./routes/file-manage.js";
 import { registerFileRoutes } from "./routes/files.js";
 import { registerGoalsRoutes } from "./routes/goals.js";
 import { registerHistoryRoutes } from "./routes/history.js";
@@ -92,6 +93,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerImportRoutes(routes, hub);
   registerExportRoutes(routes, hub);
   registerFileRoutes(routes, hub);
+  registerFileManageRoutes(routes, hub);
   registerSearchRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
   registerUsageRoutes(routes, hub);

@@ -55,8 +55,10 @@ export const FileNodeSchema = z
     path: z.string(),
     kind: z.enum(["dir", "file", "link"]),
     size: z.number().optional(),
-    /** Words of a Markdown file (each CJK character counts as one). */
+    /** Words of a Markdown file's prose, its title heading and front matter left out (each CJK character counts as one). */
     words: z.number().optional(),
+    /** A Markdown file's title: its leading `#` heading (what the export titles the chapter). */
+    title: z.string().optional(),
     /** A folder whose entries this answer leaves out: ask for them with `?path=<its path>`. */
     lazy: z.boolean().optional(),
     get children(): z.ZodOptional<z.ZodArray<typeof FileNodeSchema>> {
@@ -78,6 +80,15 @@ export type FileText = z.infer<typeof FileTextSchema>;
 export const FileWrittenSchema = z
   .object({ path: z.string(), version: z.string(), created: z.boolean(), unchanged: z.boolean() })
   .strict();
+/** A move or delete done from the workbench: the history change it made and every file it touched. */
+export const FilesChangedSchema = z
+  .object({
+    summary: z.string(),
+    change: z.string().nullable().describe("the history change id (revert it to take the change back)"),
+    paths: z.array(z.string()).describe("project-relative files removed or created"),
+  })
+  .strict();
+export type FilesChanged = z.infer<typeof FilesChangedSchema>;
 /** The details of a 409 on a write: what is on disk now (`theirs`), to diff against the user's text. */
 export const WriteConflictDetailsSchema = z
   .object({ path: z.string(), version: z.string(), theirs: z.string(), yours: z.string() })

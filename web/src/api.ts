@@ -169,6 +169,12 @@ export const api = {
     request<Answer<typeof R.FileTextSchema>>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>
     request<Answer<typeof R.FileWrittenSchema>>("PUT", `${P(p)}/files/write`, { path, content, baseVersion }),
+  /** Move or rename a file or folder as one history change. */
+  moveFile: (p: string, from: string, to: string) =>
+    request<Answer<typeof R.FilesChangedSchema>>("POST", `${P(p)}/files/move`, { from, to }),
+  /** Delete a file or folder as one history change (a revert brings it back). */
+  deleteFile: (p: string, path: string) =>
+    request<Answer<typeof R.FilesChangedSchema>>("POST", `${P(p)}/files/delete`, { path }),
 
   // ---------------------------------------------------------------- history
   changes: (p: string, filter: { session?: string; turn?: string; path?: string; limit?: number } = {}) =>

@@ -155,7 +155,10 @@ export function registerHistoryRoutes(routes: ApiRoutes, hub: ServeHub): void {
         ...(body.turn ? { turn: body.turn } : {}),
         ...(body.since ? { since: parseTime(body.since, "since") } : {}),
       });
-      return c.json({ change: await revertChanges(h, changes, {}) });
+      const change = await revertChanges(h, changes, {});
+      // The files screens put the reverted files back in their trees (a deleted chapter reappears).
+      if (change?.targets?.length) hub.publishFilesChanged(params.project, null, "revert", change.targets);
+      return c.json({ change });
     },
   );
 
