@@ -41,7 +41,9 @@ function flipD(extra: FlipState[] = []): Promise<Flipper> {
 
 /** The control area less NeuroBook's own history and search index of the project, which writes update. */
 function controlArea(projectRoot = root): string[] {
-  return treeOf(join(projectRoot, ".nbook")).filter((p) => !/^(history\.(git(\/|$)|sqlite)|search\.sqlite)/.test(p));
+  return treeOf(join(projectRoot, ".nbook")).filter(
+    (p) => !/^(history\.(git(\/|$)|sqlite)|search\.sqlite)/.test(p),
+  );
 }
 
 function expectNothingEscaped(): void {
