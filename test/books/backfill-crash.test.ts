@@ -135,5 +135,8 @@ describe("book-backfill killed while writing an approved batch", () => {
     expect(outside).toBeLessThanOrEqual(1);
     const mine = changes.filter(byRun);
     expect(mine.some((c) => c.tool === "save_story_thread")).toBe(true);
+    // The listing names the run beside each of its changes.
+    const listing = runNbook(["history", "--limit", "500"], { cwd: root }).stdout.split("\n");
+    expect(listing.filter((l) => l.endsWith(`(workflow ${runId})`))).toHaveLength(mine.length);
   }, 180_000);
 });
