@@ -125,6 +125,20 @@ describe("wf.tools.call", () => {
     expect(changes()).toHaveLength(before);
   });
 
+  it("in plan mode only the plan folder may be written, as for an agent", async () => {
+    bed = await workflowBed(NO_MODEL);
+    const { out } = await runAs(
+      script(`await tryCall("write", { path: ".agent/plan/steps.md", content: "1. Read\\n" });
+  await tryCall("write", { path: "notes/plan.md", content: "x" });`),
+      bed.callerId,
+      "plan",
+    );
+    expect(out[0].ok).toBe(true);
+    expect(readFileSync(file(".agent/plan/steps.md"), "utf8")).toBe("1. Read\n");
+    expect(out[1]).toMatchObject({ ok: false, code: "approval_required" });
+    expect(existsSync(file("notes/plan.md"))).toBe(false);
+  });
+
   it("refuses a path outside the project and bad input with pointers, writing nothing", async () => {
     bed = await workflowBed(NO_MODEL);
     const { out } = await runAs(
