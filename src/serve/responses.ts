@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
+import { GoalsSchema } from "../goals/goals.js";
 import { RewindResultSchema } from "../harness/rewind.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
@@ -525,3 +526,25 @@ export const ProjectUsageSchema = z
   .strict();
 /** What `/compact` wrote: the summary, or null when there was nothing older to summarise. */
 export const CompactedSchema = z.object({ compacted: z.boolean(), summary: z.string().nullable() }).strict();
+
+const DeltaSchema = z.object({ added: z.number(), removed: z.number() }).strict();
+/** Goals with the book's progress against them and the daily log. */
+export const GoalsViewSchema = z
+  .object({
+    goals: GoalsSchema,
+    progress: z
+      .object({
+        chapters: z.array(
+          z
+            .object({ path: z.string(), title: z.string(), words: z.number(), target: z.number().nullable() })
+            .strict(),
+        ),
+        total: z.number(),
+      })
+      .strict(),
+    days: z
+      .array(z.object({ day: z.string(), you: DeltaSchema, agents: DeltaSchema }).strict())
+      .describe("oldest first, today last; words on the added and removed lines of manuscript/ changes"),
+  })
+  .strict();
+export type GoalsView = z.infer<typeof GoalsViewSchema>;

@@ -108,6 +108,7 @@ export type {
   DecisionRow,
   FileNode,
   FileText,
+  GoalsView,
   Issue,
   Job,
   ModelsStatus,
@@ -279,6 +280,9 @@ export const api = {
     request<Answer<typeof R.SceneDetailSchema>>("GET", `${P(p)}/plot/scenes/${sceneId}`),
   timeline: (p: string, subject?: string) =>
     request<Answer<typeof R.TimelineSchema>>("GET", `${P(p)}/plot/timeline`, undefined, { subject }),
+  goals: (p: string) => request<Answer<typeof R.GoalsViewSchema>>("GET", `${P(p)}/goals`),
+  setGoals: (p: string, goals: Answer<typeof R.GoalsViewSchema>["goals"]) =>
+    request<Answer<typeof R.GoalsViewSchema>>("PUT", `${P(p)}/goals`, { goals }),
   plotTree: (p: string) =>
     request<Answer<typeof R.StoryTreeSchema>>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
   chapter: (p: string, chapterId: number) =>
