@@ -498,7 +498,21 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
 
 // ---------------------------------------------------------------- history
 
-export const ChangeListSchema = z.object({ changes: z.array(ChangeSchema) }).strict();
+/** A turn the listed changes were made in: its session, and the start of the message that began it. */
+export const ChangeTurnSchema = z
+  .object({
+    session: z.string(),
+    /** The entry id of the turn's user message (ChangeSchema's `turn`). */
+    turn: z.string(),
+    /** The message's first characters, on one line (null: the session or entry is gone). */
+    text: z.string().nullable(),
+    time: z.string().nullable(),
+  })
+  .strict();
+export type ChangeTurn = z.infer<typeof ChangeTurnSchema>;
+export const ChangeListSchema = z
+  .object({ changes: z.array(ChangeSchema), turns: z.array(ChangeTurnSchema) })
+  .strict();
 export { BlameSchema, ChangeShownSchema, HistoryStatsSchema, RepairReportSchema };
 export const RevertedSchema = z.object({ change: ChangeSchema.nullable() }).strict();
 export const PrunedSchema = z.object({ removed: z.number().int() }).strict();

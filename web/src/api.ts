@@ -134,6 +134,7 @@ export type {
 export type ImportPlan = Answer<typeof R.ImportPlannedSchema>["plan"];
 /** One recorded change of the project's history (src/history/schema.ts). */
 export type Change = Answer<typeof R.ChangeListSchema>["changes"][number];
+export type ChangeTurn = Answer<typeof R.ChangeListSchema>["turns"][number];
 /** A change with its diff: files (unified diff), plot rows (field diff), world slices (patch list). */
 export type ChangeShown = Answer<typeof R.ChangeShownSchema>;
 /** Who wrote each line of a file, and its words by author. */
@@ -188,7 +189,7 @@ export const api = {
     request<Answer<typeof R.FileWrittenSchema>>("PUT", `${P(p)}/files/write`, { path, content, baseVersion }),
 
   // ---------------------------------------------------------------- history
-  changes: (p: string, filter: { session?: string; path?: string; limit?: number } = {}) =>
+  changes: (p: string, filter: { session?: string; turn?: string; path?: string; limit?: number } = {}) =>
     request<Answer<typeof R.ChangeListSchema>>("GET", `${P(p)}/history`, undefined, filter),
   change: (p: string, id: string) =>
     request<Answer<typeof R.ChangeShownSchema>>("GET", `${P(p)}/history/changes/${enc(id)}`),
@@ -197,6 +198,9 @@ export const api = {
   /** Take changes back as a new change by the user; a 409 `conflict` carries `details.conflicts`. */
   revert: (p: string, ids: string[]) =>
     request<Answer<typeof R.RevertedSchema>>("POST", `${P(p)}/history/revert`, { ids }),
+  /** Take back every change made in one turn (the entry id of its user message). */
+  revertTurn: (p: string, turn: string) =>
+    request<Answer<typeof R.RevertedSchema>>("POST", `${P(p)}/history/revert`, { turn }),
 
   // ---------------------------------------------------------------- sessions
   sessions: (p: string) => request<Answer<typeof R.SessionListSchema>>("GET", `${P(p)}/sessions`),
