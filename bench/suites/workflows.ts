@@ -9,6 +9,7 @@ import { SessionStore } from "../../src/harness/store/index.js";
 import { scriptedModel } from "../../src/models/index.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { toolPorts } from "../../src/runtime/ports.js";
+import { harnessToolPort } from "../../src/runtime/workflow-tools.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { DEFAULT_WORKFLOW_SETTINGS, type WorkflowSettings } from "../../src/workflows/config.js";
 import type { ActivityHost } from "../../src/workflows/engine/activity-host.js";
@@ -218,6 +219,7 @@ export const suite: BenchSuite = {
           new AgentCollaboration(bed.harness, caller.id, "bench", "normal"),
           bed.sessions,
         ),
+        tools: harnessToolPort(bed.harness, bed.workspace, bed.project),
       });
       const fan = new WorkflowRuns({
         workspace: bed.workspace,

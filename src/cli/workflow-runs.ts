@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { NbError } from "../core/errors.js";
 import type { Harness } from "../harness/loop.js";
 import { openHarness } from "../runtime/open.js";
+import { harnessToolPort } from "../runtime/workflow-tools.js";
 import { getWorkflow } from "../workflows/catalog.js";
 import { followRun, runSummaryText } from "../workflows/follow.js";
 import { runsFor } from "../workflows/runs-for.js";
@@ -71,6 +72,7 @@ class CliRuns {
       workspace: this.workspace,
       project: this.project,
       store: this.store,
+      tools: harnessToolPort(this.harness, this.workspace, this.project),
       run,
       mode: parseMode(this.o.mode) ?? "normal",
       ...(this.o.json ? {} : { onUpdate: progressPrinter(this.store) }),

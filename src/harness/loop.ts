@@ -119,6 +119,11 @@ export class Harness {
     }
   }
 
+  /** The tools this harness's sessions call. */
+  get registry(): ToolRegistry {
+    return this.deps.registry;
+  }
+
   /** The profiles this harness runs. */
   get catalog(): ProfileCatalog {
     return this.deps.catalog;

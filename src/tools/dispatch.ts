@@ -43,6 +43,8 @@ export interface DispatchContext {
   readonly approvedBasis?: unknown;
   readonly signal?: AbortSignal;
   readonly session?: ToolSession;
+  /** The call id a write is recorded with when no session gives one (a workflow run's call). */
+  readonly callId?: string;
   /** Where the record of each executed write goes (absent: nowhere). */
   readonly onChange?: (record: ChangeRecord) => void;
   /** What the opener lends the tools (see ToolPorts). */
@@ -252,7 +254,7 @@ export async function runPlanned(
     tool: call.tool.key,
     session: dctx.session?.id ?? null,
     profile: dctx.profileKey,
-    callId: dctx.session?.callId ?? null,
+    callId: dctx.session?.callId ?? dctx.callId ?? null,
   };
   // The history keeps the turn too; the change record (its schema shared with the doors) does not.
   const who = { ...origin, turn: dctx.session?.turn ?? null };

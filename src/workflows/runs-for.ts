@@ -5,6 +5,7 @@ import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { WorkflowHost } from "./host/activities.js";
 import { collaborationPort, userPort } from "./host/agent-port.js";
+import type { ToolPort } from "./host/tool-port.js";
 import { WorkflowRuns } from "./service.js";
 import type { RunRecord, WorkflowStore } from "./store/index.js";
 
@@ -14,6 +15,8 @@ export interface RunsForOptions {
   workspace: Workspace;
   project: Project | null;
   store: WorkflowStore;
+  /** How the run's `wf.tools.call` reaches the tools (see src/runtime/workflow-tools.ts). */
+  tools: ToolPort;
   /** The run to drive (its caller owns its agents), or null for a new run of the user's. */
   run: Pick<RunRecord, "callerSessionId" | "mode" | "id"> | null;
   /** The mode of a user's new run (default normal). */
@@ -33,7 +36,13 @@ export function runsFor(o: RunsForOptions): WorkflowRuns {
         h.store,
       )
     : userPort(h, o.project?.name ?? null, run?.mode ?? o.mode ?? "normal");
-  const host = new WorkflowHost({ workspace: o.workspace, project: o.project, store: o.store, port });
+  const host = new WorkflowHost({
+    workspace: o.workspace,
+    project: o.project,
+    store: o.store,
+    port,
+    tools: o.tools,
+  });
   return new WorkflowRuns({
     workspace: o.workspace,
     project: o.project,

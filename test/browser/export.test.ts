@@ -1,6 +1,7 @@
 // "Export the book" in the files screen, in a real headless Chromium against a real `nbook serve`:
-// the Chinese sample (its workbench in Chinese) downloaded as an EPUB (the saved file is checked), a chapter range
-// as Markdown, and the compiler's error for a range past the end shown to the user.
+// the Chinese sample (its workbench in Chinese) downloaded as an EPUB (the saved file is checked, the
+// compiler's warnings shown), a chapter range as Markdown, and the compiler's error for a range past
+// the end shown to the user.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -74,6 +75,11 @@ if (missing) {
       expect(await zip.file("OEBPS/content.opf")!.async("string")).toContain("<dc:language>zh</dc:language>");
       expect(await zip.file("OEBPS/nav.xhtml")!.async("string")).toContain("第二章");
       await until(() => page.getByTestId("export-status").textContent()).toBe("已下载 chao.epub");
+      // The compiler's warnings are shown: the sample's plot plans a chapter that has no file yet.
+      const warnings = page.getByTestId("export-warnings");
+      await until(() => warnings.locator("li").count()).toBeGreaterThan(0);
+      expect(await warnings.textContent()).toContain("has no file in manuscript/");
+      expect(await warnings.textContent()).toContain("编译提示");
       await shot(page, "export-01-epub");
     });
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { harnessToolPort } from "../../src/runtime/workflow-tools.js";
 import { DEFAULT_WORKFLOW_SETTINGS } from "../../src/workflows/config.js";
 import { runsFor } from "../../src/workflows/runs-for.js";
 import type { NewRun } from "../../src/workflows/store/index.js";
@@ -74,11 +75,14 @@ export default async function run(wf) {
 describe("answering and cancelling workflow runs over the API", () => {
   /** A user's inline run of ASKING, driven until it waits on its question. */
   async function waitingRun(): Promise<string> {
+    const harness = fx.hub.harness("novel");
+    const project = fx.hub.workspace.project("novel");
     const runs = runsFor({
-      harness: fx.hub.harness("novel"),
+      harness,
       workspace: fx.hub.workspace,
-      project: fx.hub.workspace.project("novel"),
+      project,
       store: fx.hub.workflowStore(),
+      tools: harnessToolPort(harness, fx.hub.workspace, project),
       run: null,
     });
     const started = await runs.start({ target: { script: ASKING } });

@@ -11,6 +11,7 @@ import { type ScriptedLanguageModel, scriptedModel } from "../../src/models/inde
 import type { ScriptFile } from "../../src/models/scripted/format.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { toolPorts } from "../../src/runtime/ports.js";
+import { harnessToolPort } from "../../src/runtime/workflow-tools.js";
 import { createSampleProject } from "../../src/sample/seed.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { getWorkflow } from "../../src/workflows/catalog.js";
@@ -82,7 +83,13 @@ export async function workflowBed(
   const caller = harness.createSession({ profileKey: "leader.default", project: project.name });
   const store = WorkflowStore.forWorkspace(workspace);
   const collab = new AgentCollaboration(harness, caller.id, "call_wf", opts.mode ?? "normal");
-  const host = new WorkflowHost({ workspace, project, store, port: collaborationPort(collab, sessions) });
+  const host = new WorkflowHost({
+    workspace,
+    project,
+    store,
+    port: collaborationPort(collab, sessions),
+    tools: harnessToolPort(harness, workspace, project),
+  });
   const runs = new WorkflowRuns({
     workspace,
     project,

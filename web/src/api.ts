@@ -49,6 +49,17 @@ export async function request<T>(method: string, path: string, body?: unknown, q
 export interface Download {
   blob: Blob;
   fileName: string;
+  /** What the server said about the file (an export's warnings), first ones; `warningCount` counts all. */
+  warnings: string[];
+  warningCount: number;
+}
+
+/** The warnings a download's headers carry (X-Export-Warning-List: URI-encoded JSON of strings). */
+function warningsOf(headers: Headers): string[] {
+  const raw = headers.get("x-export-warning-list");
+  if (!raw) return [];
+  const list = safeJson(decodeURIComponent(raw));
+  return Array.isArray(list) ? list.filter((w): w is string => typeof w === "string") : [];
 }
 
 /** GET a download; an error answer is still JSON, thrown as ApiError. */
@@ -64,7 +75,14 @@ export async function download(path: string, query?: Query): Promise<Download> {
     );
   }
   const name = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? "book";
-  return { blob: await res.blob(), fileName: name };
+  const warnings = warningsOf(res.headers);
+  const count = Number(res.headers.get("x-export-warnings") ?? warnings.length);
+  return {
+    blob: await res.blob(),
+    fileName: name,
+    warnings,
+    warningCount: Number.isInteger(count) ? count : warnings.length,
+  };
 }
 
 function safeJson(text: string): unknown {

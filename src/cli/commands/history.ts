@@ -29,8 +29,14 @@ export function whoMade(c: Change): string {
   return c.actor === "user" ? "you" : c.actor;
 }
 
+/** The workflow run a change was made by (its call id is `workflow:<runId>#<seq>`), if any. */
+function viaRun(c: Change): string {
+  const m = /^workflow:(run_[0-9a-f]+)#/.exec(c.callId ?? "");
+  return m ? ` (workflow ${m[1]})` : "";
+}
+
 function changeLine(c: Change): string {
-  return `${c.id}  ${c.time.slice(0, 19).replace("T", " ")}  ${whoMade(c).padEnd(22)} ${c.summary}`;
+  return `${c.id}  ${c.time.slice(0, 19).replace("T", " ")}  ${whoMade(c).padEnd(22)} ${c.summary}${viaRun(c)}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { harnessToolPort } from "../../runtime/workflow-tools.js";
 import { runsFor } from "../../workflows/runs-for.js";
 import { runView, type WorkflowRuns } from "../../workflows/service.js";
 import type { RunRecord } from "../../workflows/store/index.js";
@@ -14,11 +15,14 @@ const RunParams = z
 
 /** The runs of a run's project, its agents belonging to the run's caller, on the server's harness. */
 function runsOf(hub: ServeHub, run: RunRecord): WorkflowRuns {
+  const harness = hub.harness(run.project);
+  const project = run.project === null ? null : hub.workspace.project(run.project);
   return runsFor({
-    harness: hub.harness(run.project),
+    harness,
     workspace: hub.workspace,
-    project: run.project === null ? null : hub.workspace.project(run.project),
+    project,
     store: hub.workflowStore(),
+    tools: harnessToolPort(harness, hub.workspace, project),
     run,
   });
 }

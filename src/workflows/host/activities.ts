@@ -14,6 +14,7 @@ import { argsSchema } from "../args.js";
 import type { ActivityContext, ActivityHost, ActivityOutcome } from "../engine/activity-host.js";
 import type { RunRecord, WorkflowStore } from "../store/index.js";
 import type { AgentPort } from "./agent-port.js";
+import type { ToolPort } from "./tool-port.js";
 
 /** The largest file wf.workspace.read returns. */
 const MAX_READ_BYTES = 2 * 1024 * 1024;
@@ -56,6 +57,7 @@ const AppendParams = z.object({ sessionId: z.string().min(1), text: z.string().m
 const ReadParams = z.object({ path: z.string().min(1) }).strict();
 const BriefParams = z.object({ chapterId: z.number().int().min(1) }).strict();
 const QueryParams = z.object({ code: z.string().min(1) }).strict();
+const ToolParams = z.object({ name: z.string().min(1), input: z.unknown() }).strict();
 
 function params<S extends z.ZodType>(schema: S, value: unknown, kind: string): z.infer<S> {
   return parseOrThrow(schema, value, `${kind} parameters`);
@@ -137,6 +139,7 @@ export class WorkflowHost implements ActivityHost {
       project: Project | null;
       store: WorkflowStore;
       port: AgentPort;
+      tools: ToolPort;
     },
   ) {}
 
@@ -179,6 +182,10 @@ export class WorkflowHost implements ActivityHost {
         const project = this.requireProject("wf.world.query");
         const r = await runWorldScript(project, p.code, { access: "readonly", signal: ctx.signal });
         return { value: { value: r.value, console: r.console } };
+      }
+      case "tools.call": {
+        const p = params(ToolParams, raw, kind);
+        return { value: await this.deps.tools.call(run, ctx.seq, p, ctx.signal) };
       }
       default:
         throw new NbError("unsupported", `Unknown workflow activity ${kind}`);

@@ -129,6 +129,7 @@ export const WF_PRELUDE = `(function (setupJson) {
     }),
     plot: freeze({ brief: function (chapterId) { return activity("plot.brief", { chapterId: chapterId }); } }),
     world: freeze({ query: function (code) { return activity("world.query", { code: code }); } }),
+    tools: freeze({ call: function (name, input) { return activity("tools.call", { name: name, input: input === undefined ? {} : input }); } }),
     log: function () {
       var parts = [];
       for (var i = 0; i < arguments.length; i++) parts.push(clip(show(arguments[i])));

@@ -1,5 +1,6 @@
 // "Export the book": the compiled book (the server's `nbook export`) in a chosen format and chapter
-// range, downloaded by the browser; the compiler's errors (no chapters, a range past the end) shown.
+// range, downloaded by the browser; the compiler's errors (no chapters, a range past the end) and
+// warnings (a plot chapter with no file, a file outside the plot) shown.
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useI18n } from "../i18n";
@@ -40,15 +41,18 @@ export function ExportBook({ project }: { project: string }) {
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [warnings, setWarnings] = useState<{ shown: string[]; count: number } | null>(null);
   const run = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
+    setWarnings(null);
     setStatus(t("export.working"));
     try {
       const file = await api.exportBook(project, format, rangeOf(from, to));
       save(file.blob, file.fileName);
       setStatus(t("export.done", { file: file.fileName }));
+      if (file.warningCount > 0) setWarnings({ shown: file.warnings, count: file.warningCount });
     } catch (err) {
       setStatus(null);
       setError((err as Error).message);
@@ -103,6 +107,21 @@ export function ExportBook({ project }: { project: string }) {
       <p class="muted small" role="status" data-testid="export-status">
         {status}
       </p>
+      {warnings && (
+        <div class="small" data-testid="export-warnings">
+          <p>{t("export.warnings", { n: String(warnings.count) })}</p>
+          <ul>
+            {warnings.shown.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+          {warnings.count > warnings.shown.length && (
+            <p class="muted">
+              {t("export.moreWarnings", { n: String(warnings.count - warnings.shown.length) })}
+            </p>
+          )}
+        </div>
+      )}
       {error && (
         <p class="error small" role="alert" data-testid="export-error">
           {error}

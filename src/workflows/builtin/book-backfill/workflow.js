@@ -1,7 +1,8 @@
 // Book backfill: read an imported book chapter by chapter (one reader agent a chapter, bounded
 // fan-out) and PROPOSE its canon — lorebook entries, plot rows, World Engine facts — as batches the
-// user approves or rejects; only an approved batch is handed to a writing agent, with exactly its
-// proposals. Nothing is written before an approval.
+// user approves or rejects. An approved batch's proposals are written one at a time by fixed tool
+// calls (wf.tools.call, no model), so exactly those entries are written; a rejected batch reaches
+// nothing. Nothing is written before an approval.
 export const title = "Book backfill";
 export const description =
   "Reads a manuscript chapter by chapter and proposes lorebook entries (characters, places, rules), plot rows (chapter briefs, threads, scenes, promises) and World Engine facts, in batches the user approves; only approved batches are written.";
@@ -11,7 +12,7 @@ export const phases = [
   { key: "read", title: "Read the chapters" },
   { key: "propose", title: "Proposals per chapter" },
   { key: "review", title: "User review in batches" },
-  { key: "write", title: "Write approved batches" },
+  { key: "write", title: "Write approved proposals" },
 ];
 export const args = {
   type: "object",
@@ -55,6 +56,7 @@ const PROPOSALS = {
           name: { type: "string", pattern: SLUG },
           title: { type: "string", minLength: 1 },
           summary: { type: "string", minLength: 1 },
+          thread: { type: "string", pattern: SLUG, description: "for a scene: the name of its thread" },
         },
         required: ["kind", "name", "title", "summary"],
       },
@@ -118,11 +120,132 @@ function batchesOf(items, size) {
   return out;
 }
 
-const WRITER_RULES = `Write exactly the proposals below — each one, and nothing else — through your tools:
-- lorebook: write lorebook/<category>/<name>/index.md with "# <title>" then the text;
-- plot: save_story_chapter (brief of the chapter named), save_story_thread, save_story_scene or save_story_promise with action "create" (or "update" when the row exists);
-- world: one execute_world script writing a slice at the proposal's time with the subject's facts as patches.
-Then say which ids you wrote.`;
+/** A proposal that cannot be written as it stands (the user sees why in the run's result). */
+function refused(message) {
+  return Object.assign(new Error(message), { code: "invalid_input" });
+}
+
+/** The project-relative file of a lorebook entry. */
+const lorePath = (l) => `lorebook/${l.category}/${l.name}/index.md`;
+
+/** Every row of a plot list tool (get_story_* without an id), following its cursor. */
+async function rowsOf(wf, tool, input) {
+  const rows = [];
+  let cursor;
+  do {
+    const page = (await wf.tools.call(tool, { ...input, limit: 100, ...(cursor ? { cursor } : {}) })).details;
+    rows.push(...page.rows);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return rows;
+}
+
+async function writeLore(wf, l) {
+  await wf.tools.call("write", { path: lorePath(l), content: `# ${l.title}\n\n${l.text.trim()}\n` });
+  return { path: lorePath(l) };
+}
+
+/** Create the plot row named, or update the one of that name: a repeated write changes nothing. */
+async function upsert(wf, tool, idKey, found, fields, createOnly) {
+  const r = found
+    ? await wf.tools.call(tool, { action: "update", [idKey]: found.id, ...fields })
+    : await wf.tools.call(tool, { action: "create", ...createOnly, ...fields });
+  return { [idKey]: found ? found.id : r.details.id, created: !found };
+}
+
+async function writePlot(wf, p, chapter) {
+  const named = (rows) => rows.find((r) => r.name === p.name) ?? null;
+  if (p.kind === "thread") {
+    const found = named(await rowsOf(wf, "get_story_thread", { includeArchived: true }));
+    return upsert(
+      wf,
+      "save_story_thread",
+      "threadId",
+      found,
+      { title: p.title, summary: p.summary },
+      { name: p.name },
+    );
+  }
+  if (p.kind === "promise") {
+    const found = named(await rowsOf(wf, "get_story_promise", {}));
+    return upsert(
+      wf,
+      "save_story_promise",
+      "promiseId",
+      found,
+      { title: p.title, summary: p.summary },
+      { name: p.name },
+    );
+  }
+  const chapters = await rowsOf(wf, "get_story_chapter", { includeArchived: true });
+  // The imported chapter's plot row has the folder's name without its number.
+  const folder = chapter.split("/").slice(-2)[0].replace(/^\d+-/, "");
+  const source = chapters.find((c) => c.name === folder);
+  if (p.kind === "chapter-brief") {
+    const found = named(chapters) ?? source ?? null;
+    return upsert(
+      wf,
+      "save_story_chapter",
+      "chapterId",
+      found,
+      { title: p.title, brief: { goal: p.summary } },
+      { name: p.name },
+    );
+  }
+  if (!p.thread) throw refused(`scene ${p.name} names no thread (a scene belongs to one)`);
+  const thread = (await rowsOf(wf, "get_story_thread", { includeArchived: true })).find(
+    (t) => t.name === p.thread,
+  );
+  if (!thread) throw refused(`scene ${p.name}: no thread named ${p.thread}`);
+  const scenes = await rowsOf(wf, "get_story_scene_context", { threadId: thread.id });
+  const found = scenes.find((s) => s.title === p.title) ?? null;
+  return upsert(
+    wf,
+    "save_story_scene",
+    "sceneId",
+    found,
+    { title: p.title, summary: p.summary },
+    {
+      threadId: thread.id,
+      ...(source ? { chapterId: source.id } : {}),
+    },
+  );
+}
+
+/** A World Engine script that writes the facts that differ at the proposal's time (none: nothing). */
+function worldScript(w) {
+  return `const id = ${JSON.stringify(w.subjectId)}, facts = ${JSON.stringify(w.facts)};
+const t = world.time.parse(${JSON.stringify(w.time)});
+const now = world.subject.get(id, { at: t });
+const pointer = (k) => "/" + k.replace(/~/g, "~0").replace(/\\//g, "~1");
+const patches = Object.keys(facts)
+  .filter((k) => now === null || JSON.stringify(now[k]) !== JSON.stringify(facts[k]))
+  .map((k) => ({ subjectId: id, path: pointer(k), op: "replace", value: facts[k] }));
+if (!patches.length) return { instant: t, patches: 0 };
+if (now === null) Object.assign(patches[0], { type: ${JSON.stringify(w.type)}, name: ${JSON.stringify(w.name)} });
+const r = world.slice.write({ time: t, title: ${JSON.stringify(`Backfill: ${w.name}`)}, merge: true, patches });
+return { sliceId: r.sliceId, instant: r.instant, patches: patches.length };`;
+}
+
+async function writeWorld(wf, w) {
+  const r = await wf.tools.call("execute_world", { code: worldScript(w) });
+  return r.details.data;
+}
+
+/** Write one approved proposal through its tool; what it wrote, or why it could not. */
+async function apply(wf, p) {
+  try {
+    const wrote =
+      p.type === "lorebook"
+        ? await writeLore(wf, p.item)
+        : p.type === "plot"
+          ? await writePlot(wf, p.item, p.chapter)
+          : await writeWorld(wf, p.item);
+    return { ok: true, id: p.id, wrote };
+  } catch (e) {
+    return { ok: false, id: p.id, error: { code: e.code ?? "internal", message: e.message } };
+  }
+}
 
 export default async function run(wf, args) {
   wf.progress({ phase: "read", done: 0, total: 1 });
@@ -162,23 +285,13 @@ export default async function run(wf, args) {
       }),
     ),
   );
-  const approved = batches.filter((_, i) => verdicts[i] === true);
+  const approved = batches.filter((_, i) => verdicts[i] === true).flat();
   wf.progress({ phase: "write", done: 0, total: approved.length });
-  const written = [];
-  for (const [n, batch] of approved.entries()) {
-    const writer = await wf.agents.create("leader.default", {
-      title: `backfill writer: batch ${n + 1}`,
-      ephemeral: true,
-    });
-    await writer.invoke({
-      message: `${WRITER_RULES}\n\n${JSON.stringify(
-        batch.map((p) => ({ id: p.id, type: p.type, ...p.item })),
-        null,
-        2,
-      )}`,
-    });
-    written.push(...batch.map((p) => p.id));
-    wf.progress({ done: n + 1 });
+  // One proposal at a time, in order: a failed one is reported and the others still written.
+  const outcomes = [];
+  for (const p of approved) {
+    outcomes.push(await apply(wf, p));
+    wf.progress({ done: outcomes.length });
   }
   return {
     chapters: chapters.length,
@@ -188,6 +301,8 @@ export default async function run(wf, args) {
       approved: verdicts[i] === true,
       ids: b.map((p) => p.id),
     })),
-    written,
+    written: outcomes.filter((o) => o.ok).map((o) => o.id),
+    wrote: outcomes.filter((o) => o.ok).map((o) => ({ id: o.id, ...o.wrote })),
+    failed: outcomes.filter((o) => !o.ok).map((o) => ({ id: o.id, ...o.error })),
   };
 }
