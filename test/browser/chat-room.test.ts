@@ -171,8 +171,12 @@ if (missing) {
       await until(() => err.count()).toBe(1);
       expect(await err.getAttribute("role")).toBe("alert");
       expect(await err.textContent()).toContain("prompt too long");
-      const colour = await err.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).color);
-      expect(colour).toBe("rgb(163, 58, 43)");
+      // The live error is redrawn from the transcript when the run ends: read it once it settles.
+      await until(() =>
+        err.evaluate((el) =>
+          el.isConnected ? el.ownerDocument.defaultView!.getComputedStyle(el).color : "",
+        ),
+      ).toBe("rgb(163, 58, 43)");
       await axe("model error");
       await shot(page, "chat-room-2-error");
       await page.getByTestId("retry").click();

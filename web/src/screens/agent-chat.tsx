@@ -7,7 +7,6 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import {
   ApiError,
   api,
-  type Mention,
   type Mode,
   type PendingView,
   type Task,
@@ -21,7 +20,7 @@ import { useI18n } from "../i18n";
 import { routeHash } from "../route";
 import type { Slash } from "../slash";
 import { subscribe } from "../sse";
-import { Composer } from "./chat-composer";
+import { type Attached, Composer } from "./chat-composer";
 import { ContextPanel, totals } from "./context-panel";
 
 /** The session modes, in the order Shift+Tab cycles them. */
@@ -469,14 +468,19 @@ export function Chat({ project, sessionId }: { project: string; sessionId: strin
     }
   };
 
-  const send = async (text: string, mentions: Mention[]): Promise<boolean> => {
+  const send = async (text: string, picked: Attached[]): Promise<boolean> => {
     setError(null);
     setNotice(null);
     try {
+      const mentions = picked.map((a) => a.mention);
       await api.invoke(sessionId, running ? "steer" : "prompt", text, mentions);
       // A message goes on at the leaf: a window scrolled away comes back to it.
       if (loaded.current.newer !== null) await reload(true);
-      setItems((items) => [...items, { kind: "user", id: localId(), text }]);
+      const attached = picked.map((a) => ({ kind: a.mention.kind, label: a.label, truncated: false }));
+      setItems((items) => [
+        ...items,
+        { kind: "user", id: localId(), text, ...(attached.length ? { attached } : {}) },
+      ]);
       return true;
     } catch (e) {
       setError((e as Error).message);

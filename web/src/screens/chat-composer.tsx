@@ -8,7 +8,8 @@ import { type Completion, parseSlash, type RewindPointView, type Slash, slashCom
 /** A mention after `@`, up to the caret: what is typed so far. */
 const MENTION_AT = /(?:^|\s)@([^\s@]{0,80})$/;
 
-interface Attached {
+/** A mention picked for the message being written, with the label the popup showed. */
+export interface Attached {
   mention: Mention;
   label: string;
 }
@@ -31,7 +32,7 @@ export function Composer({
   sessionId: string;
   running: boolean;
   /** Send a message with its mentions; resolves true when it was taken (the composer then clears). */
-  onSend: (text: string, mentions: Mention[]) => Promise<boolean>;
+  onSend: (text: string, attached: Attached[]) => Promise<boolean>;
   onSlash: (s: Slash) => Promise<void>;
   onCycleMode: () => void;
 }) {
@@ -116,12 +117,7 @@ export function Composer({
       await onSlash(slash);
       return;
     }
-    if (
-      await onSend(
-        text,
-        attached.map((a) => a.mention),
-      )
-    ) {
+    if (await onSend(text, attached)) {
       setDraft("");
       setAttached([]);
       setPopup(null);
