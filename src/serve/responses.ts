@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
+import { GoalsSchema } from "../goals/goals.js";
 import { RewindPointSchema, RewindResultSchema } from "../harness/rewind.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
@@ -191,6 +192,55 @@ export const HistoryEntrySchema = z.looseObject({
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 export const HistorySchema = z.object({ history: z.array(HistoryEntrySchema) }).strict();
+/** One scene's editable fields, as save_story_scene takes them. */
+export const SceneDetailSchema = z.looseObject({
+  id: z.number(),
+  title: z.string(),
+  status: z.string(),
+  outcomeType: z.string().nullable(),
+  pacingRole: z.string().nullable(),
+  summary: z.string(),
+  purpose: z.string().nullable(),
+  writingTip: z.string().nullable(),
+  note: z.string().nullable(),
+  worldAnchor: z.looseObject({ startTime: z.string().nullable(), endTime: z.string().nullable() }),
+});
+export type SceneDetail = z.infer<typeof SceneDetailSchema>;
+/** A scene on the story's calendar, with its place in reading order (null when not in a chapter). */
+export const TimelineSceneSchema = z.looseObject({
+  id: z.number(),
+  title: z.string(),
+  status: z.string(),
+  threadId: z.number(),
+  threadTitle: z.string(),
+  chapterId: z.number().nullable(),
+  chapterTitle: z.string().nullable(),
+  position: z.number().nullable().describe("the scene's number in reading order"),
+  startInstant: z.number().nullable(),
+  endInstant: z.number().nullable(),
+  startTime: z.string().nullable(),
+  endTime: z.string().nullable(),
+  subjectIds: z.array(z.string()),
+  locationSubjectId: z.string().nullable(),
+});
+export type TimelineScene = z.infer<typeof TimelineSceneSchema>;
+export const TimelineSchema = z
+  .object({
+    scenes: z.array(TimelineSceneSchema).describe("by story time; scenes with no time last"),
+    events: z.array(
+      z.looseObject({
+        id: z.string(),
+        instant: z.number(),
+        time: z.string(),
+        title: z.string(),
+        summary: z.string(),
+        kind: z.string(),
+      }),
+    ),
+    eventsTruncated: z.boolean().describe("true when only the latest events are listed"),
+  })
+  .strict();
+export type Timeline = z.infer<typeof TimelineSchema>;
 export const SliceListSchema = z
   .object({
     slices: z.array(
@@ -248,7 +298,11 @@ export const StoryTreeSchema = z.looseObject({
 });
 export type StoryTree = z.infer<typeof StoryTreeSchema>;
 export const ChapterDetailSchema = z.looseObject({
-  chapter: z.looseObject(plotNode),
+  chapter: z.looseObject({
+    ...plotNode,
+    note: z.string().nullable(),
+    brief: z.record(z.string(), z.string().nullable()).describe("the 11 writer-brief fields"),
+  }),
   scenes: z.array(z.looseObject({ id: z.number(), title: z.string(), status: z.string() })),
 });
 export const WriterBriefSchema = z.looseObject({ markdown: z.string(), status: z.string() });
@@ -477,3 +531,25 @@ export const ProjectUsageSchema = z
   .strict();
 /** What `/compact` wrote: the summary, or null when there was nothing older to summarise. */
 export const CompactedSchema = z.object({ compacted: z.boolean(), summary: z.string().nullable() }).strict();
+
+const DeltaSchema = z.object({ added: z.number(), removed: z.number() }).strict();
+/** Goals with the book's progress against them and the daily log. */
+export const GoalsViewSchema = z
+  .object({
+    goals: GoalsSchema,
+    progress: z
+      .object({
+        chapters: z.array(
+          z
+            .object({ path: z.string(), title: z.string(), words: z.number(), target: z.number().nullable() })
+            .strict(),
+        ),
+        total: z.number(),
+      })
+      .strict(),
+    days: z
+      .array(z.object({ day: z.string(), you: DeltaSchema, agents: DeltaSchema }).strict())
+      .describe("oldest first, today last; words on the added and removed lines of manuscript/ changes"),
+  })
+  .strict();
+export type GoalsView = z.infer<typeof GoalsViewSchema>;

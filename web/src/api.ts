@@ -90,6 +90,7 @@ export type {
   DecisionRow,
   FileNode,
   FileText,
+  GoalsView,
   Issue,
   Job,
   ModelsStatus,
@@ -97,11 +98,14 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  SceneDetail,
   SearchResult,
   Settings,
   StoryTree,
   Subject,
   SubjectState,
+  Timeline,
+  TimelineScene,
   Transcript,
   WorkflowRun,
   WorkflowRunView,
@@ -273,6 +277,13 @@ export const api = {
     request<Answer<typeof R.IssueListSchema>>("GET", `${P(p)}/world/issues`, undefined, { subject }),
 
   // ---------------------------------------------------------------- plot
+  scene: (p: string, sceneId: number) =>
+    request<Answer<typeof R.SceneDetailSchema>>("GET", `${P(p)}/plot/scenes/${sceneId}`),
+  timeline: (p: string, subject?: string) =>
+    request<Answer<typeof R.TimelineSchema>>("GET", `${P(p)}/plot/timeline`, undefined, { subject }),
+  goals: (p: string) => request<Answer<typeof R.GoalsViewSchema>>("GET", `${P(p)}/goals`),
+  setGoals: (p: string, goals: Answer<typeof R.GoalsViewSchema>["goals"]) =>
+    request<Answer<typeof R.GoalsViewSchema>>("PUT", `${P(p)}/goals`, { goals }),
   plotTree: (p: string) =>
     request<Answer<typeof R.StoryTreeSchema>>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
   chapter: (p: string, chapterId: number) =>
