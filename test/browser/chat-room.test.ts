@@ -195,6 +195,21 @@ if (missing) {
       await until(() => page.getByTestId("sections").count()).toBe(1);
       await axe("context panel");
       await shot(page, "chat-room-3-context");
+      // Escape closes it and gives the focus back to the button; the button opens it again.
+      await page.keyboard.press("Escape");
+      await until(() => page.getByTestId("context-panel").isVisible()).toBe(false);
+      expect(
+        await page.getByTestId("show-context").evaluate((el) => el === el.ownerDocument.activeElement),
+      ).toBe(true);
+      await page.getByTestId("show-context").click();
+      await until(() => page.getByTestId("context-panel").isVisible()).toBe(true);
+      // The chat in Chinese: its own strings translated, and axe-clean too.
+      await page.getByTestId("lang").selectOption("zh");
+      await until(() => page.getByTestId("show-context").textContent()).toBe("模型看到的内容");
+      await until(() => link.textContent()).toMatch(/^本会话的改动（\d+）$/);
+      await axe("zh chat");
+      await shot(page, "chat-room-4-zh");
+      await page.getByTestId("lang").selectOption("en");
       await link.click();
       await until(() => page.url()).toContain("/changes/");
       expect(findings).toEqual([]);

@@ -286,6 +286,7 @@ export function Chat({ project, sessionId }: { project: string; sessionId: strin
   // Below 1100px the side panel is folded away: the toolbar's button opens it over the chat.
   const [sideOpen, setSideOpen] = useState(false);
   const sideTitle = useRef<HTMLHeadingElement>(null);
+  const sideButton = useRef<HTMLButtonElement>(null);
   // Bumped when a model call is counted or the history is compacted: the context panel reads again.
   const [calls, setCalls] = useState(0);
   const box = useRef<HTMLDivElement>(null);
@@ -561,6 +562,7 @@ export function Chat({ project, sessionId }: { project: string; sessionId: strin
           )}
           <button
             type="button"
+            ref={sideButton}
             aria-expanded={sideOpen}
             aria-controls={`chat-side-${sessionId}`}
             onClick={toggleSide}
@@ -636,6 +638,12 @@ export function Chat({ project, sessionId }: { project: string; sessionId: strin
         class={`side right${sideOpen ? " open" : ""}`}
         aria-label={t("agent.tasks")}
         id={`chat-side-${sessionId}`}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && sideOpen) {
+            setSideOpen(false);
+            sideButton.current?.focus();
+          }
+        }}
       >
         <h2 class="side-title" tabIndex={-1} ref={sideTitle}>
           {t("agent.tasks")}
