@@ -7,11 +7,11 @@ import type {
 import { payloadOf } from "../collab/payload.js";
 import type { Mode } from "../core/modes.js";
 import { modeReminder } from "../core/modes.js";
-import { neutraliseReminderTags } from "../core/untrusted.js";
+import { fenceUntrusted, neutraliseReminderTags } from "../core/untrusted.js";
 import { formatTasks } from "../tasks/list.js";
 import { LOAD_TOOLS } from "../tools/on-demand.js";
 import type { TaskItem } from "./events.js";
-import type { Entry } from "./store/schema.js";
+import type { Attachment, Entry } from "./store/schema.js";
 
 /** What the history alone says about the session state at the leaf. */
 export interface PathState {
@@ -97,6 +97,14 @@ export function buildSystem(profilePrompt: string, mode: Mode, state: PathState)
   return parts.join("\n\n");
 }
 
+/** One `@`-mention's context as the model reads it: a line saying what it is, then its text fenced. */
+function attachmentText(a: Attachment): string {
+  const cut = a.truncated ? " (cut to its first part)" : "";
+  // The ref (a path or an id the server checked) is quoted; the label and text are data, fenced.
+  const body = `${a.label}\n\n${a.text}`;
+  return `The user attached ${a.kind} ${JSON.stringify(a.ref)}${cut}:\n${fenceUntrusted(`${a.kind}-mention`, body)}`;
+}
+
 /** What one entry contributes to the prompt: a message, a tool result (grouped into a tool message), or nothing. */
 type EntryMessage = LanguageModelV3Message | LanguageModelV3ToolResultPart | null;
 
@@ -109,7 +117,8 @@ function toEntryMessage(e: Entry): EntryMessage {
     // message (invoke_agent) or a workflow's, and cannot open one.
     const said = e.data.intent === "system" ? e.data.text : neutraliseReminderTags(e.data.text);
     const text = e.data.intent === "steer" ? STEER_PREFIX + said : said;
-    return { role: "user", content: [{ type: "text", text }] };
+    const attached = (e.data.attachments ?? []).map(attachmentText);
+    return { role: "user", content: [{ type: "text", text: [text, ...attached].join("\n\n") }] };
   }
   if (e.kind === "assistant") {
     const content: (LanguageModelV3TextPart | LanguageModelV3ToolCallPart)[] = [];

@@ -242,6 +242,14 @@ export class Harness {
           { details: { reason: "active_invocation_exists" } },
         );
       }
+      // The queue holds text only: context attached to a message goes with a run it starts.
+      if (req.attachments?.length) {
+        throw new NbError(
+          "conflict",
+          `Session ${sessionId} is running: send the message with its mentions when the run has ended`,
+          { fields: [{ pointer: "/mentions", message: "only with a message that starts a run" }] },
+        );
+      }
       const kind = req.mode === "steer" ? "steer" : req.mode === "followup" ? "followup" : "prompt";
       store.enqueue(sessionId, kind, req.message as string);
       this.bus.emit({
@@ -265,7 +273,11 @@ export class Harness {
     const input: RunInput | null =
       req.mode === "continue"
         ? null
-        : { text: req.message as string, intent: req.mode === "steer" ? "prompt" : req.mode };
+        : {
+            text: req.message as string,
+            intent: req.mode === "steer" ? "prompt" : req.mode,
+            ...(req.attachments?.length ? { attachments: req.attachments } : {}),
+          };
     return this.runFrom(sessionId, req.mode, input, req.model, req.signal, {
       ceiling: req.ceiling,
       caller: req.caller,

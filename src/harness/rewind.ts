@@ -26,6 +26,29 @@ export const RewindResultSchema = z
   .strict();
 export type RewindResult = z.infer<typeof RewindResultSchema>;
 
+/** A point a rewind can go back to: the entry before one of the user's messages (and the run it started). */
+export const RewindPointSchema = z
+  .object({
+    /** The entry to rewind to. */
+    entryId: z.string(),
+    /** The user's message the point comes before. */
+    message: z.string(),
+  })
+  .strict();
+export type RewindPoint = z.infer<typeof RewindPointSchema>;
+
+/** The rewind points of a session's active branch, oldest first. */
+export function rewindPoints(store: SessionStore, sessionId: string): RewindPoint[] {
+  const path = store.activePath(sessionId);
+  const points: RewindPoint[] = [];
+  path.forEach((e, i) => {
+    if (e.kind !== "user" || e.data.intent === "system") return;
+    const start = i > 0 && path[i - 1].kind === "run_start" ? i - 1 : i;
+    if (start > 0) points.push({ entryId: path[start - 1].id, message: e.data.text });
+  });
+  return points;
+}
+
 /** The ids of the tool calls these entries made or answered. */
 function callIdsOf(entries: readonly Entry[]): Set<string> {
   const ids = new Set<string>();

@@ -14,6 +14,7 @@ import { buildRunContext, type RunContext } from "./run-context.js";
 import { RunRecord } from "./run-record.js";
 import { runStepCalls, type StepEnv } from "./step.js";
 import { type EntryInput, oneLine, type SessionStore } from "./store/index.js";
+import type { Attachment } from "./store/schema.js";
 import { callModel } from "./stream.js";
 import { turnHooks } from "./turn-hooks.js";
 import type { InvocationCaller, InvocationMode, LoopSettings, ModelResolver, RunResult } from "./types.js";
@@ -66,6 +67,7 @@ export interface RunInput {
   text: string;
   intent: "prompt" | "steer" | "followup" | "system";
   queueItemId?: string;
+  attachments?: Attachment[];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ErrorInfo } from "../core/errors.js";
 import type { Mode } from "../core/modes.js";
 import type { PendingView, RunStatus } from "./events.js";
+import type { Attachment } from "./store/schema.js";
 
 /** How an invocation enters a session (the seed's contract for `invoke_agent`). */
 export type InvocationMode = "prompt" | "steer" | "followup" | "continue";
@@ -11,6 +12,8 @@ export interface InvokeRequest {
   mode: InvocationMode;
   /** Required for prompt, steer and followup; forbidden for continue. */
   message?: string;
+  /** Context the user attached (`@`-mentions), shown to the model fenced after the message. */
+  attachments?: Attachment[];
   /** Override the session's model for this one invocation (`<providerId>/<modelId>`). */
   model?: string;
   signal?: AbortSignal;

@@ -7,7 +7,7 @@ import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
 import { GoalsSchema } from "../goals/goals.js";
-import { RewindResultSchema } from "../harness/rewind.js";
+import { RewindPointSchema, RewindResultSchema } from "../harness/rewind.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
 import { PendingViewSchema, RunStatusSchema, SessionSchema, TaskSchema } from "../harness/store/schema.js";
@@ -16,6 +16,7 @@ import { BlameSchema, ChangeShownSchema } from "../history/review.js";
 import { ChangeSchema } from "../history/schema.js";
 import { JobStatusSchema } from "../jobs/store.js";
 import { RunStatusSchema as WorkflowRunStatusSchema } from "../workflows/store/schema.js";
+import { MentionCandidateSchema } from "./mentions.js";
 
 const isoTime = z.string().describe("an ISO 8601 time");
 
@@ -149,6 +150,10 @@ export const AbortedSchema = z.object({ aborted: z.boolean() }).strict();
 export const ModeChangeSchema = z.object({ mode: ModeSchema, changed: z.boolean() }).strict();
 /** What a rewind or an undo did: where the leaf is, how many entries it left, the changes it took back. */
 export const RewindSchema = RewindResultSchema;
+/** Where `/rewind` can go back to: before each of the user's messages on the active branch, oldest first. */
+export const RewindPointsSchema = z.object({ points: z.array(RewindPointSchema) }).strict();
+/** What the chat's `@` popup offers for what was typed: files, then plot scenes, then world subjects. */
+export const MentionListSchema = z.object({ candidates: z.array(MentionCandidateSchema) }).strict();
 export const TaskListSchema = z.object({ tasks: z.array(TaskSchema) }).strict();
 export const PendingListSchema = z
   .object({

@@ -1,5 +1,6 @@
-// The agent screen on a long session in Chromium: it opens on the newest page only, and the
-// entries before it load as the reader scrolls up, in order, each once, without losing the place.
+// The agent screen on a long session in Chromium: it opens on the newest page only, the entries
+// before it load as the reader scrolls up, in order, without losing the place, and the chat holds
+// a window of them: however long the session (5,001 entries here), the DOM keeps a few hundred.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +11,9 @@ import { SessionStore } from "../../src/harness/store/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
 
-const STEPS = 400;
+const STEPS = 1667;
+/** Items the chat may hold at once (chat-window.ts holds 300 entries; a step is 3 entries, 2 items). */
+const MAX_ITEMS = 300;
 const missing = browserMissing();
 const until = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
 
@@ -34,7 +37,7 @@ if (missing) {
         project: "tide",
         title: "Long",
       });
-      // Three entries a step (a message, its call's result, the user's reply): 1,200 entries.
+      // Three entries a step (a message, its call's result, the user's reply): 5,001 entries.
       for (let i = 0; i < STEPS; i++) {
         store.commitStep(s.id, [
           {
@@ -70,7 +73,10 @@ if (missing) {
         .allTextContents()
         .then((t) => t.map((x) => Number(x.replace(/\D/g, ""))));
 
-    it("opens on the newest page and loads older entries on scroll, each once and in order", async () => {
+    const items = () => page.locator("[data-item]").count();
+    const contiguous = (s: number[]) => s.every((x, i) => i === 0 || x === s[i - 1]! + 1);
+
+    it("opens on the newest page, loads older entries on scroll in order, and keeps the DOM bounded", async () => {
       const transcripts: string[] = [];
       page.on("request", (r) => {
         if (r.url().includes("/transcript")) transcripts.push(r.url());
@@ -78,7 +84,7 @@ if (missing) {
       await page.goto(server.loginUrl);
       await page.goto(`${server.origin}/#/p/tide/agent/${sessionId}`);
       await until(() => shown().then((s) => s[s.length - 1])).toBe(STEPS - 1);
-      // 100 entries: the newest 33 steps (and the reply before them), not 400.
+      // 100 entries: the newest 33 steps (and the reply before them), not 1,667.
       const first = await shown();
       expect(first.length).toBeLessThanOrEqual(34);
       expect(first[0]).toBeGreaterThan(STEPS - 40);
@@ -86,8 +92,7 @@ if (missing) {
 
       // Scroll to the top: the page before loads above, and the view stays where the reader was.
       const messages = page.getByTestId("messages");
-      const anchor = page.getByTestId("assistant").first();
-      const anchorText = await anchor.textContent();
+      const anchorText = await page.getByTestId("assistant").first().textContent();
       await messages.evaluate((el) => {
         el.scrollTop = 0;
       });
@@ -95,24 +100,44 @@ if (missing) {
       const box = await messages.boundingBox();
       const still = await page
         .getByTestId("assistant")
-        .filter({ hasText: anchorText ?? "" })
+        .filter({ hasText: new RegExp(`^${anchorText}$`) })
         .boundingBox();
       expect(still!.y).toBeGreaterThan(box!.y);
 
-      // Scrolling up to the root reads every step exactly once, in order, and stops there.
-      for (let i = 0; i < 20 && (await shown())[0] !== 0; i++) {
-        const before = (await shown()).length;
+      // Up to the root: every step is seen, in order, while the chat never holds more than its window.
+      const seen = new Set<number>(await shown());
+      let most = 0;
+      for (let i = 0; i < 120 && (await shown())[0] !== 0; i++) {
+        const top = (await shown())[0]!;
         await messages.evaluate((el) => {
           el.scrollTop = 0;
         });
-        await until(() => shown().then((s) => s.length)).toBeGreaterThan(before);
+        await until(() => shown().then((s) => s[0]!)).toBeLessThan(top);
+        const now = await shown();
+        expect(contiguous(now)).toBe(true);
+        for (const x of now) seen.add(x);
+        most = Math.max(most, await items());
       }
-      expect(await shown()).toEqual(Array.from({ length: STEPS }, (_, i) => i));
+      expect((await shown())[0]).toBe(0);
+      expect(seen.size).toBe(STEPS);
+      expect(most).toBeLessThanOrEqual(MAX_ITEMS);
+      expect(await messages.evaluate((el) => el.querySelectorAll("*").length)).toBeLessThan(3000);
       expect(await page.getByTestId("load-older").count()).toBe(0);
-      // Each tool card shows its result, even where a step straddled two pages.
-      expect(await page.getByTestId("tool-card").filter({ hasText: "result" }).count()).toBe(STEPS);
       expect(transcripts.every((u) => /limit=\d+/.test(u))).toBe(true);
       await shot(page, "chat-pages-2-root");
+
+      // Scrolling back down reads the newer entries again; the latest are one click away.
+      const bottom = (await shown()).at(-1)!;
+      await messages.evaluate((el) => {
+        el.scrollTop = el.scrollHeight;
+      });
+      await until(() => shown().then((s) => s.at(-1)!)).toBeGreaterThan(bottom);
+      expect(contiguous(await shown())).toBe(true);
+      expect(await items()).toBeLessThanOrEqual(MAX_ITEMS);
+      await page.getByTestId("jump-latest").click();
+      await until(() => shown().then((s) => s.at(-1))).toBe(STEPS - 1);
+      expect(await page.getByTestId("jump-latest").count()).toBe(0);
+      expect((await shown()).length).toBeLessThanOrEqual(34);
     });
   });
 }

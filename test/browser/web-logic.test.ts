@@ -121,11 +121,12 @@ describe("entriesToItems", () => {
       input: edit.input,
       preview: "--- a\n+++ b\n-old\n+new",
     });
-    expect(items.map((i) => i.kind)).toEqual(["user", "assistant", "tool", "approval"]);
-    const tool = items[2] as Extract<ChatItem, { kind: "tool" }>;
+    // The approval stands where it happened: before the card of the call it stopped.
+    expect(items.map((i) => i.kind)).toEqual(["user", "assistant", "approval", "tool"]);
+    const tool = items[3] as Extract<ChatItem, { kind: "tool" }>;
     expect(tool.call).toBe("edit manuscript/ch1.md");
     expect(tool.ok).toBeUndefined();
-    const ask = items[3] as Extract<ChatItem, { kind: "approval" }>;
+    const ask = items[2] as Extract<ChatItem, { kind: "approval" }>;
     expect(ask.pending.approvalId).toBe("4");
     expect(ask.pending.preview).toContain("+new");
     expect(ask.settled).toBeUndefined();
@@ -185,7 +186,7 @@ describe("entriesToItems", () => {
     expect((question as Extract<ChatItem, { kind: "approval" }>).pending.preview).toBe(
       "Which name?\n  1. Mira\n  2. Lin",
     );
-    expect(items.at(-1)).toEqual({ kind: "note", id: "11", text: "timeout: model timed out" });
+    expect(items.at(-1)).toEqual({ kind: "error", id: "11", text: "timeout: model timed out" });
   });
 });
 

@@ -143,6 +143,10 @@ export type Blame = Answer<typeof R.BlameSchema>;
 /** Where an import goes: a new project by name, or appended `into` one. */
 type ImportChoices = { project?: string; into?: string };
 
+/** A file, plot scene or world subject a chat message attaches (src/serve/mentions.ts). */
+export type Mention = Answer<typeof R.MentionListSchema>["candidates"][number]["mention"];
+export type MentionCandidate = Answer<typeof R.MentionListSchema>["candidates"][number];
+
 /** One stored entry of a session's active branch, its `data` typed by its `kind`. */
 export type Entry = Transcript["entries"][number];
 /** What a model call was sent, the session's calls and totals (GET /api/sessions/:id/context). */
@@ -215,8 +219,23 @@ export const api = {
   /** One page of the active branch: the newest (no cursor), the one before `before`, or after `after`. */
   transcript: (id: string, page: { before?: string; after?: string; limit?: number } = {}) =>
     request<Transcript>("GET", `/api/sessions/${enc(id)}/transcript`, undefined, page),
-  invoke: (id: string, kind: "prompt" | "steer" | "followup", message: string) =>
-    request<Answer<typeof R.InvocationSchema>>("POST", `/api/sessions/${enc(id)}/${kind}`, { message }),
+  invoke: (id: string, kind: "prompt" | "steer" | "followup", message: string, mentions: Mention[] = []) =>
+    request<Answer<typeof R.InvocationSchema>>(
+      "POST",
+      `/api/sessions/${enc(id)}/${kind}`,
+      mentions.length ? { message, mentions } : { message },
+    ),
+  /** Go on where the session stopped (after an error: the failed turn runs again). */
+  resume: (id: string) =>
+    request<Answer<typeof R.InvocationSchema>>("POST", `/api/sessions/${enc(id)}/continue`, {}),
+  /** What an `@`-mention can name for what was typed. */
+  mentions: (p: string, q: string) =>
+    request<Answer<typeof R.MentionListSchema>>("GET", `${P(p)}/mentions`, undefined, { q }),
+  undo: (id: string) => request<Answer<typeof R.RewindSchema>>("POST", `/api/sessions/${enc(id)}/undo`, {}),
+  rewindPoints: (id: string) =>
+    request<Answer<typeof R.RewindPointsSchema>>("GET", `/api/sessions/${enc(id)}/rewind`),
+  rewind: (id: string, to: string, scope: "conversation" | "files" | "both") =>
+    request<Answer<typeof R.RewindSchema>>("POST", `/api/sessions/${enc(id)}/rewind`, { to, scope }),
   abort: (id: string) =>
     request<Answer<typeof R.AbortedSchema>>("POST", `/api/sessions/${enc(id)}/abort`, {}),
   renameSession: (id: string, title: string) =>

@@ -5,8 +5,15 @@
 import { callSummary, resultSummary } from "../../src/harness/summary.js";
 import type { Entry, PendingView, StreamEvent } from "./api.js";
 
+/** What an `@`-mention attached to a message, as the chat shows it. */
+export interface Attached {
+  kind: string;
+  label: string;
+  truncated: boolean;
+}
+
 export type ChatItem =
-  | { kind: "user"; id: string; text: string }
+  | { kind: "user"; id: string; text: string; attached?: Attached[] }
   | { kind: "assistant"; id: string; text: string }
   | {
       kind: "tool";
@@ -20,11 +27,30 @@ export type ChatItem =
     }
   | { kind: "approval"; id: string; pending: PendingView; settled?: "approved" | "rejected" | "answered" }
   | { kind: "note"; id: string; text: string }
+  /** A run that failed (the model's or the provider's error): shown as an error, with a retry. */
+  | { kind: "error"; id: string; text: string }
   /** Where the history was compacted: the summary the model works from since. */
   | { kind: "summary"; id: string; text: string };
 
 let liveIds = 0;
 const liveId = () => `live-${++liveIds}`;
+
+/** The choices a question offers (empty: free text only) and whether an answer of one's own is taken. */
+export function questionChoices(p: PendingView): { choices: string[]; freeText: boolean } {
+  const input = (p.input ?? {}) as { choices?: unknown; allowFreeText?: unknown };
+  const choices = Array.isArray(input.choices) ? input.choices.filter((c) => typeof c === "string") : [];
+  return { choices, freeText: choices.length === 0 || input.allowFreeText !== false };
+}
+
+/**
+ * Put an approval (or question) where it happened: before the card of the tool call it stops,
+ * which was drawn when the call started, so that the call's result line reads after the ask.
+ */
+function placeAsk(items: ChatItem[], ask: ChatItem, callId: string): ChatItem[] {
+  const at = items.findIndex((it) => it.kind === "tool" && it.callId === callId);
+  if (at < 0) return [...items, ask];
+  return [...items.slice(0, at), ask, ...items.slice(at)];
+}
 
 /** The chat items of a transcript's entries; `pending` is what the session waits on, if anything. */
 export function entriesToItems(entries: Entry[], pending: PendingView | null): ChatItem[] {
@@ -34,9 +60,15 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
   for (const e of entries) {
     const { kind, data: d } = e;
     switch (kind) {
-      case "user":
-        items.push({ kind: "user", id: e.id, text: d.text });
+      case "user": {
+        const attached = (d.attachments ?? []).map((a) => ({
+          kind: a.kind,
+          label: a.label,
+          truncated: a.truncated,
+        }));
+        items.push({ kind: "user", id: e.id, text: d.text, ...(attached.length ? { attached } : {}) });
         break;
+      }
       case "assistant":
         if (d.text) items.push({ kind: "assistant", id: e.id, text: d.text });
         for (const call of d.toolCalls as { id: string; key: string; input: unknown }[]) {
@@ -74,7 +106,7 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
           },
         };
         asks.set(e.id, item);
-        items.push(item);
+        items.splice(0, items.length, ...placeAsk(items, item, d.callId));
         break;
       }
       case "approval_decision": {
@@ -83,7 +115,8 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
         break;
       }
       case "user_input_request": {
-        const choices = (d.choices as string[] | undefined) ?? [];
+        const choices = d.choices ?? [];
+        // As the harness's pending view puts it: the question, then its choices numbered.
         const question = [d.question, ...choices.map((c, n) => `  ${n + 1}. ${c}`)].join("\n");
         const item: ChatItem = {
           kind: "approval",
@@ -94,12 +127,12 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
             kind: "user_input",
             callId: d.callId,
             tool: "request_user_input",
-            input: {},
+            input: { choices: d.choices, allowFreeText: d.allowFreeText },
             preview: question,
           },
         };
         asks.set(d.callId, item);
-        items.push(item);
+        items.splice(0, items.length, ...placeAsk(items, item, d.callId));
         break;
       }
       case "user_input_answer": {
@@ -116,15 +149,17 @@ export function entriesToItems(entries: Entry[], pending: PendingView | null): C
         });
         break;
       case "run_end":
+        // A failed run's error is its run_error entry, just before.
+        if (d.status === "error" && items[items.length - 1]?.kind === "error") break;
         if (d.status !== "completed" && d.status !== "waiting")
           items.push({
-            kind: "note",
+            kind: d.status === "error" ? "error" : "note",
             id: e.id,
             text: `${d.status}${d.finalMessage ? `: ${d.finalMessage}` : ""}`,
           });
         break;
       case "run_error":
-        items.push({ kind: "note", id: e.id, text: `${d.error.code}: ${d.error.message}` });
+        items.push({ kind: "error", id: e.id, text: `${d.error.code}: ${d.error.message}` });
         break;
       case "compaction":
         items.push({ kind: "summary", id: e.id, text: d.summary });
@@ -158,15 +193,17 @@ export function applyEvent(items: ChatItem[], e: StreamEvent): ChatItem[] {
     case "user_input_required": {
       const pending = e.pending as PendingView;
       if (items.some((it) => it.kind === "approval" && it.pending.callId === pending.callId)) return items;
-      return [...items, { kind: "approval", id: liveId(), pending }];
+      return placeAsk(items, { kind: "approval", id: liveId(), pending }, pending.callId);
     }
     case "mode_changed":
       return [...items, { kind: "note", id: liveId(), text: `${e.from} → ${e.to}` }];
-    case "error":
+    case "error": {
+      const err = e.error as { code?: string; message?: string } | undefined;
       return [
         ...items,
-        { kind: "note", id: liveId(), text: String((e.error as { message?: string })?.message) },
+        { kind: "error", id: liveId(), text: `${err?.code ?? "error"}: ${err?.message ?? ""}` },
       ];
+    }
     default:
       return items;
   }

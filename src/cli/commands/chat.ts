@@ -4,7 +4,7 @@ import { NbError, toErrorInfo } from "../../core/errors.js";
 import { MODES, type Mode } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
-import { type RewindResult, RewindScopeSchema } from "../../harness/rewind.js";
+import { type RewindResult, RewindScopeSchema, rewindPoints } from "../../harness/rewind.js";
 import { oneLine } from "../../harness/store/index.js";
 import type { Resolution, RunResult } from "../../harness/types.js";
 import { formatTasks } from "../../tasks/list.js";
@@ -45,16 +45,10 @@ function undoText(r: RewindResult): string {
 }
 
 /** The points a rewind can go back to: before each of the user's messages on the active branch. */
-function rewindPoints(h: Harness, sessionId: string): string {
-  const path = h.store.activePath(sessionId);
-  const lines: string[] = [];
-  path.forEach((e, i) => {
-    if (e.kind !== "user" || e.data.intent === "system") return;
-    // Before the message means before the run it started, when one did.
-    const start = i > 0 && path[i - 1].kind === "run_start" ? i - 1 : i;
-    const before = start > 0 ? path[start - 1].id : null;
-    if (before) lines.push(`  ${before.padStart(5)}  before “${oneLine(e.data.text, 60)}”`);
-  });
+function rewindPointsText(h: Harness, sessionId: string): string {
+  const lines = rewindPoints(h.store, sessionId).map(
+    (p) => `  ${p.entryId.padStart(5)}  before “${oneLine(p.message, 60)}”`,
+  );
   if (!lines.length) return "Nothing to rewind to yet (use /new to start over).\n";
   return `Rewind points (entry, then the message it goes back before):\n${lines.join("\n")}\nUse /rewind <entry> [conversation|files|both].\n`;
 }
@@ -245,7 +239,7 @@ export function registerChat(program: Command): void {
                 writeOut(undoText(await h.undo(sessionId)));
               } else if (cmd === "rewind") {
                 const scopeArg = text.slice(1).split(/\s+/)[2];
-                if (!arg) writeOut(rewindPoints(h, sessionId));
+                if (!arg) writeOut(rewindPointsText(h, sessionId));
                 else {
                   const scope = RewindScopeSchema.safeParse(scopeArg ?? "conversation");
                   if (!scope.success)

@@ -42,6 +42,22 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const ApprovalKindSchema = z.enum(["write", "switch_mode"]);
 export type ApprovalKind = z.infer<typeof ApprovalKindSchema>;
 
+/**
+ * Context the user attached to a message by an `@`-mention (a file, a plot scene, a world subject):
+ * its text as it was when the message was sent, cut to a size cap (`truncated`).
+ */
+export const AttachmentSchema = z
+  .object({
+    kind: z.enum(["file", "scene", "subject"]),
+    /** The file's project path, the scene's id or the subject's id. */
+    ref: z.string().min(1),
+    label: z.string(),
+    text: z.string(),
+    truncated: z.boolean().default(false),
+  })
+  .strict();
+export type Attachment = z.output<typeof AttachmentSchema>;
+
 /** The data of each entry kind; the tree stores them verbatim as JSON. */
 export const ENTRY_DATA = {
   /**
@@ -53,6 +69,7 @@ export const ENTRY_DATA = {
       text: z.string(),
       intent: z.enum(["prompt", "steer", "followup", "system"]).default("prompt"),
       queueItemId: z.string().optional(),
+      attachments: z.array(AttachmentSchema).optional(),
     })
     .strict(),
   /** One model step: its text and the tool calls it made. `partial`/`aborted`/`error` mark a cut stream. */

@@ -5,12 +5,11 @@ import { authorize, contentHash, readText, readTextOrNull } from "../../tools/fi
 import { readTool } from "../../tools/files/read.js";
 import { writeTool } from "../../tools/files/write.js";
 import { ToolRegistry } from "../../tools/registry.js";
-import type { ToolContext } from "../../tools/types.js";
-import type { Project } from "../../workspace/project.js";
 import type { ApiRoutes } from "../api.js";
 import { HttpError } from "../errors.js";
 import type { ServeHub } from "../hub.js";
 import { FileTextSchema, FileTreeSchema, FileWrittenSchema } from "../responses.js";
+import { userContext } from "../user-context.js";
 import { ProjectParams } from "./common.js";
 
 /** Largest file write body: the tools' own inputs are text, a novel's chapter fits many times. */
@@ -28,18 +27,6 @@ const TreeQuery = z
       .describe("a folder to list (one the tree returned `lazy`); default: the whole project"),
   })
   .strict();
-
-/** The context the file tools' authorisation runs in for the trusted user of the workbench. */
-function userContext(hub: ServeHub, project: Project): ToolContext {
-  return {
-    workspace: hub.workspace,
-    project,
-    mode: "normal",
-    profileKey: null,
-    binding: {},
-    worldFiles: "readwrite",
-  };
-}
 
 const ReadQuery = readTool.input.pick({ path: true });
 const WriteBody = writeTool.input.extend({

@@ -5,19 +5,22 @@ import { NbError } from "../../core/errors.js";
 import { ModeSchema } from "../../core/modes.js";
 import type { PendingView } from "../../harness/events.js";
 import type { Harness } from "../../harness/loop.js";
-import { RewindScopeSchema } from "../../harness/rewind.js";
+import { RewindScopeSchema, rewindPoints } from "../../harness/rewind.js";
 import { MAX_PAGE } from "../../harness/store/pages.js";
 import { type Session, SessionStatusSchema } from "../../harness/store/schema.js";
 import type { RunResult } from "../../harness/types.js";
 import { MODEL_REF } from "../../models/reference.js";
 import { type ApiRoutes, fromBody } from "../api.js";
 import type { ServeHub } from "../hub.js";
+import { findMentions, MAX_MENTIONS, type Mention, MentionSchema, resolveMentions } from "../mentions.js";
 import {
   AbortedSchema,
   InvocationSchema,
+  MentionListSchema,
   ModeChangeSchema,
   OneSessionSchema,
   PendingListSchema,
+  RewindPointsSchema,
   RewindSchema,
   SessionDeletedSchema,
   SessionForestSchema,
@@ -38,6 +41,11 @@ const MessageBody = z
   .object({
     message: z.string().trim().min(1, "required").max(100_000),
     model: modelRef.optional().describe("a model for this invocation only"),
+    mentions: z
+      .array(MentionSchema)
+      .max(MAX_MENTIONS)
+      .optional()
+      .describe("files, plot scenes and world subjects attached as context (`@`-mentions), read now"),
   })
   .strict();
 const SettleBody = z
@@ -92,6 +100,15 @@ function descendantTree(hub: ServeHub, root: Session): SessionNode {
     all.push(...hub.store.listSessions({ parentSessionId: all[i].id }));
   }
   return sessionTree(all.slice(0, MAX_TREE), (id) => hub.store.linkOf(id))[0];
+}
+
+/** The context a message's mentions attach, read from the session's project. */
+function mentionsOf(hub: ServeHub, session: Session, mentions: Mention[]) {
+  if (session.project === null)
+    throw new NbError("invalid_input", `Session ${session.id} has no project to mention files of`, {
+      fields: [{ pointer: "/mentions", message: "only in a project's session" }],
+    });
+  return resolveMentions(hub, session.project, mentions);
 }
 
 /** Sessions one tree shows at most. */
@@ -269,9 +286,10 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
         status: 202,
       },
       async (c, { params, body }) => {
-        const { harness } = hub.sessionHarness(params.id);
+        const { session, harness } = hub.sessionHarness(params.id);
+        const attachments = body.mentions?.length ? await mentionsOf(hub, session, body.mentions) : undefined;
         const status = await startRun(hub, () =>
-          harness.invoke(params.id, { mode, message: body.message, model: body.model }),
+          harness.invoke(params.id, { mode, message: body.message, model: body.model, attachments }),
         );
         return c.json({ sessionId: params.id, status }, 202);
       },
@@ -351,6 +369,43 @@ export function registerSessionRoutes(routes: ApiRoutes, hub: ServeHub): void {
     async (c, { params, body }) => {
       const { harness } = hub.sessionHarness(params.id);
       return c.json(await harness.rewind(params.id, body.to, body.scope));
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/rewind",
+      tag: "sessions",
+      response: RewindPointsSchema,
+      summary: "Where a rewind can go back to: the entry before each of the user's messages, oldest first",
+      params: SessionParams,
+    },
+    (c, { params }) => {
+      const { session } = hub.sessionHarness(params.id);
+      return c.json({ points: rewindPoints(hub.store, session.id) });
+    },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/projects/:project/mentions",
+      tag: "sessions",
+      response: MentionListSchema,
+      summary:
+        "What a chat `@`-mention can name for what was typed: files, plot scenes and world subjects whose path, title, name or id contains it",
+      params: ProjectParams,
+      query: z
+        .object({
+          q: z.string().max(200).default(""),
+          limit: z.number().int().min(1).max(50).optional().describe("candidates at most (20)"),
+        })
+        .strict(),
+    },
+    async (c, { params, query }) => {
+      hub.workspace.project(params.project);
+      return c.json({ candidates: await findMentions(hub, params.project, query.q, query.limit ?? 20) });
     },
   );
 

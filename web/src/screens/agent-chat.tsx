@@ -1,12 +1,27 @@
-// The chat of one session: streamed text, tool cards, approval and question bubbles, the mode
-// switch (Shift+Tab), abort, and the task list beside it.
+// The chat of one session: streamed text, tool cards, approval and question bubbles, errors with a
+// retry, the mode switch (Shift+Tab), slash commands and `@`-mentions (the composer), abort, the
+// usage line and the Changes link, and the task list and context panel beside it. The chat holds a
+// window of the branch (chat-window.ts): older entries load as the reader scrolls up, newer ones
+// as they scroll back down.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { ApiError, api, type Entry, type Mode, type PendingView, type Task, type Transcript } from "../api";
-import { applyEvent, type ChatItem, entriesToItems } from "../chat-items";
+import {
+  ApiError,
+  api,
+  type Mode,
+  type PendingView,
+  type Task,
+  type Transcript,
+  type UsageTotals,
+} from "../api";
+import { applyEvent, type ChatItem, entriesToItems, questionChoices } from "../chat-items";
+import { type ChatWindow, withNewer, withOlder } from "../chat-window";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
+import { routeHash } from "../route";
+import type { Slash } from "../slash";
 import { subscribe } from "../sse";
-import { ContextPanel } from "./context-panel";
+import { type Attached, Composer } from "./chat-composer";
+import { ContextPanel, totals } from "./context-panel";
 
 /** The session modes, in the order Shift+Tab cycles them. */
 export const MODES: Mode[] = ["normal", "discuss", "plan"];
@@ -47,6 +62,7 @@ function ApprovalBubble({
     }
   };
   const isQuestion = p.kind === "user_input";
+  const { choices, freeText } = questionChoices(p);
   return (
     <div class={`bubble approval${item.settled ? " settled" : ""}`} data-testid="approval" data-kind={p.kind}>
       <div class="bubble-head">
@@ -75,24 +91,44 @@ function ApprovalBubble({
       )}
       {!item.settled &&
         (isQuestion ? (
-          <form
-            class="row"
-            onSubmit={(e) => {
-              e.preventDefault();
-              settle({ approved: true, answer });
-            }}
-          >
-            <input
-              class="grow"
-              value={answer}
-              aria-label={t("agent.answer")}
-              onInput={(e) => setAnswer((e.target as HTMLInputElement).value)}
-              data-testid="answer"
-            />
-            <button type="submit" class="primary" disabled={busy || !answer.trim()}>
-              {t("agent.answer")}
-            </button>
-          </form>
+          <>
+            {choices.length > 0 && (
+              <fieldset class="row choices">
+                <legend class="sr-only">{t("agent.choices")}</legend>
+                {choices.map((c) => (
+                  <button
+                    key={c}
+                    type="button"
+                    disabled={busy}
+                    onClick={() => settle({ approved: true, answer: c })}
+                    data-testid="choice"
+                  >
+                    {c}
+                  </button>
+                ))}
+              </fieldset>
+            )}
+            {freeText && (
+              <form
+                class="row"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  settle({ approved: true, answer });
+                }}
+              >
+                <input
+                  class="grow"
+                  value={answer}
+                  aria-label={t("agent.answer")}
+                  onInput={(e) => setAnswer((e.target as HTMLInputElement).value)}
+                  data-testid="answer"
+                />
+                <button type="submit" class="primary" disabled={busy || !answer.trim()}>
+                  {t("agent.answer")}
+                </button>
+              </form>
+            )}
+          </>
         ) : (
           <div class="row">
             <button
@@ -135,10 +171,13 @@ function ChatItemView({
   item,
   sessionId,
   reload,
+  onRetry,
 }: {
   item: ChatItem;
   sessionId: string;
   reload: () => void;
+  /** Set on the last item when it is an error the session can run again from. */
+  onRetry?: () => void;
 }) {
   const { t } = useI18n();
   switch (item.kind) {
@@ -147,6 +186,27 @@ function ChatItemView({
         <div class="bubble user">
           <div class="bubble-head muted small">{t("agent.you")}</div>
           <div class="text">{item.text}</div>
+          {item.attached && (
+            <ul class="mentions small" aria-label={t("agent.attached")} data-testid="sent-attached">
+              {item.attached.map((a) => (
+                <li key={`${a.kind}:${a.label}`} class="mention-chip">
+                  {a.label}
+                  {a.truncated && ` (${t("agent.cut")})`}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      );
+    case "error":
+      return (
+        <div class="chat-error" role="alert" data-testid="chat-error">
+          <strong>{t("agent.error")}</strong> <span class="text">{item.text}</span>
+          {onRetry && (
+            <button type="button" onClick={onRetry} data-testid="retry">
+              {t("agent.retry")}
+            </button>
+          )}
         </div>
       );
     case "assistant":
@@ -187,11 +247,6 @@ function ChatItemView({
   }
 }
 
-/** Entries a chat page holds; older ones load as the reader scrolls up. */
-const PAGE = 100;
-/** How close to the top (px) the reader scrolls before the page before is loaded. */
-const NEAR_TOP = 200;
-
 /** Where the history was compacted: the whole summary, which is all the agent knows of what came before. */
 function SummaryNote({ text }: { text: string }) {
   const { t } = useI18n();
@@ -203,34 +258,56 @@ function SummaryNote({ text }: { text: string }) {
   );
 }
 
-/** One session's chat, with its task list beside it. */
-export function Chat({ sessionId }: { sessionId: string }) {
+/** Entries a chat page reads; older ones load as the reader scrolls up. */
+const PAGE = 100;
+/** How close to the top or bottom (px) the reader scrolls before the next page is read. */
+const NEAR_EDGE = 200;
+
+/** What an undo or a rewind did, in a line. */
+function undoText(t: ReturnType<typeof useI18n>["t"], r: Awaited<ReturnType<typeof api.undo>>): string {
+  const parts: string[] = [];
+  if (r.dropped) parts.push(t("agent.rewound", { entry: r.leafId ?? "—" }));
+  if (r.revertChange) parts.push(t("agent.undone", { files: r.reverted.join(", "), change: r.revertChange }));
+  return parts.join(" ") || t("agent.nothingToUndo");
+}
+
+/** One session's chat, with its task list and context panel beside it. */
+export function Chat({ project, sessionId }: { project: string; sessionId: string }) {
   const { t } = useI18n();
   const [items, setItems] = useState<ChatItem[]>([]);
   const [tasks, setTasks] = useState<Task[]>([]);
   const [mode, setModeState] = useState<Mode>("normal");
   const [running, setRunning] = useState(false);
-  const [draft, setDraft] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const [older, setOlder] = useState<string | null>(null);
-  const end = useRef<HTMLDivElement>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [edges, setEdges] = useState<{ older: boolean; newer: boolean }>({ older: false, newer: false });
+  const [usage, setUsage] = useState<UsageTotals | null>(null);
+  const [changes, setChanges] = useState<{ latest: string; n: number } | null>(null);
+  // Below 1100px the side panel is folded away: the toolbar's button opens it over the chat.
+  const [sideOpen, setSideOpen] = useState(false);
+  const sideTitle = useRef<HTMLHeadingElement>(null);
+  const sideButton = useRef<HTMLButtonElement>(null);
   // Bumped when a model call is counted or the history is compacted: the context panel reads again.
   const [calls, setCalls] = useState(0);
   const box = useRef<HTMLDivElement>(null);
-  // The entries loaded so far: a window of the branch, from the oldest page read to the leaf.
-  const loaded = useRef<{ entries: Entry[]; older: string | null; pending: PendingView | null }>({
+  // The window of the branch loaded, and what the session waits on.
+  const loaded = useRef<ChatWindow & { pending: PendingView | null }>({
     entries: [],
     older: null,
+    newer: null,
     pending: null,
   });
-  // Set while older entries are prepended: the view then keeps its place instead of jumping down.
-  const keepPlace = useRef<number | null>(null);
-  const loadingOlder = useRef(false);
+  // Set while a page is added above or below: the item the reader was looking at, and where it was.
+  const anchor = useRef<{ id: string; offset: number } | null>(null);
+  const paging = useRef(false);
 
-  const show = (tr: Transcript, entries: Entry[], olderCursor: string | null) => {
-    loaded.current = { entries, older: olderCursor, pending: tr.pending };
-    setItems(entriesToItems(entries, tr.pending));
-    setOlder(olderCursor);
+  const draw = (w: ChatWindow, pending: PendingView | null) => {
+    loaded.current = { ...w, pending };
+    setItems(entriesToItems(w.entries, pending));
+    setEdges({ older: w.older !== null, newer: w.newer !== null });
+  };
+
+  const state = (tr: Transcript) => {
     setTasks(tr.tasks);
     setModeState(tr.session.mode);
     setRunning(tr.running);
@@ -240,12 +317,20 @@ export function Chat({ sessionId }: { sessionId: string }) {
   // is shown, so an older answer arriving last cannot hide what happened since.
   const reads = useRef(0);
   // What arrived since the newest entry loaded, page by page; the newest page when nothing is
-  // loaded yet or the leaf moved to another branch (409).
-  const reload = async () => {
+  // loaded yet, the leaf moved to another branch (409), or `latest` is asked for. A window the
+  // reader scrolled away from the leaf stays where it is: only the session's state is read.
+  const reload = async (latest = false) => {
     const n = ++reads.current;
     const have = loaded.current;
     const last = have.entries[have.entries.length - 1];
-    if (last) {
+    if (!latest && have.newer !== null) {
+      const tr = await api.transcript(sessionId, { limit: 1 });
+      if (n !== reads.current) return;
+      state(tr);
+      draw(loaded.current, tr.pending);
+      return;
+    }
+    if (last && !latest) {
       try {
         let tr = await api.transcript(sessionId, { after: last.id, limit: PAGE * 5 });
         const fresh = [...tr.entries];
@@ -253,40 +338,73 @@ export function Chat({ sessionId }: { sessionId: string }) {
           tr = await api.transcript(sessionId, { after: tr.newer, limit: PAGE * 5 });
           fresh.push(...tr.entries);
         }
-        // Older pages may have been prepended meanwhile: join what is loaded now.
-        const now = loaded.current;
-        if (n === reads.current) show(tr, now.entries.concat(fresh), now.older);
+        if (n !== reads.current) return;
+        // Older pages may have been added meanwhile: join what is loaded now.
+        state(tr);
+        draw(withNewer(loaded.current, fresh, null), tr.pending);
         return;
       } catch (e) {
         if (!(e instanceof ApiError && e.code === "conflict")) throw e;
       }
     }
     const tr = await api.transcript(sessionId, { limit: PAGE });
-    if (n === reads.current) show(tr, tr.entries, tr.older);
+    if (n !== reads.current) return;
+    state(tr);
+    draw({ entries: tr.entries, older: tr.older, newer: null }, tr.pending);
   };
 
-  const loadOlder = async () => {
-    const have = loaded.current;
-    if (have.older === null || loadingOlder.current) return;
-    loadingOlder.current = true;
-    try {
-      const tr = await api.transcript(sessionId, { before: have.older, limit: PAGE });
-      if (loaded.current !== have) return;
-      keepPlace.current = (box.current?.scrollHeight ?? 0) - (box.current?.scrollTop ?? 0);
-      const entries = tr.entries.concat(have.entries);
-      loaded.current = { entries, older: tr.older, pending: have.pending };
-      setItems(entriesToItems(entries, have.pending));
-      setOlder(tr.older);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      loadingOlder.current = false;
+  /** Remember the first item in view, so that adding a page keeps it where it is. */
+  const holdPlace = () => {
+    const el = box.current;
+    if (!el) return;
+    const top = el.getBoundingClientRect().top;
+    for (const child of el.querySelectorAll<HTMLElement>("[data-item]")) {
+      const r = child.getBoundingClientRect();
+      if (r.bottom > top) {
+        anchor.current = { id: child.dataset.item!, offset: r.top - top };
+        return;
+      }
     }
   };
 
+  const page = async (dir: "older" | "newer") => {
+    const have = loaded.current;
+    const cursor = dir === "older" ? have.older : have.newer;
+    if (cursor === null || paging.current) return;
+    paging.current = true;
+    try {
+      const tr = await api.transcript(
+        sessionId,
+        dir === "older" ? { before: cursor, limit: PAGE } : { after: cursor, limit: PAGE },
+      );
+      if (loaded.current !== have) return;
+      holdPlace();
+      draw(
+        dir === "older" ? withOlder(have, tr.entries, tr.older) : withNewer(have, tr.entries, tr.newer),
+        have.pending,
+      );
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      paging.current = false;
+    }
+  };
+
+  const readUsage = () => {
+    api
+      .usage(sessionId)
+      .then((u) => setUsage(u.session))
+      .catch(() => {});
+    api
+      .changes(project, { session: sessionId, limit: 200 })
+      .then((r) => setChanges(r.changes[0] ? { latest: r.changes[0].id, n: r.changes.length } : null))
+      .catch(() => {});
+  };
+  useEffect(readUsage, [sessionId, calls]);
+
   useEffect(() => {
     setItems([]);
-    loaded.current = { entries: [], older: null, pending: null };
+    loaded.current = { entries: [], older: null, newer: null, pending: null };
     // The transcript is the truth; live events only draw what happens until the next reload,
     // which a run's end and every settled approval trigger. It is read after subscribing (the
     // stream starts live, not from the past, so what happens meanwhile comes as events), and again
@@ -304,12 +422,12 @@ export function Chat({ sessionId }: { sessionId: string }) {
         }
         if (e.type === "usage" || e.type === "run_end") setCalls((v) => v + 1);
         if (e.type === "compacted") {
-          if (e.trigger === "auto")
-            setItems((items) => [...items, { kind: "note", id: localId(), text: t("agent.compacted") }]);
+          if (e.trigger === "auto") setNotice(t("agent.compacted"));
           reload().catch(() => {});
           setCalls((v) => v + 1);
         }
-        setItems((items) => applyEvent(items, e));
+        // Live events draw at the leaf: a window scrolled away from it shows them when it is back.
+        if (loaded.current.newer === null) setItems((items) => applyEvent(items, e));
       },
       (connected) => {
         if (connected) reload().catch((e: Error) => setError(e.message));
@@ -321,14 +439,23 @@ export function Chat({ sessionId }: { sessionId: string }) {
 
   useLayoutEffect(() => {
     const el = box.current;
-    if (keepPlace.current !== null && el) {
-      el.scrollTop = el.scrollHeight - keepPlace.current;
-      keepPlace.current = null;
-    } else end.current?.scrollIntoView({ block: "end" });
+    const held = anchor.current;
+    anchor.current = null;
+    if (el && held) {
+      const item = el.querySelector<HTMLElement>(`[data-item="${CSS.escape(held.id)}"]`);
+      if (item) {
+        el.scrollTop += item.getBoundingClientRect().top - el.getBoundingClientRect().top - held.offset;
+        return;
+      }
+    }
+    if (el && loaded.current.newer === null) el.scrollTop = el.scrollHeight;
   }, [items]);
 
   const onScroll = () => {
-    if ((box.current?.scrollTop ?? 0) < NEAR_TOP) loadOlder();
+    const el = box.current;
+    if (!el) return;
+    if (el.scrollTop < NEAR_EDGE) void page("older");
+    else if (el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_EDGE) void page("newer");
   };
 
   const changeMode = async (m: Mode) => {
@@ -336,32 +463,77 @@ export function Chat({ sessionId }: { sessionId: string }) {
     try {
       const r = await api.setMode(sessionId, m);
       setModeState(r.mode);
+      if (!r.changed) setNotice(t("agent.alreadyMode", { mode: t(`mode.${m}`) }));
     } catch (e) {
       setError((e as Error).message);
     }
   };
 
-  const send = async () => {
-    const text = draft.trim();
-    if (!text) return;
+  const send = async (text: string, picked: Attached[]): Promise<boolean> => {
+    setError(null);
+    setNotice(null);
+    try {
+      const mentions = picked.map((a) => a.mention);
+      await api.invoke(sessionId, running ? "steer" : "prompt", text, mentions);
+      // A message goes on at the leaf: a window scrolled away comes back to it.
+      if (loaded.current.newer !== null) await reload(true);
+      const attached = picked.map((a) => ({ kind: a.mention.kind, label: a.label, truncated: false }));
+      setItems((items) => [
+        ...items,
+        { kind: "user", id: localId(), text, ...(attached.length ? { attached } : {}) },
+      ]);
+      return true;
+    } catch (e) {
+      setError((e as Error).message);
+      return false;
+    }
+  };
+
+  const slash = async (s: Slash) => {
+    setError(null);
+    setNotice(null);
+    try {
+      if (s.cmd === "usage") setError(s.text);
+      else if (s.cmd === "mode") await changeMode(s.mode);
+      else if (s.cmd === "compact") {
+        const r = await api.compact(sessionId, s.focus);
+        setNotice(r.compacted ? t("agent.compactDone") : t("context.compactedNothing"));
+      } else if (s.cmd === "undo") setNotice(undoText(t, await api.undo(sessionId)));
+      else if (s.to === null) {
+        const { points } = await api.rewindPoints(sessionId);
+        setNotice(
+          points.length
+            ? t("agent.rewindPoints", {
+                points: points.map((p) => `#${p.entryId} “${p.message.slice(0, 40)}”`).join(", "),
+              })
+            : t("agent.noRewindPoints"),
+        );
+      } else {
+        setNotice(undoText(t, await api.rewind(sessionId, s.to, s.scope)));
+        await reload(true);
+      }
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const retry = async () => {
     setError(null);
     try {
-      await api.invoke(sessionId, running ? "steer" : "prompt", text);
-      setDraft("");
-      setItems((items) => [...items, { kind: "user", id: localId(), text }]);
+      await api.resume(sessionId);
+      setRunning(true);
     } catch (e) {
       setError((e as Error).message);
     }
   };
 
-  const onKey = (e: KeyboardEvent) => {
-    if (e.key === "Tab" && e.shiftKey) {
-      e.preventDefault();
-      changeMode(nextMode(mode));
-    } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      send();
-    }
+  const last = items[items.length - 1];
+  const canRetry = !running && !edges.newer && last?.kind === "error" && !loaded.current.pending;
+
+  const toggleSide = () => {
+    const next = !sideOpen;
+    setSideOpen(next);
+    if (next) requestAnimationFrame(() => sideTitle.current?.focus());
   };
 
   return (
@@ -390,6 +562,16 @@ export function Chat({ sessionId }: { sessionId: string }) {
           )}
           <button
             type="button"
+            ref={sideButton}
+            aria-expanded={sideOpen}
+            aria-controls={`chat-side-${sessionId}`}
+            onClick={toggleSide}
+            data-testid="show-context"
+          >
+            {t("agent.whatModelSaw")}
+          </button>
+          <button
+            type="button"
             class="danger"
             disabled={!running}
             onClick={() => api.abort(sessionId)}
@@ -399,49 +581,73 @@ export function Chat({ sessionId }: { sessionId: string }) {
           </button>
         </div>
         <div class="messages" aria-live="polite" data-testid="messages" ref={box} onScroll={onScroll}>
-          {older !== null && (
-            <button type="button" class="link small" onClick={() => loadOlder()} data-testid="load-older">
+          {edges.older && (
+            <button type="button" class="link small" onClick={() => page("older")} data-testid="load-older">
               {t("agent.loadOlder")}
             </button>
           )}
           {items.map((it) => (
-            <ChatItemView
-              key={it.id}
-              item={it}
-              sessionId={sessionId}
-              reload={() => reload().catch(() => {})}
-            />
+            <div key={it.id} class="chat-item" data-item={it.id}>
+              <ChatItemView
+                item={it}
+                sessionId={sessionId}
+                reload={() => reload().catch(() => {})}
+                onRetry={canRetry && it === last ? retry : undefined}
+              />
+            </div>
           ))}
-          <div ref={end} />
+          {edges.newer && (
+            <button type="button" class="link small" onClick={() => reload(true)} data-testid="jump-latest">
+              {t("agent.jumpLatest")}
+            </button>
+          )}
         </div>
+        <p class="usage-line small muted" data-testid="chat-usage">
+          {usage && usage.calls > 0 ? `${t("context.session")}: ${totals(usage)}` : t("context.noCalls")}
+          {" · "}
+          {changes ? (
+            <a href={routeHash(project, "changes", changes.latest)} data-testid="session-changes">
+              {t("agent.sessionChanges", { n: changes.n >= 200 ? "200+" : changes.n })}
+            </a>
+          ) : (
+            <a href={routeHash(project, "changes")} data-testid="session-changes">
+              {t("agent.changesInbox")}
+            </a>
+          )}
+        </p>
+        {notice && (
+          <p class="small notice" role="status" data-testid="chat-notice">
+            {notice}
+          </p>
+        )}
         {error && (
           <p class="error" role="alert">
             {error}
           </p>
         )}
-        <form
-          class="composer"
-          onSubmit={(e) => {
-            e.preventDefault();
-            send();
-          }}
-        >
-          <textarea
-            value={draft}
-            placeholder={t("agent.placeholder")}
-            aria-label={t("agent.placeholder")}
-            onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
-            onKeyDown={onKey}
-            rows={3}
-            data-testid="composer"
-          />
-          <button type="submit" class="primary" disabled={!draft.trim()} data-testid="send">
-            {running ? t("agent.steer") : t("agent.send")}
-          </button>
-        </form>
+        <Composer
+          project={project}
+          sessionId={sessionId}
+          running={running}
+          onSend={send}
+          onSlash={slash}
+          onCycleMode={() => changeMode(nextMode(mode))}
+        />
       </section>
-      <aside class="side right" aria-label={t("agent.tasks")}>
-        <h2 class="side-title">{t("agent.tasks")}</h2>
+      <aside
+        class={`side right${sideOpen ? " open" : ""}`}
+        aria-label={t("agent.tasks")}
+        id={`chat-side-${sessionId}`}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && sideOpen) {
+            setSideOpen(false);
+            sideButton.current?.focus();
+          }
+        }}
+      >
+        <h2 class="side-title" tabIndex={-1} ref={sideTitle}>
+          {t("agent.tasks")}
+        </h2>
         {tasks.length === 0 ? (
           <p class="muted small">{t("agent.noTasks")}</p>
         ) : (

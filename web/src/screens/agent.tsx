@@ -282,7 +282,7 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
         )}
       </aside>
       {sessionId ? (
-        <Chat key={sessionId} sessionId={sessionId} />
+        <Chat key={sessionId} project={project} sessionId={sessionId} />
       ) : (
         <section class="content">
           <p class="muted center">{t("agent.noSession")}</p>

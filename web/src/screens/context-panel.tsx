@@ -14,7 +14,7 @@ function money(u: UsageTotals): string {
   return parts.join(" + ") || "$0.0000";
 }
 
-function totals(u: UsageTotals): string {
+export function totals(u: UsageTotals): string {
   const cache =
     u.cacheReadTokens || u.cacheWriteTokens ? ` (${n(u.cacheReadTokens)}r/${n(u.cacheWriteTokens)}w)` : "";
   return `${u.calls} · ↑${n(u.inputTokens)}${cache} ↓${n(u.outputTokens)} · ${money(u)}`;
