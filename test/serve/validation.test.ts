@@ -16,6 +16,7 @@ const GOOD_PARAM: Record<string, string> = {
   id: "1",
   approvalId: "1",
   chapterId: "1",
+  sceneId: "1",
   subject: "mira",
   key: "writer",
   name: "keep-canon",
