@@ -130,14 +130,15 @@ export const suite: BenchSuite = {
         await History.of(project).open();
         let n = 0;
         // The write alone: the same tool prepared and run as the pipeline does, with no record step,
-        // on files of its own (the recorded writes would otherwise first record its writes as outside edits).
+        // in a project of its own (in the recorded one, its writes would be outside edits to record).
+        const other = ws.createProject("bare", { title: "Bare" });
         const bare = async () => {
           const input = { path: `notes/bare-${n % size}.md`, content: chapter(n, WORDS_PER_CHAPTER, ++n) };
           const tool = registry.get("write");
           if (!tool) throw new Error("no write tool");
           const prepared = await tool.prepare(tool.input.parse(input), {
             workspace: ws,
-            project,
+            project: other,
             mode: "normal",
             profileKey: null,
             binding: {},

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { NbError } from "../core/errors.js";
 import { openVersionedDb } from "../core/sqlite.js";
 import { type Actor, type Change, type ChangeFilter, ChangeSchema } from "./schema.js";
+import type { Seen, SeenStore } from "./worktree.js";
 
 const VERSION = 1;
 
@@ -32,6 +33,21 @@ CREATE TABLE IF NOT EXISTS change_paths (
   PRIMARY KEY (path, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS change_paths_seq ON change_paths(seq);
+`;
+
+// The work tree's stat cache (worktree.ts): what each file hashed to, at which stat. A cache, not
+// a record: made on open whatever the schema version, and never migrated.
+const SEEN = `
+CREATE TABLE IF NOT EXISTS seen (
+  path TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  mtime REAL NOT NULL,
+  ctime REAL NOT NULL,
+  ino INTEGER NOT NULL,
+  mode TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  at REAL NOT NULL
+) WITHOUT ROWID;
 `;
 
 interface Row {
@@ -78,6 +94,7 @@ export class ChangeIndex {
 
   constructor(file: string) {
     this.db = openVersionedDb({ what: "the history index", file, version: VERSION, sql: SCHEMA });
+    this.db.exec(SEEN);
   }
 
   /** Add one change (validated) with the paths it touched; `first`: before every other (a pruned history's start). */
@@ -204,6 +221,31 @@ export class ChangeIndex {
       l: string | null;
     };
     return { changes: r.n, oldest: r.o, newest: r.l };
+  }
+
+  /** The work tree's stat cache, kept here so a new process re-reads only the files that moved. */
+  seenStore(): SeenStore {
+    return {
+      load: () => {
+        const rows = this.db
+          .prepare("SELECT path, size, mtime, ctime, ino, mode, sha, at FROM seen")
+          .all() as ({
+          path: string;
+        } & Seen)[];
+        return new Map(rows.map(({ path, ...s }) => [path, s]));
+      },
+      save: (seen) => {
+        const put = this.db.prepare(
+          "INSERT OR REPLACE INTO seen (path, size, mtime, ctime, ino, mode, sha, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        );
+        const drop = this.db.prepare("DELETE FROM seen WHERE path = ?");
+        this.db.transaction(() => {
+          for (const [path, s] of seen)
+            if (s === null) drop.run(path);
+            else put.run(path, s.size, s.mtime, s.ctime, s.ino, s.mode, s.sha, s.at);
+        })();
+      },
+    };
   }
 
   /** Run `fn` in one transaction (a rebuild adds many rows). */
