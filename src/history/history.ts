@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { now } from "../core/sqlite.js";
 import type { Project } from "../workspace/project.js";
+import { removeEmptiedFolders } from "./folders.js";
 import { newChangeId } from "./ids.js";
 import { ChangeIndex } from "./index-db.js";
 import { commitMessage, parseCommitMessage } from "./message.js";
@@ -148,14 +149,28 @@ export class History {
     const targets = outcome.targets === null ? null : outcome.targets.filter(inHistory);
     // A write of database rows alone names no file: there is nothing of it to look for in the tree.
     const paths = targets ?? (outcome.rows ? [] : null);
-    return this.repo.serial(() =>
-      this.commitChange(
+    return this.repo.serial(async () => {
+      const change = await this.commitChange(
         write.id,
         paths,
         { ...origin, actor: as?.actor ?? actorOf(origin), summary: outcome.summary, reverts: as?.reverts },
         outcome.rows,
-      ),
-    );
+      );
+      // A revert that removed the files an import (or any change) made removes the folders it emptied too.
+      if (as?.actor === "revert" && change?.commit)
+        removeEmptiedFolders(
+          this.project.root,
+          this.project.realRoot,
+          await this.removedBy(change.targets ?? []),
+        );
+      return change;
+    });
+  }
+
+  /** Those of these paths the head no longer has. */
+  private async removedBy(paths: readonly string[]): Promise<string[]> {
+    const head = await this.repo.headTree();
+    return paths.filter((p) => head.get(p) === undefined);
   }
 
   /** Forget a write that changed nothing. */
