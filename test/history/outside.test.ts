@@ -3,11 +3,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/history/history.js";
+import { repairHistory } from "../../src/history/maintenance.js";
+import { setHistoryNotices } from "../../src/history/recording.js";
 import { revertChanges } from "../../src/history/revert.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
 let bed: TestBed;
 afterEach(() => bed?.cleanup());
+// The notice of a write left unrecorded goes here, not to the test's stderr.
+setHistoryNotices(() => {});
 
 const ch = (n: number) => `manuscript/ch-${String(n).padStart(2, "0")}/index.md`;
 const text = (n: number) => `Chapter ${n}.\n\nIts first paragraph.\n`;
@@ -141,5 +145,19 @@ describe("the repository NeuroBook builds", () => {
       "fsck",
       "--no-dangling",
     ]);
+  });
+
+  it("a branch lock left by a process that died never blocks a write, and repair clears it", async () => {
+    await book(1);
+    const h = History.of(bed.project);
+    const lock = join(bed.project.root, ".nbook", "history.git", "refs", "heads", "main.lock");
+    writeFileSync(lock, "");
+    const before = h.index.stats().changes;
+    expect((await bed.call("write", { path: ch(1), content: "Written while locked.\n" })).ok).toBe(true);
+    expect(h.index.stats().changes).toBe(before);
+    await repairHistory(h);
+    expect(existsSync(lock)).toBe(false);
+    await bed.call("write", { path: ch(1), content: "Recorded again.\n" });
+    expect(h.index.list()[0]).toMatchObject({ tool: "write", targets: [ch(1)] });
   });
 });
