@@ -5,6 +5,7 @@ import { History } from "../../src/history/history.js";
 import { newChangeId } from "../../src/history/ids.js";
 import { revertChanges } from "../../src/history/revert.js";
 import { blameFile } from "../../src/history/review.js";
+import { WorkTree } from "../../src/history/worktree.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import type { Project } from "../../src/workspace/project.js";
@@ -169,6 +170,11 @@ export const suite: BenchSuite = {
         });
         if (size === 1000) {
           const history = History.of(project);
+          // The look for outside edits as a one-off process makes it: the stat cache read back from
+          // the index, every folder and file stat'ed, no watch.
+          const look = await timed(() => new WorkTree(project.root, history.index.seenStore()).scan(), 10);
+          report({ name: "outside-edit look @1000, new process", unit: "ms", value: look.wall });
+          report({ name: "outside-edit look CPU @1000, new process", unit: "ms", value: look.cpu });
           const write = await timed(recorded, 10);
           const both = await timed(
             async () => {
