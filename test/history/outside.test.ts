@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/history/history.js";
 import { repairHistory } from "../../src/history/maintenance.js";
@@ -159,5 +160,18 @@ describe("the repository NeuroBook builds", () => {
     expect(existsSync(lock)).toBe(false);
     await bed.call("write", { path: ch(1), content: "Recorded again.\n" });
     expect(h.index.list()[0]).toMatchObject({ tool: "write", targets: [ch(1)] });
+  });
+
+  it("indexes a head commit whose index row a dying process never wrote, when the history next opens", async () => {
+    await book(1);
+    await bed.call("write", { path: ch(1), content: "The last change.\n" }, { profile: "leader.default" });
+    const h = History.of(bed.project);
+    const [last] = h.index.list();
+    h.reset();
+    const db = new Database(join(bed.project.root, ".nbook", "history.sqlite"));
+    db.prepare("DELETE FROM changes WHERE id = ?").run(last.id);
+    db.close();
+    await h.open();
+    expect(h.index.list()[0]).toEqual(last);
   });
 });
