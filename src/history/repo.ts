@@ -83,11 +83,7 @@ export class HistoryRepo {
     if (this.cached?.head === head) return this.cached.tree;
     let tree = HeadTree.empty();
     if (head !== null) {
-      const [listing, root] = await Promise.all([
-        this.git.text(["ls-tree", "-r", "-t", "-z", "--full-tree", head]),
-        this.git.text(["rev-parse", `${head}^{tree}`]),
-      ]);
-      tree = HeadTree.fromListing(listing, root);
+      tree = HeadTree.fromListing(await this.git.text(["ls-tree", "-r", "-t", "-z", "--full-tree", head]));
     }
     this.cached = { head, tree };
     return tree;

@@ -38,9 +38,12 @@ export class HeadTree {
     return new HeadTree(folder());
   }
 
-  /** From the output of `git ls-tree -r -t -z --full-tree <commit>` and the commit's tree id. */
-  static fromListing(listing: string, rootSha: string): HeadTree {
-    const tree = new HeadTree(folder(rootSha));
+  /**
+   * From the output of `git ls-tree -r -t -z --full-tree <commit>`. The root's own id is not in
+   * it: the root is encoded again at the first commit (a change always rewrites it anyway).
+   */
+  static fromListing(listing: string): HeadTree {
+    const tree = new HeadTree(folder());
     for (const entry of listing.split("\0")) {
       const tab = entry.indexOf("\t");
       if (tab < 0) continue;
