@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { deflateSync } from "node:zlib";
+import { deflateSync, inflateSync } from "node:zlib";
 
 /** The kinds of object a history commit is made of. */
 export type ObjectType = "blob" | "tree" | "commit";
@@ -47,6 +47,18 @@ export function writeObject(gitDir: string, type: ObjectType, data: Buffer): str
   );
   renameSync(temp, file);
   return id;
+}
+
+/** A loose object's type and bytes, or null when it is not loose here (packed, or absent). */
+export function readLooseObject(gitDir: string, id: string): { type: string; data: Buffer } | null {
+  let raw: Buffer;
+  try {
+    raw = inflateSync(readFileSync(join(gitDir, "objects", id.slice(0, 2), id.slice(2))));
+  } catch {
+    return null;
+  }
+  const nul = raw.indexOf(0);
+  return { type: raw.subarray(0, raw.indexOf(32)).toString("latin1"), data: raw.subarray(nul + 1) };
 }
 
 /** The commit a ref points at, or null when it does not exist (loose first, then packed-refs). */

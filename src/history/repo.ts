@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { GitRepo, IDENTITY } from "./git.js";
-import { type ObjectType, readRef, updateRef, writeObject } from "./objects.js";
+import { type ObjectType, readLooseObject, readRef, updateRef, writeObject } from "./objects.js";
 import { HeadTree, type TreeFile } from "./tree.js";
 import type { FileContent } from "./worktree.js";
 
@@ -188,6 +188,10 @@ export class HistoryRepo {
 
   /** The parent of a commit, or null for the first. */
   async parentOf(commit: string): Promise<string | null> {
+    // A commit still loose (every commit since the last prune) is read in-process; a packed one through git.
+    const loose = /^[0-9a-f]{40}$/.test(commit) ? readLooseObject(this.gitDir, commit) : null;
+    if (loose?.type === "commit")
+      return /^parent ([0-9a-f]{40})$/m.exec(loose.data.toString("utf8").split("\n\n")[0])?.[1] ?? null;
     const out = await this.git.text(["rev-list", "--parents", "-n", "1", commit]);
     return out.split(" ")[1] ?? null;
   }

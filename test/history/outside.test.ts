@@ -113,6 +113,8 @@ describe("the repository NeuroBook builds", () => {
     expect(files.some((f) => f.startsWith(".nbook/"))).toBe(false);
     expect(git(["log", "-1", "--format=%B", "main~1"])).toMatch(/Profile: leader\.default/);
     expect(git(["show", "main~1:notes/deep/er/idea.md"])).toBe("An idea.\n");
+    const head = git(["rev-parse", "main"]).trim();
+    expect(await History.of(bed.project).repo.parentOf(head)).toBe(git(["rev-parse", "main~1"]).trim());
   });
 
   it("commits on a head another process moved", async () => {
