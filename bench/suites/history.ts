@@ -221,6 +221,7 @@ export const suite: BenchSuite = {
               profile: i % 3 === 0 ? null : "writer",
               tool: "write",
               callId: `call-${i}`,
+              turn: null,
               targets: [chapterPath(1 + (i % 10))],
               summary: `Wrote ${chapterPath(1 + (i % 10))}`,
               commit: null,

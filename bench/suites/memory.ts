@@ -8,6 +8,8 @@ import { SubjectIndex } from "../../src/memory/search-index.js";
 import { rebuildIndex, searchSubject } from "../../src/memory/subjects.js";
 import { blobVector, MIN_SIMILARITY, vectorBlob } from "../../src/memory/vectors.js";
 import type { EmbeddingProvider } from "../../src/models/embeddings/provider.js";
+import { dispatch } from "../../src/tools/dispatch.js";
+import { loadToolRegistry } from "../../src/tools/groups.js";
 import { subjectFiles } from "../../src/tools/memory/access.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { type BenchResult, type BenchSuite, intOption, medianMs, medianTimes, round } from "../lib.js";
@@ -187,6 +189,48 @@ export const suite: BenchSuite = {
         baseline: EVENTS + n,
         ratio: (EVENTS + n) / perAppend,
       });
+
+      // The same through the tools as an agent calls them: subject_event_append (its plan, anchored
+      // approval basis, append and change record, and the history's own recording of the write),
+      // then subject_rag_search.
+      const registry = await loadToolRegistry(["subject_event_append", "subject_rag_search"]);
+      const dctx = {
+        registry,
+        workspace: ws,
+        project,
+        mode: "normal" as const,
+        profileKey: null,
+        allow: "all" as const,
+      };
+      const toolAppend = async () => {
+        const r = await dispatch(
+          {
+            key: "subject_event_append",
+            input: { subjectPath: subject, events: [{ text: `Mira ${n++} ${sentence(rnd, 8, 16)}.` }] },
+          },
+          dctx,
+        );
+        if (!r.ok) throw new Error(`subject_event_append failed: ${r.error.message}`);
+      };
+      const toolSearch = async () => {
+        const r = await dispatch(
+          {
+            key: "subject_rag_search",
+            input: { subjectPath: subject, query: queries[q++ % queries.length]!, sources: ["events"] },
+          },
+          dctx,
+        );
+        if (!r.ok) throw new Error(`subject_rag_search failed: ${r.error.message}`);
+      };
+      await timed("tool_append_one_event", toolAppend);
+      await timed(
+        "tool_append_one_event_then_keyword_search",
+        async () => {
+          await toolAppend();
+          await toolSearch();
+        },
+        "< 30 ms",
+      );
 
       // Similarity over the subject's stored event vectors: a typed-array loop vs a SQLite function.
       const index = SubjectIndex.open(files.indexFile);

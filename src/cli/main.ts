@@ -135,7 +135,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: "revert",
     term: "revert [options] [ids...]",
     description:
-      "Take back recorded changes (ids, a session's, or those since a time): later edits to other lines survive; a conflict changes nothing",
+      "Take back recorded changes (ids, a session's, a turn's, or those since a time): later edits to other lines survive; a conflict changes nothing",
     load: async () => (await import("./commands/revert.js")).registerRevert,
   },
   {

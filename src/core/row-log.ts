@@ -319,72 +319,47 @@ function referrers(db: Db, spec: RowLogSpec, parent: TableShape, image: Record<s
 }
 
 /**
- * Undo one logged change in its own transaction, logging the revert under `newChangeId` (so it
- * can itself be reverted). Refused with `conflict`, changing nothing, when a row changed since
- * (both versions in `details.conflicts`) or when the result would break referential integrity
- * (a row left pointing at one that is gone, in `details.dangling`). Returns the revert's rows.
+ * Undo logged changes (newest first) in one transaction, logging the revert under `newChangeId`
+ * (so it can itself be reverted). Refused with `conflict`, changing nothing, when a row changed
+ * since (both versions in `details.conflicts`) or when the result would break referential integrity
+ * (a row left pointing at one that is gone, in `details.dangling`); the message names the change.
+ * Each change is checked against the rows as the ones before it left them. Returns the revert's rows.
  */
 export function revertRows(
   db: Db,
   spec: RowLogSpec,
-  changeId: string,
+  changeIds: string | readonly string[],
   newChangeId: string,
   hooks: RevertHooks,
 ): RowChange[] {
-  const logged = db
-    .prepare(`SELECT id, tbl, pk, before, after FROM ${spec.logTable} WHERE change_id = ? ORDER BY id`)
-    .all(changeId) as LogRow[];
-  if (!logged.length) throw new NbError("not_found", `No rows are recorded for change ${changeId}`);
+  const ids = typeof changeIds === "string" ? [changeIds] : [...changeIds];
+  const select = db.prepare(
+    `SELECT id, tbl, pk, before, after FROM ${spec.logTable} WHERE change_id = ? ORDER BY id`,
+  );
+  const parts = ids.map((changeId) => {
+    const logged = select.all(changeId) as LogRow[];
+    if (!logged.length) throw new NbError("not_found", `No rows are recorded for change ${changeId}`);
+    return { changeId, logged };
+  });
   const shapes = new Map(spec.tables.map((t) => [t, shapeOf(db, t)]));
   const shape = (t: string) => {
     const s = shapes.get(t);
-    if (!s)
-      throw new NbError("internal", `row log: change ${changeId} names table ${t}, which is not logged`);
+    if (!s) throw new NbError("internal", `row log: a change names table ${t}, which is not logged`);
     return s;
   };
+  const named = ids.length === 1 ? `change ${ids[0]}` : `changes ${ids.join(", ")}`;
   const newId = ChangeIdSchema.parse(newChangeId);
+  const rowKey = (tbl: string, pk: string) => `${tbl}\u0000${pk}`;
+  const all = parts.flatMap((p) => p.logged);
+  const inChange = new Set(all.map((r) => rowKey(r.tbl, r.pk)));
+  const doomed = new Set(all.filter((r) => r.before === null).map((r) => rowKey(r.tbl, r.pk)));
   return db.transaction(() => {
-    const conflicts: RowConflict[] = [];
-    for (const r of logged) {
-      const now = currentImage(db, shape(r.tbl), r.pk);
-      if (!sameImage(now, r.after))
-        conflicts.push({ ...pick(toChange(r)), current: now === null ? null : JSON.parse(now) });
-    }
-    if (conflicts.length) {
-      throw new NbError(
-        "conflict",
-        `Cannot revert change ${changeId}: ${conflicts.map((c) => hooks.name(c.table, c.key)).join(", ")} changed since; nothing was changed.\n${conflicts.map(conflictText(hooks)).join("\n")}`,
-        { details: { conflicts } },
-      );
-    }
-    const doomed = new Set(logged.filter((r) => r.before === null).map((r) => `${r.tbl}\u0000${r.pk}`));
-    const inChange = new Set(logged.map((r) => `${r.tbl}\u0000${r.pk}`));
-    const dangling = logged
-      .filter((r) => r.before === null && r.after !== null)
-      .flatMap((r) => referrers(db, spec, shape(r.tbl), JSON.parse(r.after as string)))
-      .filter(
-        (d) =>
-          !doomed.has(`${d.table}\u0000${JSON.stringify(d.key)}`) &&
-          !inChange.has(`${d.table}\u0000${JSON.stringify(d.key)}`),
-      );
-    if (dangling.length) refuseDangling(changeId, dangling, hooks);
     db.pragma("defer_foreign_keys = ON");
     const log = localLog(db, spec);
     for (const c of log.clear) c.run();
     log.armId.run(newId);
-    for (const r of [...logged].reverse()) {
-      const s = shape(r.tbl);
-      try {
-        restoreRow(db, s, r.pk, r.before, currentImage(db, s, r.pk) !== null);
-      } catch (e) {
-        const code = (e as { code?: unknown }).code;
-        if (typeof code !== "string" || !code.startsWith("SQLITE_CONSTRAINT")) throw e;
-        throw new NbError(
-          "conflict",
-          `Cannot revert change ${changeId}: putting back ${hooks.name(r.tbl, JSON.parse(r.pk))} breaks a rule of the database as it is now (${(e as Error).message}); nothing was changed.`,
-        );
-      }
-    }
+    for (const { changeId, logged } of parts)
+      undoOne(db, spec, shape, hooks, changeId, logged, doomed, inChange);
     const broken = db.pragma("foreign_key_check") as {
       table: string;
       rowid: number;
@@ -393,7 +368,7 @@ export function revertRows(
     }[];
     if (broken.length)
       refuseDangling(
-        changeId,
+        named,
         broken.map((b) => danglingOf(db, b)),
         hooks,
       );
@@ -401,20 +376,68 @@ export function revertRows(
       tbl: string;
       pk: string;
     }[];
-    const extra = raw.filter((t) => !inChange.has(`${t.tbl}\u0000${t.pk}`));
+    const extra = raw.filter((t) => !inChange.has(rowKey(t.tbl, t.pk)));
     if (extra.length) {
       throw new NbError(
         "conflict",
-        `Cannot revert change ${changeId}: it would also change ${extra.map((e) => hooks.name(e.tbl, JSON.parse(e.pk))).join(", ")}; nothing was changed.`,
+        `Cannot revert ${named}: it would also change ${extra.map((e) => hooks.name(e.tbl, JSON.parse(e.pk))).join(", ")}; nothing was changed.`,
         { details: { also: extra.map((e) => ({ table: e.tbl, key: JSON.parse(e.pk) })) } },
       );
     }
-    const restored = logged.map((r) => toChange({ ...r, before: r.after, after: r.before }));
+    const restored = all.map((r) => toChange({ ...r, before: r.after, after: r.before }));
     hooks.check?.(restored);
     log.flush.run(newId);
     for (const c of log.clear) c.run();
     return rowChanges(db, spec, newId);
   })();
+}
+
+/** Take one change's rows back inside the revert's transaction, refusing a conflict or a broken link. */
+function undoOne(
+  db: Db,
+  spec: RowLogSpec,
+  shape: (t: string) => TableShape,
+  hooks: RevertHooks,
+  changeId: string,
+  logged: readonly LogRow[],
+  doomed: ReadonlySet<string>,
+  inChange: ReadonlySet<string>,
+): void {
+  const conflicts: RowConflict[] = [];
+  for (const r of logged) {
+    const now = currentImage(db, shape(r.tbl), r.pk);
+    if (!sameImage(now, r.after))
+      conflicts.push({ ...pick(toChange(r)), current: now === null ? null : JSON.parse(now) });
+  }
+  if (conflicts.length) {
+    throw new NbError(
+      "conflict",
+      `Cannot revert change ${changeId}: ${conflicts.map((c) => hooks.name(c.table, c.key)).join(", ")} changed since; nothing was changed.\n${conflicts.map(conflictText(hooks)).join("\n")}`,
+      { details: { change: changeId, conflicts } },
+    );
+  }
+  const dangling = logged
+    .filter((r) => r.before === null && r.after !== null)
+    .flatMap((r) => referrers(db, spec, shape(r.tbl), JSON.parse(r.after as string)))
+    .filter((d) => {
+      const k = `${d.table}\u0000${JSON.stringify(d.key)}`;
+      return !doomed.has(k) && !inChange.has(k);
+    });
+  if (dangling.length) refuseDangling(`change ${changeId}`, dangling, hooks);
+  for (const r of [...logged].reverse()) {
+    const s = shape(r.tbl);
+    try {
+      restoreRow(db, s, r.pk, r.before, currentImage(db, s, r.pk) !== null);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (typeof code !== "string" || !code.startsWith("SQLITE_CONSTRAINT")) throw e;
+      throw new NbError(
+        "conflict",
+        `Cannot revert change ${changeId}: putting back ${hooks.name(r.tbl, JSON.parse(r.pk))} breaks a rule of the database as it is now (${(e as Error).message}); nothing was changed.`,
+        { details: { change: changeId } },
+      );
+    }
+  }
 }
 
 function pick(c: RowChange): Omit<RowConflict, "current"> {
@@ -455,14 +478,15 @@ function danglingOf(db: Db, b: { table: string; rowid: number; parent: string; f
   };
 }
 
-function refuseDangling(changeId: string, dangling: Dangling[], hooks: RevertHooks): never {
+/** Refuse a revert (`what`: "change X" or "changes X, Y") that would leave rows pointing at none. */
+function refuseDangling(what: string, dangling: Dangling[], hooks: RevertHooks): never {
   const lines = dangling.map(
     (d) =>
       `${hooks.name(d.table, d.key)} would point (${d.column}) at ${hooks.name(d.parent, [d.parentKey])}, which would be gone`,
   );
   throw new NbError(
     "conflict",
-    `Cannot revert change ${changeId}: it would break the links between rows; nothing was changed.\n${lines.join("\n")}`,
+    `Cannot revert ${what}: it would break the links between rows; nothing was changed.\n${lines.join("\n")}`,
     { details: { dangling } },
   );
 }

@@ -30,6 +30,8 @@ export interface PathState {
    * bound to the invocation (the writer's target file) hold it to. nbook's own follow-ups carry none.
    */
   payload: Readonly<Record<string, unknown>> | null;
+  /** The entry id of the latest user message: the turn the next calls belong to (null: none yet). */
+  turn: string | null;
   /** The on-demand tool sets a successful `load_tools` call in the visible history loaded. */
   loadedSets: ReadonlySet<string>;
 }
@@ -44,7 +46,9 @@ export function readPath(path: readonly Entry[]): PathState {
   let summary: string | null = null;
   let visibleFrom = 0;
   let payload: Readonly<Record<string, unknown>> | null = null;
+  let turn: string | null = null;
   path.forEach((e, i) => {
+    if (e.kind === "user") turn = e.id;
     if (e.kind === "task_list") tasks = e.data.tasks;
     else if (e.kind === "user" && e.data.intent !== "system") payload = payloadOf(e.data.text) ?? payload;
     else if (e.kind === "mode_change") lastModeChange = i;
@@ -62,6 +66,7 @@ export function readPath(path: readonly Entry[]): PathState {
     summary,
     visible,
     payload,
+    turn,
     loadedSets: loadedSets(visible),
   };
 }

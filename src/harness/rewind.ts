@@ -41,27 +41,50 @@ function assertIdle(session: Session): void {
     throw new NbError("conflict", `Session ${session.id} is ${session.status}; rewind it when it is idle`);
 }
 
-/** Take back the recorded changes this session's calls among `entries` made; null when there were none. */
-async function revertCallsOf(
+/** The sessions this one started, and theirs (sub-agents, workflow participants), by the session tree. */
+function descendantsOf(store: SessionStore, sessionId: string): string[] {
+  const out: string[] = [];
+  const queue = [sessionId];
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    for (const child of store.listSessions({ parentSessionId: id })) {
+      out.push(child.id);
+      queue.push(child.id);
+    }
+  }
+  return out;
+}
+
+/**
+ * Take back, all or nothing, the recorded changes of the turns among `entries`: those of the
+ * session's own calls (by call id, or by the turn they were recorded in), and those the sessions
+ * it started made since the first of the entries. Nothing to take back: no revert.
+ */
+async function revertTurnsOf(
+  store: SessionStore,
   workspace: Workspace,
   session: Session,
   entries: readonly Entry[],
 ): Promise<{ reverted: Change[]; made: Change | null }> {
+  if (!session.project || entries.length === 0) return { reverted: [], made: null };
   const calls = callIdsOf(entries);
-  if (!session.project || calls.size === 0) return { reverted: [], made: null };
+  const turns = new Set(entries.filter((e) => e.kind === "user").map((e) => e.id));
   const history = History.of(workspace.project(session.project));
   await history.open();
-  const changes = history.index
+  const own = history.index
     .list({ session: session.id })
-    .filter((c) => c.callId !== null && calls.has(c.callId));
+    .filter((c) => (c.callId !== null && calls.has(c.callId)) || (c.turn !== null && turns.has(c.turn)));
+  const since = entries[0].createdAt;
+  const theirs = descendantsOf(store, session.id).flatMap((id) => history.index.list({ session: id, since }));
+  const changes = [...own, ...theirs];
   if (!changes.length) return { reverted: [], made: null };
-  return { reverted: changes, made: await revertChanges(history, changes, {}) };
+  const made = await revertChanges(history, changes, {});
+  return { reverted: history.index.newestFirst(changes), made };
 }
 
 /**
  * Move a session back to an entry of its active branch: `conversation` moves the leaf there (the
  * next message branches from it; later entries stay stored on their branch), `files` takes back the
- * changes its calls made after it (through the history, refused with `conflict` and nothing changed
+ * changes its turns made after it, the sessions it started included (through the history, refused with `conflict` and nothing changed
  * on a conflict), `both` does the files first, then the conversation.
  */
 export async function rewindSession(
@@ -85,7 +108,9 @@ export async function rewindSession(
   }
   const later = path.slice(at + 1);
   const files =
-    scope === "conversation" ? { reverted: [], made: null } : await revertCallsOf(workspace, session, later);
+    scope === "conversation"
+      ? { reverted: [], made: null }
+      : await revertTurnsOf(store, workspace, session, later);
   const leafId = scope === "files" ? session.leafId : store.setLeaf(sessionId, entryId).leafId;
   return {
     sessionId,
@@ -98,7 +123,8 @@ export async function rewindSession(
 
 /**
  * Take back the changes of the session's last turn (from its latest user message on): the files and
- * rows its calls changed. The conversation stays as it is.
+ * rows its calls changed, and those of the sub-agents and workflow participants it started. The
+ * conversation stays as it is.
  */
 export async function undoLastTurn(
   store: SessionStore,
@@ -111,7 +137,7 @@ export async function undoLastTurn(
   let start = path.length - 1;
   while (start >= 0 && path[start].kind !== "user") start--;
   if (start < 0) throw new NbError("invalid_input", `Session ${sessionId} has no turn to undo yet`);
-  const files = await revertCallsOf(workspace, session, path.slice(start));
+  const files = await revertTurnsOf(store, workspace, session, path.slice(start));
   return {
     sessionId,
     leafId: session.leafId,

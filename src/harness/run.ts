@@ -76,7 +76,7 @@ export function stepEnv(
   deps: HarnessDeps,
   ctx: RunContext,
   runId: string,
-  state: Pick<PathState, "tasks" | "payload">,
+  state: Pick<PathState, "tasks" | "payload" | "turn">,
   signal?: AbortSignal,
 ): StepEnv {
   const sessionId = ctx.session.id;
@@ -89,6 +89,7 @@ export function stepEnv(
     profileKey: ctx.profile.key,
     initial: ctx.session.initial,
     payload: state.payload,
+    turn: state.turn,
     allow: ctx.allow,
     output: ctx.output,
     tasks: state.tasks,

@@ -30,6 +30,8 @@ export interface StepEnv {
   initial: Readonly<Record<string, unknown>>;
   /** The payload of the invocation being run, handed to tools through ctx.session (null: none). */
   payload: Readonly<Record<string, unknown>> | null;
+  /** The entry id of the user message that began the turn, recorded with each change (null: none). */
+  turn: string | null;
   allow: Allowlist;
   output: z.ZodType | undefined;
   tasks: TaskItem[];
@@ -159,6 +161,7 @@ export async function runStepCalls(calls: readonly ToolCall[], env: StepEnv): Pr
         initial: env.initial,
         ...(env.payload ? { payload: env.payload } : {}),
         callId: call.id,
+        ...(env.turn ? { turn: env.turn } : {}),
         services: {
           ...env.services,
           tasks: tasksService,

@@ -20,6 +20,8 @@ export interface WriteOrigin {
   session: string | null;
   profile: string | null;
   callId: string | null;
+  /** The session's turn: the entry id of the user message that began it. */
+  turn?: string | null;
 }
 
 /** A write the pipeline has started: its change id and what it may touch (null: anything). */
@@ -260,6 +262,7 @@ export class History {
       profile: who.profile ?? null,
       tool: who.tool ?? null,
       callId: who.callId ?? null,
+      turn: who.turn ?? null,
       targets: null,
       summary:
         who.actor === "outside" && who.tool !== START_TOOL

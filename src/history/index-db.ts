@@ -4,11 +4,12 @@ import { openVersionedDb } from "../core/sqlite.js";
 import { type Actor, type Change, type ChangeFilter, ChangeSchema } from "./schema.js";
 import type { Seen, SeenStore } from "./worktree.js";
 
-const VERSION = 1;
+const VERSION = 2;
 
 // `seq` is the order changes were recorded in (a write's id is made before it runs, so outside edits
 // recorded just before it have later ids); listings and reverts go by it.
-// change_paths answers `--path` and blame's commit → change lookups without scanning JSON.
+// Version 2 adds each change's turn (the schema runs whole on a fresh file, so the column is added
+// by ALTER in both cases). change_paths answers `--path` and blame's commit → change lookups without scanning JSON.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS changes (
   seq INTEGER PRIMARY KEY,
@@ -33,6 +34,8 @@ CREATE TABLE IF NOT EXISTS change_paths (
   PRIMARY KEY (path, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS change_paths_seq ON change_paths(seq);
+ALTER TABLE changes ADD COLUMN turn TEXT;
+CREATE INDEX IF NOT EXISTS changes_turn ON changes(turn);
 `;
 
 // The work tree's stat cache (worktree.ts): what each file hashed to, at which stat. A cache, not
@@ -58,6 +61,7 @@ interface Row {
   profile: string | null;
   tool: string | null;
   call_id: string | null;
+  turn: string | null;
   targets: string | null;
   summary: string;
   commit_sha: string | null;
@@ -65,7 +69,7 @@ interface Row {
 }
 
 const COLUMNS =
-  "c.id, c.time, c.actor, c.session, c.profile, c.tool, c.call_id, c.targets, c.summary, c.commit_sha, c.reverts";
+  "c.id, c.time, c.actor, c.session, c.profile, c.tool, c.call_id, c.turn, c.targets, c.summary, c.commit_sha, c.reverts";
 
 const KEYS = COLUMNS.split(",").map((c) => c.trim().slice(2));
 
@@ -84,6 +88,7 @@ function toChange(r: Row): Change {
     profile: r.profile,
     tool: r.tool,
     callId: r.call_id,
+    turn: r.turn,
     targets: r.targets === null ? null : (JSON.parse(r.targets) as string[]),
     summary: r.summary,
     commit: r.commit_sha,
@@ -114,8 +119,8 @@ export class ChangeIndex {
         : null;
       const info = this.db
         .prepare(
-          `INSERT INTO changes (seq, id, time, actor, session, profile, tool, call_id, targets, summary, commit_sha, reverts)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO changes (seq, id, time, actor, session, profile, tool, call_id, turn, targets, summary, commit_sha, reverts)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           seq,
@@ -126,6 +131,7 @@ export class ChangeIndex {
           c.profile,
           c.tool,
           c.callId,
+          c.turn,
           c.targets === null ? null : JSON.stringify(c.targets),
           c.summary,
           c.commit,
@@ -143,6 +149,14 @@ export class ChangeIndex {
     if (f.session !== undefined) {
       where.push("c.session = ?");
       args.push(f.session);
+    }
+    if (f.turn !== undefined) {
+      where.push("c.turn = ?");
+      args.push(f.turn);
+    }
+    if (f.callId !== undefined) {
+      where.push("c.call_id = ?");
+      args.push(f.callId);
     }
     if (f.since !== undefined) {
       where.push("c.time >= ?");

@@ -82,6 +82,7 @@ export async function pruneHistory(history: History, before: string): Promise<{ 
           profile: null,
           tool: START_TOOL,
           callId: null,
+          turn: null,
           targets: [],
           summary: `The project as it was on ${before} (history before it pruned)`,
           commit: root,

@@ -13,6 +13,7 @@ export function commitMessage(c: Change): string {
     ["Profile", c.profile],
     ["Tool", c.tool],
     ["Call-Id", c.callId],
+    ["Turn", c.turn],
     ["Reverts", c.reverts?.join(" ") ?? null],
   ];
   const lines = trailers.filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${oneLine(v as string)}`);
@@ -39,6 +40,7 @@ export function parseCommitMessage(message: string, commit: string, paths: strin
     profile: t.get("Profile") ?? null,
     tool: t.get("Tool") ?? null,
     callId: t.get("Call-Id") ?? null,
+    turn: t.get("Turn") ?? null,
     targets: paths,
     summary,
     commit,

@@ -48,9 +48,11 @@ async function deltasOf(history: History, changes: readonly Change[]): Promise<M
 }
 
 /**
- * Take these changes back (newest first), as one new change by `who` (actor "revert"). Every
- * file's result is worked out before anything is written: a conflict anywhere refuses the whole
- * revert with `conflict` (both versions of each file in `details.conflicts`), changing nothing.
+ * Take these changes back (newest first), as one new change by `who` (actor "revert"), all or
+ * nothing. Every part is planned before anything is written: each file's result is merged in
+ * memory (a conflict anywhere refuses the whole revert with `conflict`, both versions of each file
+ * in `details.conflicts`), and the row reverts are tried and rolled back. Then the files are
+ * written and the rows reverted; a failure then puts back the files already written.
  * Outside edits to the files are recorded first, so the revert never takes them for the change's.
  */
 export async function revertChanges(
@@ -63,18 +65,13 @@ export async function revertChanges(
   const deltas = await deltasOf(history, ordered);
   const paths = [...new Set([...deltas.values()].flat().map((d) => d.path))];
   const id = newChangeId();
+  const ids = ordered.map((c) => c.id);
   const pending = await history.begin(id, paths);
   try {
-    const results = await planUndo(history, ordered, deltas);
-    // Rows go back in their databases' own transactions, each refusing a conflict before any file is written.
-    let rows = 0;
-    for (const c of ordered) rows += revertRowsOf(history.project, c.id, id);
-    for (const [path, content] of results) {
-      const r = resolveFileAddress(history.project.workspace, history.project, path);
-      if (content === null) await removeProjectFile(r).catch(ignoreMissing);
-      else await writeProjectFile(r, content);
-    }
-    const ids = ordered.map((c) => c.id);
+    const plan = await planUndo(history, ordered, deltas);
+    revertRowsOf(history.project, ids, id, { check: true });
+    const rows = await writeThen(history, plan, () => revertRowsOf(history.project, ids, id));
+    const results = plan.results;
     return await history.finish(
       pending,
       { tool: who.tool ?? null, session: who.session ?? null, profile: who.profile ?? null, callId: null },
@@ -91,16 +88,47 @@ export async function revertChanges(
   }
 }
 
+/** Put a project file to this content (null: remove it). */
+async function put(history: History, path: string, content: Buffer | null): Promise<void> {
+  const r = resolveFileAddress(history.project.workspace, history.project, path);
+  if (content === null) await removeProjectFile(r).catch(ignoreMissing);
+  else await writeProjectFile(r, content);
+}
+
+/**
+ * Write the planned files, then run `rows`; when a write or `rows` fails, the files written are
+ * put back as they were found, and the error goes on.
+ */
+async function writeThen(history: History, plan: UndoPlan, rows: () => number): Promise<number> {
+  const written: string[] = [];
+  try {
+    for (const [path, content] of plan.results) {
+      written.push(path);
+      await put(history, path, content);
+    }
+    return rows();
+  } catch (e) {
+    for (const path of written.reverse()) await put(history, path, plan.start.get(path) ?? null);
+    throw e;
+  }
+}
+
 function ignoreMissing(e: unknown): void {
   if (!(e instanceof NbError && e.code === "not_found")) throw e;
 }
 
-/** Each file's content once every change is taken back (only files that change); conflicts throw. */
+/** A revert's files: the content each will have (only files that change), and as each was found. */
+interface UndoPlan {
+  results: Map<string, Buffer | null>;
+  start: Map<string, Buffer | null>;
+}
+
+/** Each file's content once every change is taken back, merged in memory; conflicts throw. */
 async function planUndo(
   history: History,
   ordered: readonly Change[],
   deltas: Map<string, FileDelta[]>,
-): Promise<Map<string, Buffer | null>> {
+): Promise<UndoPlan> {
   const shas = [...deltas.values()].flat().flatMap((d) => [d.before, d.after].filter((s) => s !== null));
   const blobs = await history.repo.blobs(shas as string[]);
   const blob = (sha: string | null) => (sha === null ? null : (blobs.get(sha) as Buffer));
@@ -137,5 +165,5 @@ async function planUndo(
     const was = start.get(path) ?? null;
     if (content === null ? was !== null : was === null || !was.equals(content)) changed.set(path, content);
   }
-  return changed;
+  return { results: changed, start };
 }

@@ -118,15 +118,16 @@ function wordKind(a: Author): "user" | "agents" | "outside" | "import" | null {
   return byActor[a.actor];
 }
 
-/** Resolve the changes a revert names: ids, a session's, or those since a time (newest first). */
+/** Resolve the changes a revert names: ids, a session's, a turn's, or those since a time (newest first). */
 export function selectChanges(
   history: History,
-  sel: { ids?: readonly string[]; session?: string; since?: string },
+  sel: { ids?: readonly string[]; session?: string; turn?: string; since?: string },
 ): Change[] {
   if (sel.ids?.length) return sel.ids.map((id) => history.index.get(id));
-  if (sel.session !== undefined || sel.since !== undefined) {
+  if (sel.session !== undefined || sel.turn !== undefined || sel.since !== undefined) {
     const list = history.index.list({
       ...(sel.session !== undefined ? { session: sel.session } : {}),
+      ...(sel.turn !== undefined ? { turn: sel.turn } : {}),
       ...(sel.since !== undefined ? { since: sel.since } : {}),
     });
     // The project's starting snapshot is not a change anyone made: it is never taken back.
@@ -134,5 +135,5 @@ export function selectChanges(
     if (!taken.length) throw new NbError("not_found", "No recorded changes match");
     return taken;
   }
-  throw new NbError("invalid_input", "Name the changes to revert: ids, --session N or --since T");
+  throw new NbError("invalid_input", "Name the changes to revert: ids, --session N, --turn E or --since T");
 }

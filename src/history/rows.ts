@@ -41,24 +41,48 @@ export function rowsOfChange(project: Project, changeId: string): RowsOfChange {
   };
 }
 
+/** Thrown inside a check's transactions to roll them back once every part has been tried. */
+class CheckedOnly extends Error {}
+
 /**
- * Take back a change's rows, in each database's own transaction logged under `newChangeId`; a row
- * log refuses (`conflict`, nothing changed there) a row changed since or a link the revert would
- * break, and the World Engine re-runs its checks on the subjects it touched. Returns how many
- * rows and slices it restored.
+ * Take back these changes' rows (newest first) as one change logged under `newChangeId`: the plot
+ * database's and the World Engine's in one transaction each, the world's inside the plot's, so a
+ * refusal anywhere leaves both as they were. A row log refuses (`conflict`, naming the change) a
+ * row changed since or a link the revert would break, and the World Engine re-runs its checks on
+ * the subjects it touched. With `check`, everything is tried and rolled back: the answer is whether
+ * it can be applied. Returns how many rows and slices it restored.
  */
-export function revertRowsOf(project: Project, changeId: string, newChangeId: string): number {
-  let restored = 0;
+export function revertRowsOf(
+  project: Project,
+  changeIds: readonly string[],
+  newChangeId: string,
+  opts: { check?: boolean } = {},
+): number {
   const plot = plotIfAny(project);
-  if (plot && hasPlotRowChanges(plot, changeId))
-    restored += revertPlotChange(plot, changeId, newChangeId).length;
   const world = worldIfAny(project);
-  if (world) {
-    const touched = worldRowChanges(world.db, changeId);
-    if (touched.slices.length || touched.subjects.length) {
-      const r = revertWorldChange(world, changeId, newChangeId);
+  const plotIds = plot ? changeIds.filter((id) => hasPlotRowChanges(plot, id)) : [];
+  const worldIds = world
+    ? changeIds.filter((id) => {
+        const touched = worldRowChanges(world.db, id);
+        return touched.slices.length > 0 || touched.subjects.length > 0;
+      })
+    : [];
+  if (!plotIds.length && !worldIds.length) return 0;
+  let restored = 0;
+  const all = () => {
+    if (plot && plotIds.length) restored += revertPlotChange(plot, plotIds, newChangeId).length;
+    if (world && worldIds.length) {
+      const r = revertWorldChange(world, worldIds, newChangeId);
       restored += r.change.slices.length + r.change.subjects.length;
     }
+    if (opts.check) throw new CheckedOnly();
+  };
+  const inWorld = () => (world ? world.db.transaction(all)() : all());
+  try {
+    if (plot) plot.transaction(inWorld)();
+    else inWorld();
+  } catch (e) {
+    if (!(e instanceof CheckedOnly)) throw e;
   }
   return restored;
 }

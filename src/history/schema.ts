@@ -20,6 +20,11 @@ export const ChangeSchema = z
     profile: z.string().nullable(),
     tool: z.string().nullable(),
     callId: z.string().nullable(),
+    /**
+     * The turn it was made in: the session entry id of the user message that began the turn
+     * (null: no session, or recorded before changes carried their turn).
+     */
+    turn: z.string().nullable(),
     /** Project-relative paths of the files it changed (those of the commit), else what it named. */
     targets: z.array(z.string()).nullable(),
     summary: z.string(),
@@ -35,6 +40,10 @@ export type Change = z.infer<typeof ChangeSchema>;
 export const ChangeFilterSchema = z
   .object({
     session: z.string().optional(),
+    /** The turn (entry id of its user message) the changes were made in. */
+    turn: z.string().optional(),
+    /** The tool call (of `session`) that made them. */
+    callId: z.string().optional(),
     path: z.string().optional(),
     /** ISO time: only changes at or after it. */
     since: z.string().optional(),

@@ -12,20 +12,18 @@ import type { ProfileCatalog } from "../profiles/catalog.js";
 import { projectInstructions } from "../profiles/project-instructions.js";
 import { toolPorts } from "../runtime/ports.js";
 import type { DispatchContext } from "../tools/dispatch.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import type { Project } from "../workspace/project.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { warmWorldSandbox } from "../world/script/run.js";
-import { callWithApproval } from "./approval.js";
 import { INVALID_PARAMS, ProtocolError, toProtocolError } from "./errors.js";
 import { listResources, readResource, resourceTemplates } from "./resources.js";
-import { mcpTools, toMcpResult } from "./tools.js";
+import type { McpToolSet } from "./tool-set.js";
+import { toMcpResult } from "./tools.js";
 
 /** Where and as whom an MCP server runs its calls. */
 export interface McpServerOptions {
   workspace: Workspace;
   project: Project | null;
-  registry: ToolRegistry;
+  tools: McpToolSet;
   catalog: ProfileCatalog;
   profileKey: string;
   mode: Mode;
@@ -45,7 +43,6 @@ function serverInstructions(opts: McpServerOptions): string {
 /** Build an MCP server exposing a profile's tools and, for a profile that may read, the project's Markdown as resources. */
 export function createMcpServer(opts: McpServerOptions): Server {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const tools = mcpTools(opts.registry, opts.catalog, opts.profileKey);
   const hidden = [opts.workspace.root, opts.workspace.realRoot];
   if (opts.project) hidden.push(opts.project.root, opts.project.realRoot);
   const allow = opts.catalog.allowlist(opts.profileKey);
@@ -56,7 +53,7 @@ export function createMcpServer(opts: McpServerOptions): Server {
     { capabilities: { tools: {}, resources: {} }, instructions: serverInstructions(opts) },
   );
   const base: Omit<DispatchContext, "approved"> = {
-    registry: opts.registry,
+    registry: opts.tools.registry,
     workspace: opts.workspace,
     project: opts.project,
     mode: opts.mode,
@@ -65,28 +62,49 @@ export function createMcpServer(opts: McpServerOptions): Server {
     ports: toolPorts(),
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  let worldWarmed = false;
+  /**
+   * A World Engine script's first call would otherwise wait for a worker to load QuickJS; one is
+   * started once tools/list has been answered, so neither the handshake nor the listing waits for it.
+   */
+  const warmWorld = () => {
+    if (worldWarmed || !allow.has("execute_world")) return;
+    worldWarmed = true;
+    setImmediate(() => void import("../world/script/run.js").then((m) => m.warmWorldSandbox()));
+  };
 
-  const offered = new Set(tools.map((t) => t.name));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = await opts.tools.listing();
+    warmWorld();
+    return { tools };
+  });
+
+  let offered: Promise<Set<string>> | undefined;
+  const offeredKeys = () => {
+    offered ??= opts.tools.listing().then((tools) => new Set(tools.map((t) => t.name)));
+    return offered;
+  };
   /**
    * A call of a tool this server does not list is a protocol error (MCP: unknown tool), not a tool
    * result; the message says why it is not offered.
    */
   const notOffered = (key: string): ProtocolError => {
-    const tool = opts.registry.get(key);
-    const why = !tool
+    const known = opts.tools.registry.has(key);
+    const why = !known
       ? `Unknown tool: ${key}`
       : !allow.has(key)
         ? `Tool ${key} is not allowed for profile ${opts.profileKey}`
         : `Tool ${key} needs a NeuroBook agent session and is not offered over MCP`;
     return new ProtocolError(INVALID_PARAMS, `${why} (tools/list lists the tools this server offers)`, {
-      code: tool ? "not_allowed" : "not_found",
+      code: known ? "not_allowed" : "not_found",
     });
   };
 
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const key = req.params.name;
-    if (!offered.has(key)) throw notOffered(key);
+    if (!(await offeredKeys()).has(key)) throw notOffered(key);
+    // The dispatch pipeline and the tool's group load with the first call, not the handshake.
+    const [{ callWithApproval }] = await Promise.all([import("./approval.js"), opts.tools.load(key)]);
     const call = { key, input: req.params.arguments ?? {} };
     return toMcpResult(await callWithApproval(server, call, { ...base, signal: extra.signal }, log));
   });
@@ -114,8 +132,5 @@ export function createMcpServer(opts: McpServerOptions): Server {
     }
   });
 
-  // A World Engine script's first call would otherwise wait for a worker to load QuickJS; start
-  // one once the client is connected, so initialize itself is not slowed.
-  if (allow.has("execute_world")) server.oninitialized = () => void warmWorldSandbox();
   return server;
 }

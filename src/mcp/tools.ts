@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ProfileCatalog } from "../profiles/catalog.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AnyTool, DispatchResult, ToolBinding, ToolGroup } from "../tools/types.js";
@@ -21,13 +22,18 @@ export function sessionBoundGroups(registry: ToolRegistry): ToolGroup[] {
   return groups.filter((g) => registry.list().every((t) => t.group !== g || isSessionBound(t)));
 }
 
-/** The MCP-facing description of one tool. */
-export interface McpToolInfo {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean };
-}
+/** The MCP-facing description of one tool (as tools/list answers and the listing cache stores it). */
+export const McpToolInfoSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  annotations: z.object({
+    title: z.string(),
+    readOnlyHint: z.boolean(),
+    destructiveHint: z.boolean().optional(),
+  }),
+});
+export type McpToolInfo = z.infer<typeof McpToolInfoSchema>;
 
 /**
  * True when every call of the tool under this binding only reads: a read-effect tool, or one the

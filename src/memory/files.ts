@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { NbError } from "../core/errors.js";
 
@@ -99,6 +100,22 @@ export function tornTail(text: string): { keep: number; line: number } | null {
   } catch {
     return { keep, line: text.slice(0, keep).split("\n").length };
   }
+}
+
+/**
+ * What an append to events.jsonl depends on: the file's size in bytes and the sha256 of its end from
+ * the start of its last whole line (null: no file). An append keeps everything before that end,
+ * drops a torn last line and adds its own lines, so these pin exactly what it would do, at a cost
+ * that grows with the last line, not with the file.
+ */
+export function appendAnchor(text: string | null): { bytes: number; tail: string } | null {
+  if (text === null) return null;
+  const end = text.endsWith("\n") ? text.length - 1 : text.length;
+  const start = text.lastIndexOf("\n", end - 1) + 1;
+  return {
+    bytes: Buffer.byteLength(text, "utf8"),
+    tail: createHash("sha256").update(text.slice(start), "utf8").digest("hex"),
+  };
 }
 
 /** What the reader says of a torn last line it dropped. */

@@ -99,12 +99,16 @@ export function hasPlotRowChanges(db: PlotDb, changeId: string): boolean {
 }
 
 /**
- * Undo a change's plot rows in one transaction logged under `newChangeId`. Refused with
+ * Undo changes' plot rows (newest first) in one transaction logged under `newChangeId`. Refused with
  * `conflict` and nothing changed when a row changed since (both versions shown) or when a row
  * would be left pointing at one that is gone (a scene whose chapter the revert removes); a row
  * that breaks the schema's rules (SQLite's CHECKs) fails the same way. `not_found`: the change
  * logged no plot rows. Returns the revert's own rows.
  */
-export function revertPlotChange(db: PlotDb, changeId: string, newChangeId: string): PlotRowDiff[] {
-  return revertRows(db, PLOT_LOG, changeId, newChangeId, { name: rowName }).map(diffOf);
+export function revertPlotChange(
+  db: PlotDb,
+  changeIds: string | readonly string[],
+  newChangeId: string,
+): PlotRowDiff[] {
+  return revertRows(db, PLOT_LOG, changeIds, newChangeId, { name: rowName }).map(diffOf);
 }

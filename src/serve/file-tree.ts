@@ -1,9 +1,10 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
-import { countWords } from "../core/text.js";
+import { readChapter } from "../markdown/chapter.js";
 import type { Project } from "../workspace/project.js";
 import { readTextSafeSync } from "../workspace/safe-read.js";
+import { FolderListings, type Listing } from "./folder-listings.js";
 import type { FileNode } from "./responses.js";
 
 /** Nodes one answer lists at most; folders past it come back `lazy`, to be asked for by path. */
@@ -24,6 +25,7 @@ interface Counted {
   size: number;
   mtimeMs: number;
   words: number | undefined;
+  title: string | null;
 }
 
 /** A tree answer: the folder asked for, and whether any folder's entries were cut at FOLDER_LIMIT. */
@@ -33,17 +35,30 @@ export interface TreeAnswer {
 }
 
 /**
- * One project's file tree, listed from disk on every request (so edits made anywhere are seen),
- * with word counts kept by file identity (inode, size, mtime): a warm listing reads no file, and a
- * changed file is counted again the next time it is listed or reported changed.
+ * One project's file tree. Folders are listed from disk and kept while the system's watch on them
+ * reports nothing (folder-listings.ts), so edits made anywhere are seen and a warm tree touches no
+ * disk. Each Markdown file's title and word count (read as a chapter: see markdown/chapter.ts) is
+ * kept by file identity (inode, size, mtime), so a folder listed again re-reads only changed files.
  */
 export class FileTreeCache {
   private readonly counts = new Map<string, Counted>();
+  private readonly listings: FolderListings;
 
   constructor(
     private readonly project: Project,
     private readonly budget = TREE_BUDGET,
-  ) {}
+  ) {
+    this.listings = new FolderListings(project.root);
+  }
+
+  /** Files nbook just changed: the listings of their folders go now, not when the watch says so. */
+  changed(paths: readonly string[]): void {
+    this.listings.changedFiles(paths);
+  }
+
+  close(): void {
+    this.listings.close();
+  }
 
   /**
    * The folder `rel` ("" for the project) breadth first: folders are filled level by level while
@@ -59,7 +74,8 @@ export class FileTreeCache {
     while (level.length) {
       const next: typeof level = [];
       for (const { node, rel: at } of level) {
-        const entries = this.entries(at);
+        const listing = this.listing(at);
+        const entries = listing.entries;
         if (entries.length > budget) {
           node.lazy = true;
           continue;
@@ -73,8 +89,13 @@ export class FileTreeCache {
             next.push({ node: child, rel: childRel });
             return child;
           }
-          if (e.isSymbolicLink()) return { name: e.name, path: childRel, kind: "link" };
-          return this.fileNode(childRel) ?? { name: e.name, path: childRel, kind: "file", size: 0 };
+          const known = listing.files.get(e.name);
+          if (known) return known;
+          const made: FileNode = e.isSymbolicLink()
+            ? { name: e.name, path: childRel, kind: "link" }
+            : (this.fileNode(childRel) ?? { name: e.name, path: childRel, kind: "file", size: 0 });
+          listing.files.set(e.name, made);
+          return made;
         });
       }
       level = next;
@@ -108,17 +129,18 @@ export class FileTreeCache {
       return null;
     }
     const node: FileNode = { name, path: rel, kind: "file", size: st.size };
-    const words = this.words(rel, abs, st);
-    if (words !== undefined) node.words = words;
+    const counted = this.count(rel, abs, st);
+    if (counted?.words !== undefined) node.words = counted.words;
+    if (counted?.title) node.title = counted.title;
     return node;
   }
 
-  private words(rel: string, abs: string, st: Stats): number | undefined {
+  private count(rel: string, abs: string, st: Stats): Counted | undefined {
     if (!/\.md$/i.test(rel) || st.size > WORD_COUNT_MAX_BYTES) return undefined;
     const known = this.counts.get(rel);
-    if (known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs)
-      return known.words;
+    if (known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known;
     let words: number | undefined;
+    let title: string | null = null;
     try {
       // Through the safe read: a file swapped for a FIFO or a link out since the stat is not read.
       const text = readTextSafeSync(abs, {
@@ -126,27 +148,36 @@ export class FileTreeCache {
         root: this.project.realRoot,
         maxBytes: WORD_COUNT_MAX_BYTES,
       });
-      words = countWords(text ?? "");
+      ({ words, title } = readChapter(text ?? ""));
     } catch {
       words = undefined;
     }
-    this.counts.set(rel, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, words });
-    return words;
+    const counted = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, words, title };
+    this.counts.set(rel, counted);
+    return counted;
   }
 
-  /** A folder's listed entries, folders first, then by name; hidden and temp files left out. */
-  private entries(rel: string): Dirent[] {
+  /**
+   * A folder's listed entries (folders first, then by name; hidden and temp files left out) and
+   * its files' nodes: as kept while the folder is watched and unchanged, else read now.
+   */
+  private listing(rel: string): Listing {
+    const kept = this.listings.get(rel);
+    if (kept) return kept;
     let all: Dirent[];
     try {
       all = readdirSync(join(this.project.root, rel), { withFileTypes: true });
     } catch {
-      return [];
+      this.listings.forget(rel);
+      return { entries: [], files: new Map() };
     }
     const shown = all.filter((e) => !HIDDEN.has(e.name) && !TEMP.test(e.name));
     shown.sort((a, b) =>
       a.isDirectory() !== b.isDirectory() ? (a.isDirectory() ? -1 : 1) : collator.compare(a.name, b.name),
     );
-    return shown.slice(0, FOLDER_LIMIT);
+    const listing = { entries: shown.slice(0, FOLDER_LIMIT), files: new Map<string, FileNode>() };
+    this.listings.keep(rel, listing);
+    return listing;
   }
 }
 

@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import type { HarnessEvent } from "../harness/events.js";
 import type { Harness } from "../harness/loop.js";
 import { type Entry, type Session, SessionStore } from "../harness/store/index.js";
+import { History } from "../history/history.js";
 import { openHarness } from "../runtime/open.js";
 import { WorkflowStore } from "../workflows/store/index.js";
 import type { Project } from "../workspace/project.js";
@@ -183,11 +185,35 @@ export class ServeHub {
     if (path.length) this.scanned.set(sessionId, Number(path[path.length - 1].id));
     const session = h.store.session(sessionId);
     for (const entry of fresh) {
-      if (entry.kind !== "tool_result" || !entry.data.ok || !FILE_WRITERS.has(entry.data.key)) continue;
+      if (entry.kind !== "tool_result" || !entry.data.ok) continue;
+      if (!FILE_WRITERS.has(entry.data.key)) {
+        const paths = session.project
+          ? this.recordedPaths(session.project, sessionId, entry.data.callId)
+          : [];
+        if (paths.length && session.project)
+          this.publishFilesChanged(session.project, sessionId, entry.data.key, paths);
+        continue;
+      }
       const changes = changedPaths(entry.data.details, session.project);
       for (const [project, paths] of changes) {
         this.publishFilesChanged(project, sessionId, entry.data.key, paths);
       }
+    }
+  }
+
+  /**
+   * The files the history recorded for one call whose result does not name them (bash,
+   * subject_event_append): a project with no history yet has none to look up.
+   */
+  private recordedPaths(project: string, sessionId: string, callId: string): string[] {
+    try {
+      const history = History.of(this.workspace.project(project));
+      if (!existsSync(history.indexPath)) return [];
+      const changes = history.index.list({ session: sessionId, callId });
+      return [...new Set(changes.flatMap((c) => c.targets ?? []))];
+    } catch {
+      // A history that cannot be read (being repaired, a project deleted) leaves the event out; the run goes on.
+      return [];
     }
   }
 }

@@ -21,24 +21,41 @@ export class ProjectFiles {
   readonly tree: FileTreeCache;
   private index: ProjectSearch | null = null;
   private checkedAt = 0;
+  /** Files changed through nbook that the search index has not taken up yet. */
+  private readonly unindexed = new Set<string>();
+  private flushing: NodeJS.Immediate | null = null;
 
   constructor(private readonly project: Project) {
     this.tree = new FileTreeCache(project);
   }
 
-  /** The nodes of files just changed (for the change event), with the search index brought up to them. */
+  /**
+   * The nodes of files just changed (for the change event). The search index takes them up just
+   * after, off the write's answer, and before any search that comes first.
+   */
   changed(paths: readonly string[]): ChangedNode[] {
+    for (const p of paths) this.unindexed.add(p);
+    this.flushing ??= setImmediate(() => this.indexChanges());
+    this.tree.changed(paths);
+    return paths.map((path) => ({ path, node: this.tree.fileNode(path) }));
+  }
+
+  private indexChanges(): void {
+    this.flushing = null;
+    if (!this.unindexed.size) return;
+    const paths = [...this.unindexed];
+    this.unindexed.clear();
     try {
       this.search$().update(paths);
     } catch {
-      // The event goes out regardless; the next search then checks every file (and says what fails).
+      // The next search checks every file instead (and says what fails).
       this.checkedAt = 0;
     }
-    return paths.map((path) => ({ path, node: this.tree.fileNode(path) }));
   }
 
   /** Search the project's index, checking the files on disk first when the last check is not recent. */
   search(req: SearchRequest): SearchResult {
+    this.indexChanges();
     const index = this.search$();
     if (Date.now() - this.checkedAt > RESYNC_MS) {
       index.sync();
@@ -48,6 +65,9 @@ export class ProjectFiles {
   }
 
   close(): void {
+    if (this.flushing) clearImmediate(this.flushing);
+    this.flushing = null;
+    this.tree.close();
     this.index?.close();
     this.index = null;
   }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { ImportPlanSchema } from "../books/import/plan.js";
 import { ErrorInfoSchema } from "../core/error-schema.js";
 import { ModeSchema } from "../core/modes.js";
+import { GoalsSchema } from "../goals/goals.js";
 import { RewindResultSchema } from "../harness/rewind.js";
 import { ModelCallSchema, UsageTotalsSchema } from "../harness/store/calls.js";
 import { EntryPageSchema } from "../harness/store/pages.js";
@@ -54,8 +55,10 @@ export const FileNodeSchema = z
     path: z.string(),
     kind: z.enum(["dir", "file", "link"]),
     size: z.number().optional(),
-    /** Words of a Markdown file (each CJK character counts as one). */
+    /** Words of a Markdown file's prose, its title heading and front matter left out (each CJK character counts as one). */
     words: z.number().optional(),
+    /** A Markdown file's title: its leading `#` heading (what the export titles the chapter). */
+    title: z.string().optional(),
     /** A folder whose entries this answer leaves out: ask for them with `?path=<its path>`. */
     lazy: z.boolean().optional(),
     get children(): z.ZodOptional<z.ZodArray<typeof FileNodeSchema>> {
@@ -77,6 +80,15 @@ export type FileText = z.infer<typeof FileTextSchema>;
 export const FileWrittenSchema = z
   .object({ path: z.string(), version: z.string(), created: z.boolean(), unchanged: z.boolean() })
   .strict();
+/** A move or delete done from the workbench: the history change it made and every file it touched. */
+export const FilesChangedSchema = z
+  .object({
+    summary: z.string(),
+    change: z.string().nullable().describe("the history change id (revert it to take the change back)"),
+    paths: z.array(z.string()).describe("project-relative files removed or created"),
+  })
+  .strict();
+export type FilesChanged = z.infer<typeof FilesChangedSchema>;
 /** The details of a 409 on a write: what is on disk now (`theirs`), to diff against the user's text. */
 export const WriteConflictDetailsSchema = z
   .object({ path: z.string(), version: z.string(), theirs: z.string(), yours: z.string() })
@@ -497,7 +509,21 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
 
 // ---------------------------------------------------------------- history
 
-export const ChangeListSchema = z.object({ changes: z.array(ChangeSchema) }).strict();
+/** A turn the listed changes were made in: its session, and the start of the message that began it. */
+export const ChangeTurnSchema = z
+  .object({
+    session: z.string(),
+    /** The entry id of the turn's user message (ChangeSchema's `turn`). */
+    turn: z.string(),
+    /** The message's first characters, on one line (null: the session or entry is gone). */
+    text: z.string().nullable(),
+    time: z.string().nullable(),
+  })
+  .strict();
+export type ChangeTurn = z.infer<typeof ChangeTurnSchema>;
+export const ChangeListSchema = z
+  .object({ changes: z.array(ChangeSchema), turns: z.array(ChangeTurnSchema) })
+  .strict();
 export { BlameSchema, ChangeShownSchema, HistoryStatsSchema, RepairReportSchema };
 export const RevertedSchema = z.object({ change: ChangeSchema.nullable() }).strict();
 export const PrunedSchema = z.object({ removed: z.number().int() }).strict();
@@ -525,3 +551,25 @@ export const ProjectUsageSchema = z
   .strict();
 /** What `/compact` wrote: the summary, or null when there was nothing older to summarise. */
 export const CompactedSchema = z.object({ compacted: z.boolean(), summary: z.string().nullable() }).strict();
+
+const DeltaSchema = z.object({ added: z.number(), removed: z.number() }).strict();
+/** Goals with the book's progress against them and the daily log. */
+export const GoalsViewSchema = z
+  .object({
+    goals: GoalsSchema,
+    progress: z
+      .object({
+        chapters: z.array(
+          z
+            .object({ path: z.string(), title: z.string(), words: z.number(), target: z.number().nullable() })
+            .strict(),
+        ),
+        total: z.number(),
+      })
+      .strict(),
+    days: z
+      .array(z.object({ day: z.string(), you: DeltaSchema, agents: DeltaSchema }).strict())
+      .describe("oldest first, today last; words on the added and removed lines of manuscript/ changes"),
+  })
+  .strict();
+export type GoalsView = z.infer<typeof GoalsViewSchema>;

@@ -254,6 +254,8 @@ export async function runPlanned(
     profile: dctx.profileKey,
     callId: dctx.session?.callId ?? null,
   };
+  // The history keeps the turn too; the change record (its schema shared with the doors) does not.
+  const who = { ...origin, turn: dctx.session?.turn ?? null };
   let recording: Recording | null = null;
   try {
     if (dctx.signal?.aborted) throw new NbError("aborted", "The call was aborted before it started");
@@ -266,7 +268,7 @@ export async function runPlanned(
       r = await call.prepared.run(changeId ? { ...grant, changeId } : grant);
     } catch (e) {
       // A write that failed half-way may still have changed files: they are its, not outside edits.
-      await recording?.finish(origin, {
+      await recording?.finish(who, {
         summary: `${call.tool.key} (failed)`,
         targets: call.prepared.targets,
         rows: false,
@@ -275,7 +277,7 @@ export async function runPlanned(
     }
     const record = changeId ? changeRecord({ id: changeId, ...origin }, call.prepared, r) : null;
     if (record) {
-      await recording?.finish(origin, {
+      await recording?.finish(who, {
         summary: record.summary,
         targets: record.targets,
         rows: record.rows !== undefined,

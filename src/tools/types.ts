@@ -50,6 +50,8 @@ export interface ToolSession {
   readonly payload?: Readonly<Record<string, unknown>>;
   /** The id of the tool call being run (a background job records the call that started it). */
   readonly callId?: string;
+  /** The turn being run: the session entry id of the user message that began it (the history keeps it). */
+  readonly turn?: string;
   /** What the session lends its tools; a door without one leaves it out. */
   readonly services: SessionServices;
 }

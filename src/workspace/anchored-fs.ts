@@ -8,6 +8,7 @@ import {
   readlink,
   rename,
   rm,
+  rmdir,
   stat,
   unlink,
 } from "node:fs/promises";
@@ -269,6 +270,31 @@ export async function removeProjectFile(r: ResolvedPath, scope: WriteScope = {})
       if (e.code === "ENOENT") throw new NbError("not_found", `File not found: ${r.display}`);
       throw e;
     });
+  } finally {
+    await folder.close();
+  }
+}
+
+/**
+ * Remove a project folder if it is empty, through its opened, checked parent (a link there is not a
+ * folder and stays). False when it is missing, not empty or not a folder: nothing is removed then.
+ */
+export async function removeEmptyProjectFolder(r: ResolvedPath): Promise<boolean> {
+  const opened = await openParent(r, false, {});
+  if (!opened.anchored) {
+    checkByName(r, {});
+    return rmdir(r.abs).then(
+      () => true,
+      () => false,
+    );
+  }
+  if (opened.parent === null) return false;
+  const { folder, name } = opened.parent;
+  try {
+    return await rmdir(at(folder, name)).then(
+      () => true,
+      () => false,
+    );
   } finally {
     await folder.close();
   }

@@ -136,14 +136,18 @@ export interface WorldRevert {
 }
 
 /**
- * Undo a change's World Engine rows in one transaction logged under `newChangeId`, re-deriving the
+ * Undo changes' World Engine rows (newest first) in one transaction logged under `newChangeId`, re-deriving the
  * touched subjects (the World Engine's checks run again: their issues are returned). Refused with
  * `conflict` and nothing changed when a row changed since (both versions shown) or when the result
  * would break the log's rules (two slices at one instant); `not_found` when the change logged no rows here.
  */
-export function revertWorldChange(world: World, changeId: string, newChangeId: string): WorldRevert {
+export function revertWorldChange(
+  world: World,
+  changeIds: string | readonly string[],
+  newChangeId: string,
+): WorldRevert {
   let issues: Issue[] = [];
-  const rows = revertRows(world.db, WORLD_LOG, changeId, newChangeId, {
+  const rows = revertRows(world.db, WORLD_LOG, changeIds, newChangeId, {
     name: rowName,
     check: (restored) => {
       const t = touchedBy(restored);

@@ -1,7 +1,8 @@
 // The Changes screen in a real headless Chromium against a real `nbook serve`: a scripted agent's
-// edit appears in the inbox under its session, its diff shows, Keep marks it reviewed (kept across a
-// reload), a revert refused for a same-line edit since shows both versions and writes nothing, and
-// Revert restores the file (the editor shows the old text again, its history and blame beside it).
+// edit appears in the inbox under its session and its turn (titled with the message that began it),
+// its diff shows, Keep marks it reviewed (kept across a reload), a revert refused for a same-line
+// edit since shows both versions and writes nothing, and Revert turn restores the file (the editor
+// shows the old text again, its history and blame beside it).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,6 +87,12 @@ if (missing) {
       await until(() => agentChange.count()).toBe(1);
       const group = page.getByTestId("change-group").filter({ has: agentChange });
       expect(await group.locator(".group-title").textContent()).toBe(`leader.default · session #${session}`);
+      // Within the session, its changes are grouped by turn, under the message that began it.
+      const turn = group.getByTestId("turn-group").filter({ has: agentChange });
+      expect(await turn.getByTestId("turn-title").textContent()).toBe(
+        "Tighten the opening line of chapter 1.",
+      );
+      expect(await turn.getAttribute("data-turn")).toMatch(/^\d+$/);
       // The sample project as the history began is listed too, by an earlier hand.
       expect(await page.locator('[data-testid="change"]:not([data-actor="agent"])').count()).toBeGreaterThan(
         0,
@@ -149,8 +156,8 @@ if (missing) {
       writeFileSync(chapterPath(), edited);
     });
 
-    it("reverts the agent's edit: the file and the editor show the old text", async () => {
-      await page.getByTestId("revert").click();
+    it("reverts the agent's turn: the file and the editor show the old text", async () => {
+      await page.getByTestId("revert-turn").click();
       await until(() => page.getByTestId("revert-done").textContent()).toMatch(/^Reverted, as change c/);
       expect(await page.getByTestId("revert-conflict").count()).toBe(0);
       const text = readFileSync(chapterPath(), "utf8");

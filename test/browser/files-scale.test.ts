@@ -63,7 +63,7 @@ if (missing) {
 
     it("a write elsewhere updates the chapter's word count from the event, without fetching the tree again", async () => {
       const link = page.locator(`a[data-path="${chapter(3)}"]`);
-      expect(await link.getByTestId("chapter-words").textContent()).toBe("7");
+      expect(await link.getByTestId("chapter-words").textContent()).toBe("5");
       const before = requests.filter((u) => u.includes("/files/tree")).length;
       const read = await page
         .context()
@@ -71,7 +71,11 @@ if (missing) {
       const { version } = (await read.json()) as { version: string };
       const ok = await page.context().request.put(`${server.origin}/api/projects/long/files/write`, {
         headers: { origin: server.origin },
-        data: { path: chapter(3), content: "# Three\n\nOne two three four five.\n", baseVersion: version },
+        data: {
+          path: chapter(3),
+          content: "# Three\n\nOne two three four five six.\n",
+          baseVersion: version,
+        },
       });
       expect(ok.status()).toBe(200);
       await until(() => link.getByTestId("chapter-words").textContent()).toBe("6");

@@ -185,7 +185,10 @@ if (missing) {
       ["agent", "/#/p/tide/agent/draft"],
       ["world", "/#/p/tide/world"],
       ["plot", "/#/p/tide/plot"],
+      ["goals", "/#/p/tide/goals"],
       ["jobs", "/#/p/tide/jobs/ok"],
+      ["changes", "/#/p/tide/changes"],
+      ["settings", "/#/p/tide/settings"],
     ] as const;
 
     type Win = { document: { activeElement: { getAttribute: (n: string) => string | null } | null } };
@@ -214,7 +217,7 @@ if (missing) {
           await shot(page, `room-axe-${lang}-${name}`);
         }
       }
-      console.log(`axe-core violations by impact (nodes, 12 screens): ${JSON.stringify(counts)}`);
+      console.log(`axe-core violations by impact (nodes, 18 screens): ${JSON.stringify(counts)}`);
       expect(bad).toEqual([]);
     });
 

@@ -223,11 +223,11 @@ if (missing) {
       await page.getByTestId("new-file").fill(third);
       await page.getByTestId("new-file").press("Enter");
       await until(() => page.getByTestId("open-path").textContent()).toBe(third);
-      await until(() => editor.inputValue()).toBe("# 03-the-bell-road\n");
-      expect(readFileSync(join(ws, "tide", third), "utf8")).toBe("# 03-the-bell-road\n");
+      await until(() => editor.inputValue()).toBe("# The Bell Road\n");
+      expect(readFileSync(join(ws, "tide", third), "utf8")).toBe("# The Bell Road\n");
       await until(() =>
         page.locator(`a[data-path="${third}"]`).getByTestId("chapter-words").textContent(),
-      ).toBe("1");
+      ).toBe("0");
       await editor.fill("# The Bell Road\n\nMira follows the creek.\n");
       await page.getByTestId("save").click();
       await until(() => page.getByTestId("save-status").textContent()).toBe("Saved");

@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHandle, type McpHttpOptions, serveMcpHttp } from "../../src/mcp/http.js";
+import { loadedToolSet } from "../../src/mcp/tool-set.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { pacedUpload } from "../upload.js";
 import { BIN, expectedTools, type McpBed, mcpBed, textOf } from "./fixture.js";
@@ -93,7 +94,7 @@ function serve(extra: Partial<McpHttpOptions> = {}): Promise<McpHttpHandle> {
   return serveMcpHttp({
     workspace: m.bed.ws,
     project: m.bed.project,
-    registry: createToolRegistry(),
+    tools: loadedToolSet(createToolRegistry(), m.bed.catalog, "writer"),
     catalog: m.bed.catalog,
     profileKey: "writer",
     mode: "normal",
@@ -104,11 +105,10 @@ function serve(extra: Partial<McpHttpOptions> = {}): Promise<McpHttpHandle> {
 
 describe("nbook mcp over Streamable HTTP", () => {
   it("serves list and call with the bearer token and refuses without it", async () => {
-    const registry = createToolRegistry();
     const h = await serveMcpHttp({
       workspace: m.bed.ws,
       project: m.bed.project,
-      registry,
+      tools: loadedToolSet(createToolRegistry(), m.bed.catalog, "writer"),
       catalog: m.bed.catalog,
       profileKey: "writer",
       mode: "normal",

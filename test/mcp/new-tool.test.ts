@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Mode } from "../../src/core/modes.js";
 import { createMcpServer } from "../../src/mcp/server.js";
+import { loadedToolSet } from "../../src/mcp/tool-set.js";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { BUILTIN_TOOLS } from "../../src/tools/builtin.js";
 import { defineTool } from "../../src/tools/define.js";
@@ -44,11 +45,12 @@ afterAll(() => bed.cleanup());
 
 /** An in-process server for profile `scribe` and a client connected to it. */
 async function connect(mode: Mode): Promise<Client> {
+  const catalog = new ProfileCatalog(registry, bed.ws, bed.project);
   const server = createMcpServer({
     workspace: bed.ws,
     project: bed.project,
-    registry,
-    catalog: new ProfileCatalog(registry, bed.ws, bed.project),
+    tools: loadedToolSet(registry, catalog, "scribe"),
+    catalog,
     profileKey: "scribe",
     mode,
     log: () => {},

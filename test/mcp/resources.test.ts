@@ -6,6 +6,7 @@ import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpServer } from "../../src/mcp/server.js";
+import { loadedToolSet } from "../../src/mcp/tool-set.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type McpBed, mcpBed } from "./fixture.js";
 
@@ -90,7 +91,7 @@ async function inProcess(profileKey: string): Promise<Client> {
   const server = createMcpServer({
     workspace: m.bed.ws,
     project: m.bed.project,
-    registry: createToolRegistry(),
+    tools: loadedToolSet(createToolRegistry(), m.bed.catalog, profileKey),
     catalog: m.bed.catalog,
     profileKey,
     mode: "normal",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   existsSync,
   linkSync,
@@ -13,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Mode } from "../../src/core/modes.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
+import type { ChangeRecord } from "../../src/tools/pipeline/record.js";
 import type { DispatchResult, ToolPreview } from "../../src/tools/types.js";
 import { makeTestBed, type TestBed } from "../helpers.js";
 
@@ -204,6 +206,83 @@ describe("subject_event_append", () => {
     expect(readFileSync(abs(`${A}/events.jsonl`), "utf8")).toBe(
       '{"text":"first"}\n{"text":"added by hand"}\n{"text":"second","tick":"2"}\n',
     );
+  });
+});
+
+describe("subject_event_append's approval basis", () => {
+  const file = () => abs(`${A}/events.jsonl`);
+  const sha = (t: string) => createHash("sha256").update(t, "utf8").digest("hex");
+  const stop = async (input: unknown) => {
+    const r = await call("subject_event_append", input, { mode: "discuss" });
+    if (r.ok || r.error.code !== "approval_required") throw new Error("expected an approval");
+    return (r.error.details as { preview: ToolPreview }).preview;
+  };
+
+  it("pins the file's size and last line, not its whole text: what runs is what the preview showed", async () => {
+    mkdirSync(abs(A), { recursive: true });
+    writeFileSync(file(), '{"text":"aaaa"}\n{"text":"last"}\n');
+    const input = { subjectPath: A, events: [{ text: "new" }] };
+    const preview = await stop(input);
+    // The basis grows with the last line only, whatever the file's length.
+    expect(JSON.stringify(preview.basis).length).toBeLessThan(200);
+    // An edit before the last line that keeps the size changes nothing the append does.
+    writeFileSync(file(), '{"text":"bbbb"}\n{"text":"last"}\n');
+    await ok(call("subject_event_append", input, { mode: "discuss", approved: { basis: preview.basis } }));
+    expect(readFileSync(file(), "utf8")).toBe('{"text":"bbbb"}\n{"text":"last"}\n{"text":"new"}\n');
+
+    // A changed last line of the same size, or a torn line appended since, is a conflict.
+    const again = await stop(input);
+    writeFileSync(file(), '{"text":"bbbb"}\n{"text":"last"}\n{"text":"wen"}\n');
+    expect(
+      await code(call("subject_event_append", input, { mode: "discuss", approved: { basis: again.basis } })),
+    ).toMatch(/^conflict: /);
+    const third = await stop(input);
+    writeFileSync(file(), '{"text":"bbbb"}\n{"text":"last"}\n{"text":"wen"}\n{"te');
+    expect(
+      await code(call("subject_event_append", input, { mode: "discuss", approved: { basis: third.basis } })),
+    ).toMatch(/^conflict: /);
+    expect(readFileSync(file(), "utf8")).toBe('{"text":"bbbb"}\n{"text":"last"}\n{"text":"wen"}\n{"te');
+    // A basis of another shape (a whole-file hash) is refused.
+    expect(
+      await code(
+        call("subject_event_append", input, {
+          mode: "discuss",
+          approved: { basis: { files: [{ path: `${A}/events.jsonl`, sha256: "x" }] } },
+        }),
+      ),
+    ).toMatch(/^conflict: The approval does not match this subject_event_append call/);
+  });
+
+  it("reports the file's content hashes before and after, a torn last line dropped included", async () => {
+    mkdirSync(abs(A), { recursive: true });
+    const records: ChangeRecord[] = [];
+    const append = (text: string) =>
+      dispatch(
+        { key: "subject_event_append", input: { subjectPath: A, events: [{ text }] } },
+        {
+          registry,
+          workspace: bed.ws,
+          project: bed.project,
+          mode: "normal",
+          profileKey: null,
+          allow: "all",
+          onChange: (r) => records.push(r),
+        },
+      );
+    await ok(append("one"));
+    expect(records[0]?.files).toEqual([
+      { path: `${A}/events.jsonl`, before: null, after: sha('{"text":"one"}\n') },
+    ]);
+    writeFileSync(file(), '{"text":"one"}\n{"te');
+    await ok(append("two"));
+    expect(records[1]?.files).toEqual([
+      {
+        path: `${A}/events.jsonl`,
+        before: sha('{"text":"one"}\n{"te'),
+        after: sha('{"text":"one"}\n{"text":"two"}\n'),
+      },
+    ]);
+    expect(readFileSync(file(), "utf8")).toBe('{"text":"one"}\n{"text":"two"}\n');
   });
 });
 

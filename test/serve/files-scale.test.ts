@@ -38,7 +38,7 @@ describe("the file tree at scale", () => {
     const manuscript = child(t, "manuscript")!;
     const folders = manuscript.children!.filter((c) => c.kind === "dir");
     expect(folders).toHaveLength(5000);
-    expect(folders.every((f) => f.children?.[0]?.words === 7 && !f.lazy)).toBe(true);
+    expect(folders.every((f) => f.children?.[0]?.words === 5 && !f.lazy)).toBe(true);
     expect(folders.at(-1)?.children?.[0]?.path).toBe("manuscript/ch-5000/index.md");
   });
 
@@ -78,7 +78,13 @@ describe("the file tree at scale", () => {
         nodes: [
           {
             path: "manuscript/ch-0004/index.md",
-            node: { name: "index.md", path: "manuscript/ch-0004/index.md", kind: "file", words: 4 },
+            node: {
+              name: "index.md",
+              path: "manuscript/ch-0004/index.md",
+              kind: "file",
+              words: 3,
+              title: "Four",
+            },
           },
         ],
       },
@@ -136,7 +142,37 @@ describe("the tree's node budget", () => {
     for (const f of lazy) {
       const one = cache.tree(f.path).tree;
       expect(one.path).toBe(f.path);
-      expect(one.children?.map((c) => [c.name, c.words])).toEqual([["index.md", 7]]);
+      expect(one.children?.map((c) => [c.name, c.words])).toEqual([["index.md", 5]]);
     }
+  });
+});
+
+describe("the tree kept by watching its folders", () => {
+  it("answers a warm tree from what it kept, and sees edits made outside nbook as the watch reports them", async () => {
+    chapters(3);
+    const cache = new FileTreeCache(fx.bed.project);
+    const chapter = (t: FileNode, name: string) => child(child(t, "manuscript")!, name);
+    const first = cache.tree().tree;
+    // Nothing changed: the same file nodes are given again, none made anew.
+    expect(chapter(cache.tree().tree, "ch-0001")!.children![0]).toBe(chapter(first, "ch-0001")!.children![0]);
+    const until = <T>(read: () => T) => expect.poll(read, { timeout: 10_000, interval: 20 });
+    writeFileSync(join(root, "manuscript", "ch-0002", "index.md"), "# Two\n\nOne two three.\n");
+    await until(() => chapter(cache.tree().tree, "ch-0002")!.children![0]).toMatchObject({
+      title: "Two",
+      words: 3,
+    });
+    mkdirSync(join(root, "manuscript", "ch-0009"));
+    writeFileSync(join(root, "manuscript", "ch-0009", "index.md"), "# Nine\n");
+    await until(() => chapter(cache.tree().tree, "ch-0009")?.children?.[0]?.title).toBe("Nine");
+    rmSync(join(root, "manuscript", "ch-0001"), { recursive: true });
+    await until(() => chapter(cache.tree().tree, "ch-0001")).toBeUndefined();
+    // A folder removed and made again under the same name is listed afresh, not from what was kept.
+    rmSync(join(root, "manuscript", "ch-0009"), { recursive: true });
+    mkdirSync(join(root, "manuscript", "ch-0009"));
+    writeFileSync(join(root, "manuscript", "ch-0009", "other.md"), "# Other\n");
+    await until(() => chapter(cache.tree().tree, "ch-0009")?.children?.map((c) => c.name)).toEqual([
+      "other.md",
+    ]);
+    cache.close();
   });
 });

@@ -90,6 +90,7 @@ export type {
   DecisionRow,
   FileNode,
   FileText,
+  GoalsView,
   Issue,
   Job,
   ModelsStatus,
@@ -115,6 +116,7 @@ export type {
 export type ImportPlan = Answer<typeof R.ImportPlannedSchema>["plan"];
 /** One recorded change of the project's history (src/history/schema.ts). */
 export type Change = Answer<typeof R.ChangeListSchema>["changes"][number];
+export type ChangeTurn = Answer<typeof R.ChangeListSchema>["turns"][number];
 /** A change with its diff: files (unified diff), plot rows (field diff), world slices (patch list). */
 export type ChangeShown = Answer<typeof R.ChangeShownSchema>;
 /** Who wrote each line of a file, and its words by author. */
@@ -167,9 +169,15 @@ export const api = {
     request<Answer<typeof R.FileTextSchema>>("GET", `${P(p)}/files/read`, undefined, { path }),
   writeFile: (p: string, path: string, content: string, baseVersion: string | null) =>
     request<Answer<typeof R.FileWrittenSchema>>("PUT", `${P(p)}/files/write`, { path, content, baseVersion }),
+  /** Move or rename a file or folder as one history change. */
+  moveFile: (p: string, from: string, to: string) =>
+    request<Answer<typeof R.FilesChangedSchema>>("POST", `${P(p)}/files/move`, { from, to }),
+  /** Delete a file or folder as one history change (a revert brings it back). */
+  deleteFile: (p: string, path: string) =>
+    request<Answer<typeof R.FilesChangedSchema>>("POST", `${P(p)}/files/delete`, { path }),
 
   // ---------------------------------------------------------------- history
-  changes: (p: string, filter: { session?: string; path?: string; limit?: number } = {}) =>
+  changes: (p: string, filter: { session?: string; turn?: string; path?: string; limit?: number } = {}) =>
     request<Answer<typeof R.ChangeListSchema>>("GET", `${P(p)}/history`, undefined, filter),
   change: (p: string, id: string) =>
     request<Answer<typeof R.ChangeShownSchema>>("GET", `${P(p)}/history/changes/${enc(id)}`),
@@ -178,6 +186,9 @@ export const api = {
   /** Take changes back as a new change by the user; a 409 `conflict` carries `details.conflicts`. */
   revert: (p: string, ids: string[]) =>
     request<Answer<typeof R.RevertedSchema>>("POST", `${P(p)}/history/revert`, { ids }),
+  /** Take back every change made in one turn (the entry id of its user message). */
+  revertTurn: (p: string, turn: string) =>
+    request<Answer<typeof R.RevertedSchema>>("POST", `${P(p)}/history/revert`, { turn }),
 
   // ---------------------------------------------------------------- sessions
   sessions: (p: string) => request<Answer<typeof R.SessionListSchema>>("GET", `${P(p)}/sessions`),
@@ -261,6 +272,9 @@ export const api = {
     request<Answer<typeof R.SceneDetailSchema>>("GET", `${P(p)}/plot/scenes/${sceneId}`),
   timeline: (p: string, subject?: string) =>
     request<Answer<typeof R.TimelineSchema>>("GET", `${P(p)}/plot/timeline`, undefined, { subject }),
+  goals: (p: string) => request<Answer<typeof R.GoalsViewSchema>>("GET", `${P(p)}/goals`),
+  setGoals: (p: string, goals: Answer<typeof R.GoalsViewSchema>["goals"]) =>
+    request<Answer<typeof R.GoalsViewSchema>>("PUT", `${P(p)}/goals`, { goals }),
   plotTree: (p: string) =>
     request<Answer<typeof R.StoryTreeSchema>>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
   chapter: (p: string, chapterId: number) =>

@@ -8,6 +8,7 @@ import { AgentScreen } from "./screens/agent";
 import { Bookshelf } from "./screens/bookshelf";
 import { ChangesScreen } from "./screens/changes";
 import { FilesScreen } from "./screens/files";
+import { GoalsScreen } from "./screens/goals";
 import { JobsScreen } from "./screens/jobs";
 import { Login } from "./screens/login";
 import { PlotScreen } from "./screens/plot";
@@ -96,6 +97,7 @@ export function App() {
     { screen: "agent", key: "nav.agent", icon: "✦" },
     { screen: "world", key: "nav.world", icon: "◎" },
     { screen: "plot", key: "nav.plot", icon: "❖" },
+    { screen: "goals", key: "nav.goals", icon: "◔" },
     { screen: "jobs", key: "nav.jobs", icon: "☰" },
     { screen: "changes", key: "nav.changes", icon: "↺" },
     { screen: "settings", key: "nav.settings", icon: "⚙" },
@@ -163,6 +165,8 @@ export function App() {
             <WorldScreen project={project.name} subjectId={route.rest} />
           ) : route.screen === "plot" ? (
             <PlotScreen project={project.name} chapterId={route.rest} />
+          ) : route.screen === "goals" ? (
+            <GoalsScreen project={project.name} />
           ) : route.screen === "changes" ? (
             <ChangesScreen project={project.name} changeId={route.rest} />
           ) : route.screen === "settings" ? (

@@ -1,7 +1,7 @@
 // The workbench's address: `#/` is the bookshelf, `#/p/<project>/<screen>/<item>` a project's
 // screen with an optional item (a file path, a session id, a subject id, a chapter id, a change id).
 
-const SCREENS = ["files", "agent", "world", "plot", "jobs", "changes", "settings"] as const;
+const SCREENS = ["files", "agent", "world", "plot", "goals", "jobs", "changes", "settings"] as const;
 export type Screen = (typeof SCREENS)[number];
 
 export interface Route {

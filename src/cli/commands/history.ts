@@ -63,6 +63,7 @@ export function registerHistory(program: Command): void {
         "Every recorded change to the project, newest first (who, which tool, what); show, blame, prune, push, repair",
       )
       .option("--session <id>", "only changes this session made")
+      .option("--turn <entry>", "only changes made in this turn (the entry id of its user message)")
       .option("--path <file>", "only changes to this file")
       .option("--since <time>", "only changes at or after this time (2026-12-01, 2026-12-01T09:30Z)")
       .option("--limit <n>", "at most this many changes", Number)
@@ -70,7 +71,14 @@ export function registerHistory(program: Command): void {
   ).action(
     act(
       async (
-        o: Opts & { session?: string; path?: string; since?: string; limit?: number; stats?: boolean },
+        o: Opts & {
+          session?: string;
+          turn?: string;
+          path?: string;
+          since?: string;
+          limit?: number;
+          stats?: boolean;
+        },
       ) => {
         if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit > 0))
           throw new NbError("invalid_input", "--limit must be a positive integer");
@@ -86,6 +94,7 @@ export function registerHistory(program: Command): void {
         await h.recordOutside();
         const list = await listChanges(h, {
           ...(o.session !== undefined ? { session: o.session } : {}),
+          ...(o.turn !== undefined ? { turn: o.turn } : {}),
           ...(o.path !== undefined ? { path: o.path.replace(/^\.\//, "") } : {}),
           ...(o.since !== undefined ? { since: parseTime(o.since, "--since") } : {}),
           ...(o.limit !== undefined ? { limit: o.limit } : {}),
@@ -107,7 +116,10 @@ export function registerHistory(program: Command): void {
       const shown = await showChange(historyOf(o), id);
       if (o.json) return printJson(shown);
       const c = shown.change;
-      const lines = [changeLine(c), `tool: ${c.tool ?? "-"}${c.callId ? ` (call ${c.callId})` : ""}`];
+      const lines = [
+        changeLine(c),
+        `tool: ${c.tool ?? "-"}${c.callId ? ` (call ${c.callId})` : ""}${c.turn ? `, turn ${c.turn}` : ""}`,
+      ];
       if (c.reverts) lines.push(`reverts: ${c.reverts.join(", ")}`);
       writeOut(`${lines.join("\n")}\n\n${shown.diff}`);
       for (const r of shown.rows.plot)

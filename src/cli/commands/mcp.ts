@@ -5,11 +5,12 @@ import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
 } from "../../mcp/defaults.js";
+import { builtinKeysRegistry, lazyToolSet } from "../../mcp/tool-set.js";
 import { sessionBoundGroups, sessionBoundKeys } from "../../mcp/tools.js";
-import { overrideNotice } from "../../profiles/catalog.js";
-import { createToolRegistry } from "../../tools/builtin.js";
-import { openCliContext } from "../context.js";
+import { overrideNotice, ProfileCatalog } from "../../profiles/catalog.js";
+import type { ToolRegistry } from "../../tools/registry.js";
 import { parseMode } from "../input.js";
+import { locateProject } from "../locate.js";
 import { reportCliError, writeErr, writeOut } from "../output.js";
 
 interface McpOptions {
@@ -31,9 +32,19 @@ function wholeNumber(text: string, option: string, min: number, max: number): nu
   return n;
 }
 
+/**
+ * The help is written synchronously and names the left-out tools, which takes every group's code:
+ * it is loaded only when the command line asks for help (`mcp --help`, `help mcp`), while serving
+ * loads a group at its first call.
+ */
+const helpArgs = process.argv.slice(2);
+const helpRegistry: ToolRegistry | undefined =
+  helpArgs[0] === "help" || helpArgs.includes("--help") || helpArgs.includes("-h")
+    ? (await import("../../tools/builtin.js")).createToolRegistry()
+    : undefined;
+
 /** The `--help` epilogue; the left-out tools are read from the registry, so the list stays exact. */
-function helpText(): string {
-  const registry = createToolRegistry();
+function helpText(registry: ToolRegistry): string {
   return `
 Tools offered: the profile's allowlist without the tools that need a NeuroBook agent session
 (groups ${sessionBoundGroups(registry).join(", ")}, and single tools that need one), which are left out:
@@ -76,18 +87,21 @@ export function registerMcp(program: Command): void {
       "--http: close a session after this many minutes without a request",
       String(DEFAULT_SESSION_IDLE_MS / 60_000),
     )
-    .addHelpText("after", helpText)
+    .addHelpText("after", () => (helpRegistry ? helpText(helpRegistry) : ""))
     .action(async (o: McpOptions) => {
       try {
         const mode = parseMode(o.mode);
         const port = wholeNumber(o.port, "--port", 0, 65535);
         const maxSessions = wholeNumber(o.maxSessions, "--max-sessions", 1, 10_000);
         const idleMinutes = wholeNumber(o.sessionIdle, "--session-idle", 1, 7 * 24 * 60);
-        const ctx = openCliContext(o);
+        const { workspace, project } = locateProject(o);
+        const registry = builtinKeysRegistry();
+        const catalog = new ProfileCatalog(registry, workspace, project);
         const log = (line: string) => writeErr(`${line}\n`);
-        const notice = overrideNotice(ctx.catalog.get(o.profile));
+        const notice = overrideNotice(catalog.get(o.profile));
         if (notice) log(`notice: ${notice}`);
-        const opts = { ...ctx, profileKey: o.profile, mode, log };
+        const tools = lazyToolSet(registry, workspace, catalog, o.profile);
+        const opts = { workspace, project, catalog, tools, profileKey: o.profile, mode, log };
         // Each transport's modules load only when it serves: stdio never loads the HTTP server.
         if (o.http) {
           const { serveMcpHttp } = await import("../../mcp/http.js");
@@ -106,7 +120,7 @@ export function registerMcp(program: Command): void {
         }
         const { serveMcpStdio } = await import("../../mcp/stdio.js");
         await serveMcpStdio(opts);
-        log(`neurobook mcp: project ${ctx.project?.name ?? "(none)"}, profile ${o.profile}, ${mode} mode`);
+        log(`neurobook mcp: project ${project?.name ?? "(none)"}, profile ${o.profile}, ${mode} mode`);
       } catch (e) {
         reportCliError(e);
       }

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { NbError } from "../../core/errors.js";
+import { recordedPlotWrite } from "../../history/user-rows.js";
 import { DELETABLE, type DeletableKind, describeDelete, hardDelete } from "../../plot/delete.js";
 import type { GroupDto } from "../../plot/groups.js";
 import {
@@ -28,6 +29,18 @@ interface PlotOptions {
 function open(o: PlotOptions): Promise<PlotContext> {
   const { project } = locateProject(o, true);
   return openPlotContext(project!, "user");
+}
+
+/** Run a write of the user's plot rows as one change of the project's history (see docs/history.md). */
+async function recorded<T>(
+  o: PlotOptions,
+  tool: string,
+  write: (pc: PlotContext) => T,
+  summary: (value: T) => string,
+): Promise<T> {
+  const { project } = locateProject(o, true);
+  const pc = await openPlotContext(project!, "user");
+  return recordedPlotWrite(project!, pc.db, tool, () => write(pc), summary);
 }
 
 function positiveId(raw: string, what: string): number {
@@ -182,13 +195,19 @@ function registerPhases(plot: Command): void {
     .option("--summary <text>", "what the phase covers")
     .action((name: string, o: PhaseOptions) =>
       run(o, async () => {
-        const p = savePhase(await open(o), {
-          action: "create",
-          name,
-          title: o.title ?? name,
-          summary: o.summary,
-          order: placement(o),
-        });
+        const p = await recorded(
+          o,
+          "nbook plot phase add",
+          (pc) =>
+            savePhase(pc, {
+              action: "create",
+              name,
+              title: o.title ?? name,
+              summary: o.summary,
+              order: placement(o),
+            }),
+          (g) => `Created phase ${phaseLine(g)}`,
+        );
         out(o, p, `Created phase ${phaseLine(p)} at position ${p.sortOrder}.`);
       }),
     );
@@ -213,7 +232,12 @@ function registerPhases(plot: Command): void {
             "Nothing to change: give --title, --summary, --before, --after or --unarchive",
           );
         }
-        const p = savePhase(await open(o), { action: "update", phaseId, ...change });
+        const p = await recorded(
+          o,
+          "nbook plot phase set",
+          (pc) => savePhase(pc, { action: "update", phaseId, ...change }),
+          (g) => `Updated phase ${phaseLine(g)}`,
+        );
         out(o, p, `Updated phase ${phaseLine(p)} at position ${p.sortOrder}.`);
       }),
     );
@@ -226,7 +250,12 @@ function registerPhases(plot: Command): void {
     .argument("<id>", "phase id")
     .action((id: string, o: PlotOptions) =>
       run(o, async () => {
-        const p = savePhase(await open(o), { action: "archive", phaseId: positiveId(id, "phase id") });
+        const p = await recorded(
+          o,
+          "nbook plot phase archive",
+          (pc) => savePhase(pc, { action: "archive", phaseId: positiveId(id, "phase id") }),
+          (g) => `Archived phase ${phaseLine(g)}`,
+        );
         out(
           o,
           p,
@@ -347,7 +376,14 @@ export function registerPlot(program: Command): void {
             return;
           }
         }
-        const done = hardDelete(pc, k, n);
+        const { project } = locateProject(o, true);
+        const done = await recordedPlotWrite(
+          project!,
+          pc.db,
+          "nbook plot delete",
+          () => hardDelete(pc, k, n),
+          (d) => `Deleted ${d.target}${d.effects.length ? ` (${d.effects.join("; ")})` : ""}`,
+        );
         out(
           o,
           { deleted: done.target, effects: done.effects },

@@ -11,6 +11,7 @@ interface Opts {
   workspace?: string;
   project?: string;
   session?: string;
+  turn?: string;
   since?: string;
   json?: boolean;
 }
@@ -28,15 +29,16 @@ function conflictText(conflicts: RevertConflict[]): string {
     .join("\n");
 }
 
-/** `nbook revert <id…> | --session N | --since T`. */
+/** `nbook revert <id…> | --session N | --turn E | --since T`. */
 export function registerRevert(program: Command): void {
   program
     .command("revert")
     .description(
-      "Take back recorded changes (ids, a session's, or those since a time): later edits to other lines survive; a conflict changes nothing",
+      "Take back recorded changes (ids, a session's, a turn's, or those since a time): later edits to other lines survive; a conflict changes nothing",
     )
     .argument("[ids...]", "change ids (see nbook history)")
     .option("--session <id>", "every change this session made")
+    .option("--turn <entry>", "every change made in this turn (the entry id of its user message)")
     .option("--since <time>", "every change at or after this time")
     .option("--project <name>", "the project (default: the one the current folder is in)")
     .option("--workspace <dir>", "workspace root")
@@ -48,6 +50,7 @@ export function registerRevert(program: Command): void {
         const changes = selectChanges(h, {
           ids,
           ...(o.session !== undefined ? { session: o.session } : {}),
+          ...(o.turn !== undefined ? { turn: o.turn } : {}),
           ...(o.since !== undefined ? { since: parseTime(o.since, "--since") } : {}),
         });
         const made = await revertChanges(h, changes, {});

@@ -3,6 +3,7 @@ import { History } from "../../history/history.js";
 import { historyStats, pruneHistory, repairHistory } from "../../history/maintenance.js";
 import { revertChanges } from "../../history/revert.js";
 import { blameFile, listChanges, selectChanges, showChange } from "../../history/review.js";
+import type { Change } from "../../history/schema.js";
 import { parseTime } from "../../history/time.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
@@ -10,6 +11,7 @@ import {
   BlameSchema,
   ChangeListSchema,
   ChangeShownSchema,
+  type ChangeTurn,
   HistoryStatsSchema,
   PrunedSchema,
   RepairReportSchema,
@@ -22,6 +24,7 @@ const ChangeParams = z.object({ project: projectName, id: changeId }).strict();
 const ListQuery = z
   .object({
     session: z.string().min(1).optional(),
+    turn: z.string().min(1).optional(),
     path: z.string().min(1).optional(),
     since: z.string().min(1).optional(),
     limit: z.coerce.number().int().positive().max(100_000).optional(),
@@ -32,10 +35,37 @@ const RevertBody = z
   .object({
     ids: z.array(changeId).max(1000).optional(),
     session: z.string().min(1).optional(),
+    turn: z.string().min(1).optional(),
     since: z.string().min(1).optional(),
   })
   .strict();
 const PruneBody = z.object({ before: z.string().min(1) }).strict();
+
+/** How much of a turn's message titles its group. */
+const TURN_TEXT_CHARS = 120;
+
+/** The message a turn began with, on one line and cut short (null: its session or entry is gone). */
+function turnText(hub: ServeHub, turn: string): Pick<ChangeTurn, "text" | "time"> {
+  try {
+    const e = hub.store.entry(turn);
+    if (e.kind !== "user") return { text: null, time: null };
+    const line = e.data.text.replace(/\s+/g, " ").trim();
+    const text = line.length > TURN_TEXT_CHARS ? `${line.slice(0, TURN_TEXT_CHARS - 1)}…` : line;
+    return { text, time: e.createdAt };
+  } catch {
+    return { text: null, time: null };
+  }
+}
+
+/** The turns of these changes, once each, for grouping them under their message. */
+function turnsOf(hub: ServeHub, changes: readonly Change[]) {
+  const seen = new Map<string, ChangeTurn>();
+  for (const c of changes) {
+    if (c.turn === null || c.session === null || seen.has(c.turn)) continue;
+    seen.set(c.turn, { session: c.session, turn: c.turn, ...turnText(hub, c.turn) });
+  }
+  return [...seen.values()];
+}
 
 /** The project's history: list, one change with its diff, blame, revert (the workbench's user), stats, prune, repair. */
 export function registerHistoryRoutes(routes: ApiRoutes, hub: ServeHub): void {
@@ -49,7 +79,7 @@ export function registerHistoryRoutes(routes: ApiRoutes, hub: ServeHub): void {
       tag: "history",
       response: ChangeListSchema,
       summary:
-        "Recorded changes, newest first (edits made outside NeuroBook recorded first); ?session ?path ?since ?limit",
+        "Recorded changes, newest first (edits made outside NeuroBook recorded first), with the turns they were made in; ?session ?turn ?path ?since ?limit",
       params: ProjectParams,
       query: ListQuery,
     },
@@ -58,11 +88,12 @@ export function registerHistoryRoutes(routes: ApiRoutes, hub: ServeHub): void {
       await h.recordOutside();
       const changes = await listChanges(h, {
         ...(query.session ? { session: query.session } : {}),
+        ...(query.turn ? { turn: query.turn } : {}),
         ...(query.path ? { path: query.path } : {}),
         ...(query.since ? { since: parseTime(query.since, "since") } : {}),
         ...(query.limit ? { limit: query.limit } : {}),
       });
-      return c.json({ changes });
+      return c.json({ changes, turns: turnsOf(hub, changes) });
     },
   );
 
@@ -111,7 +142,7 @@ export function registerHistoryRoutes(routes: ApiRoutes, hub: ServeHub): void {
       tag: "history",
       response: RevertedSchema,
       summary:
-        "Take back changes (ids, a session's, or those since a time) as a new change by you; 409 conflict (both versions in details.conflicts) writes nothing",
+        "Take back changes (ids, a session's, a turn's, or those since a time) as a new change by you; 409 conflict (both versions in details.conflicts) writes nothing",
       params: ProjectParams,
       body: RevertBody,
     },
@@ -121,9 +152,13 @@ export function registerHistoryRoutes(routes: ApiRoutes, hub: ServeHub): void {
       const changes = selectChanges(h, {
         ...(body.ids ? { ids: body.ids } : {}),
         ...(body.session ? { session: body.session } : {}),
+        ...(body.turn ? { turn: body.turn } : {}),
         ...(body.since ? { since: parseTime(body.since, "since") } : {}),
       });
-      return c.json({ change: await revertChanges(h, changes, {}) });
+      const change = await revertChanges(h, changes, {});
+      // The files screens put the reverted files back in their trees (a deleted chapter reappears).
+      if (change?.targets?.length) hub.publishFilesChanged(params.project, null, "revert", change.targets);
+      return c.json({ change });
     },
   );
 

@@ -93,6 +93,8 @@ export function registerPlotRoutes(routes: ApiRoutes, hub: ServeHub): void {
         const fields = underInput(result.error.fields);
         throw new NbError(result.error.code, result.error.message, fields ? { fields } : {});
       }
+      // Other tabs (the plot room, the Changes inbox) learn of the user's write as of an agent's.
+      hub.events.publish("plot_changed", { project: params.project, sessionId: null, tool: body.tool });
       return c.json({ tool: body.tool, result: result.details ?? null });
     },
   );

@@ -1,9 +1,10 @@
 // The Changes screen: the project's recorded changes (docs/history.md) as an inbox, grouped by who
-// made them, each with its diff, a Revert (a conflict shows both versions, nothing changes) and a
-// Keep that marks it reviewed. Kept ids live in this browser's localStorage, one list per project:
+// made them (a session) and then by turn (titled with the message that began it), each with its
+// diff, a Revert (a conflict shows both versions, nothing changes), a Revert turn, and a Keep that
+// marks it reviewed. Kept ids live in this browser's localStorage, one list per project:
 // reviewing is a reader's note, not part of the project's history.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, type Change, type ChangeShown, type RevertConflict } from "../api";
+import { ApiError, api, type Change, type ChangeShown, type ChangeTurn, type RevertConflict } from "../api";
 import { PreviewText } from "../diff-view";
 import { useI18n } from "../i18n";
 import { routeHash } from "../route";
@@ -39,22 +40,33 @@ function useKept(project: string): [Set<string>, (id: string, kept: boolean) => 
   return [kept, toggle];
 }
 
-/** Consecutive changes by the same hand: one agent session (its turns' calls), you, outside edits… */
+/** Consecutive changes of one turn (null: made outside any session's turn). */
+interface TurnGroup {
+  turn: string | null;
+  changes: Change[];
+}
+
+/** Consecutive changes by the same hand: one agent session (by turn), you, outside edits… */
 interface ChangeGroup {
   key: string;
   actor: Change["actor"];
   session: string | null;
   profile: string | null;
-  changes: Change[];
+  turns: TurnGroup[];
 }
 
 function groupChanges(changes: readonly Change[]): ChangeGroup[] {
   const groups: ChangeGroup[] = [];
   for (const c of changes) {
     const key = `${c.actor}\u0000${c.session ?? ""}\u0000${c.profile ?? ""}`;
-    const last = groups.at(-1);
-    if (last && last.key === key) last.changes.push(c);
-    else groups.push({ key, actor: c.actor, session: c.session, profile: c.profile, changes: [c] });
+    let last = groups.at(-1);
+    if (!last || last.key !== key) {
+      last = { key, actor: c.actor, session: c.session, profile: c.profile, turns: [] };
+      groups.push(last);
+    }
+    const turn = last.turns.at(-1);
+    if (turn && turn.turn === c.turn) turn.changes.push(c);
+    else last.turns.push({ turn: c.turn, changes: [c] });
   }
   return groups;
 }
@@ -188,13 +200,17 @@ function ChangeDetail(props: {
   const s = shown.data;
   if (!s) return <p class="muted">{shown.error?.message ?? t("common.loading")}</p>;
   const c = s.change;
-  const revert = async () => {
+  // One change, or every change of its turn: either is all or nothing.
+  const revert = async (whole: boolean) => {
     setBusy(true);
     setError(null);
     setConflicts(null);
     setDone(null);
     try {
-      const r = await api.revert(props.project, [c.id]);
+      const r =
+        whole && c.turn !== null
+          ? await api.revertTurn(props.project, c.turn)
+          : await api.revert(props.project, [c.id]);
       setDone(r.change ? t("changes.reverted", { id: r.change.id }) : t("changes.nothingReverted"));
     } catch (e) {
       const details = (e as ApiError).body as { error?: { details?: { conflicts?: RevertConflict[] } } };
@@ -215,9 +231,27 @@ function ChangeDetail(props: {
         <span class="badge soft">{who(c)}</span>
         {props.kept && <span class="badge">{t("changes.kept")}</span>}
         <span class="grow" />
-        <button type="button" class="danger" onClick={revert} disabled={busy} data-testid="revert">
+        <button
+          type="button"
+          class="danger"
+          onClick={() => revert(false)}
+          disabled={busy}
+          data-testid="revert"
+        >
           {t("changes.revert")}
         </button>
+        {c.turn !== null && (
+          <button
+            type="button"
+            class="danger"
+            onClick={() => revert(true)}
+            disabled={busy}
+            title={t("changes.revertTurnHint")}
+            data-testid="revert-turn"
+          >
+            {t("changes.revertTurn")}
+          </button>
+        )}
         <button
           type="button"
           class="primary"
@@ -280,7 +314,7 @@ function ChangeDetail(props: {
   );
 }
 
-/** The project's recorded changes, newest first, grouped by who made them; one open with its diff. */
+/** The project's recorded changes, newest first, grouped by who made them and by turn; one open with its diff. */
 export function ChangesScreen({ project, changeId }: { project: string; changeId: string }) {
   const { t, lang } = useI18n();
   const who = useWho();
@@ -291,11 +325,16 @@ export function ChangesScreen({ project, changeId }: { project: string; changeId
   useEffect(
     () =>
       subscribe("/api/events", (e) => {
-        if (e.type === "reset" || (e.type === "files_changed" && e.project === project)) list.reload();
+        if (
+          e.type === "reset" ||
+          ((e.type === "files_changed" || e.type === "plot_changed") && e.project === project)
+        )
+          list.reload();
       }),
     [project],
   );
   const changes = list.data?.changes ?? [];
+  const turns = new Map<string, ChangeTurn>((list.data?.turns ?? []).map((x) => [x.turn, x]));
   const waiting = changes.filter((c) => !kept.has(c.id)).length;
   const visible = changes.filter((c) => showKept || !kept.has(c.id) || c.id === changeId);
   return (
@@ -321,25 +360,48 @@ export function ChangesScreen({ project, changeId }: { project: string; changeId
         )}
         {visible.length === 0 && !list.loading && <p class="muted small">{t("changes.none")}</p>}
         {groupChanges(visible).map((g) => (
-          <section key={`${g.key}:${g.changes[0]!.id}`} class="change-group" data-testid="change-group">
+          <section
+            key={`${g.key}:${g.turns[0]!.changes[0]!.id}`}
+            class="change-group"
+            data-testid="change-group"
+          >
             <h3 class="group-title">{who(g)}</h3>
-            <ul class="tree">
-              {g.changes.map((c) => (
-                <li key={c.id}>
-                  <a
-                    href={routeHash(project, "changes", c.id)}
-                    class={`file${c.id === changeId ? " selected" : ""}${kept.has(c.id) ? " kept" : ""}`}
-                    aria-current={c.id === changeId ? "true" : undefined}
-                    data-testid="change"
-                    data-id={c.id}
-                    data-actor={c.actor}
+            {g.turns.map((tg) => (
+              <div
+                key={tg.changes[0]!.id}
+                class="turn-group"
+                data-testid="turn-group"
+                data-turn={tg.turn ?? ""}
+              >
+                {tg.turn !== null && (
+                  // The message is the user's (or a parent agent's) text: shown as text, never markup.
+                  <h4
+                    class="turn-title small"
+                    data-testid="turn-title"
+                    title={turns.get(tg.turn)?.text ?? ""}
                   >
-                    <span class="grow">{c.summary}</span>
-                    <span class="count">{time(c.time, lang)}</span>
-                  </a>
-                </li>
-              ))}
-            </ul>
+                    {turns.get(tg.turn)?.text ?? t("changes.turnGone")}
+                  </h4>
+                )}
+                <ul class="tree">
+                  {tg.changes.map((c) => (
+                    <li key={c.id}>
+                      <a
+                        href={routeHash(project, "changes", c.id)}
+                        class={`file${c.id === changeId ? " selected" : ""}${kept.has(c.id) ? " kept" : ""}`}
+                        aria-current={c.id === changeId ? "true" : undefined}
+                        data-testid="change"
+                        data-id={c.id}
+                        data-actor={c.actor}
+                      >
+                        <span class="grow">{c.summary}</span>
+                        <span class="count">{time(c.time, lang)}</span>
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            ))}
           </section>
         ))}
       </aside>

@@ -1,5 +1,6 @@
 import type { ComponentChild } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { readChapter } from "../../../src/markdown/chapter.js";
 import {
   ApiError,
   api,
@@ -9,123 +10,16 @@ import {
   type WriteConflictDetails,
 } from "../api";
 import { TwoWayDiff } from "../diff-view";
-import { applyChange, type ChangedNode, graft } from "../file-tree";
+import { applyChange, type ChangedNode, graft, titleFromSlug } from "../file-tree";
 import { useI18n } from "../i18n";
 import { countWords, renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 import { ExportBook } from "./export-book";
+import { FileActions } from "./file-actions";
 import { FileHistory } from "./file-history";
-
-/**
- * Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it.
- * Both start open, and so do the manuscript's chapter folders, so every chapter and its word count
- * is in view.
- */
-function rank(n: FileNode): number {
-  return n.path === "lorebook" ? 0 : n.path === "manuscript" ? 1 : 2;
-}
-
-const isChapter = (path: string) => /^manuscript\/.+\.md$/.test(path);
-
-/** Entries of one folder rendered at first; more are shown on request (the rest is said, not hidden). */
-const PAGE = 200;
-
-interface TreeProps {
-  selected: string;
-  words: Map<string, number>;
-  unsaved: Set<string>;
-  project: string;
-  /** Fill a lazy folder (its entries were not in the tree's answer). */
-  load: (path: string) => Promise<void>;
-}
-
-function TreeView({ nodes, ...props }: TreeProps & { nodes: FileNode[] }) {
-  const { t } = useI18n();
-  const [shown, setShown] = useState(PAGE);
-  const sorted = [...nodes].sort((a, b) => rank(a) - rank(b));
-  const rest = sorted.length - shown;
-  return (
-    <ul class="tree">
-      {sorted
-        .slice(0, shown)
-        .map((n) =>
-          n.kind === "dir" ? (
-            <Folder key={n.path} node={n} {...props} />
-          ) : (
-            <FileItem key={n.path} node={n} {...props} />
-          ),
-        )}
-      {rest > 0 && (
-        <li>
-          <button
-            type="button"
-            class="more small"
-            onClick={() => setShown((k) => k + PAGE)}
-            data-testid="tree-more"
-          >
-            {t("files.showMore", { n: Math.min(rest, PAGE), rest })}
-          </button>
-        </li>
-      )}
-    </ul>
-  );
-}
-
-/** A folder; its entries are rendered only while it is open, and a lazy one is filled when first opened. */
-function Folder({ node, ...props }: TreeProps & { node: FileNode }) {
-  const { t } = useI18n();
-  const [open, setOpen] = useState(
-    () => rank(node) < 2 || node.path.startsWith("manuscript/") || props.selected.startsWith(`${node.path}/`),
-  );
-  const [failed, setFailed] = useState<string | null>(null);
-  useEffect(() => {
-    if (open && node.lazy) props.load(node.path).catch((e: Error) => setFailed(e.message));
-  }, [open, node.lazy]);
-  return (
-    <li>
-      <details open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
-        <summary>{node.name}/</summary>
-        {open &&
-          (node.lazy ? (
-            <p class="muted small" data-testid="tree-loading">
-              {failed ?? t("common.loading")}
-            </p>
-          ) : (
-            <TreeView nodes={node.children ?? []} {...props} />
-          ))}
-      </details>
-    </li>
-  );
-}
-
-function FileItem({ node: n, selected, words, unsaved, project }: TreeProps & { node: FileNode }) {
-  const { t } = useI18n();
-  const count = words.get(n.path) ?? n.words;
-  return (
-    <li>
-      <a
-        href={routeHash(project, "files", n.path)}
-        class={`file${n.path === selected ? " selected" : ""}`}
-        aria-current={n.path === selected ? "true" : undefined}
-        data-path={n.path}
-      >
-        {n.name}
-        {unsaved.has(n.path) && (
-          <span class="unsaved" title={t("files.unsaved")} data-testid="unsaved-mark">
-            ●
-          </span>
-        )}
-        {isChapter(n.path) && count !== undefined && (
-          <span class="count" title={t("files.words")} data-testid="chapter-words">
-            {count.toLocaleString()}
-          </span>
-        )}
-      </a>
-    </li>
-  );
-}
+import { isChapter, TreeView } from "./file-tree-view";
 
 /** The search box: lines of the manuscript, lorebook and plan; a hit opens its file at the line. */
 function SearchPanel({ project, onOpen }: { project: string; onOpen: (path: string, line: number) => void }) {
@@ -217,7 +111,10 @@ function Snippet({ text, highlights }: { text: string; highlights: [number, numb
   return <span class="snippet">{parts}</span>;
 }
 
-/** Create a file (e.g. `manuscript/03-the-bell-road/index.md`), starting with its title as a heading. */
+/**
+ * Create a file (e.g. `manuscript/03-the-bell-road/index.md`); a Markdown file starts with a title
+ * made from its name ("The Bell Road"), which is not counted as its words.
+ */
 function NewFile({ project, onCreated }: { project: string; onCreated: () => void }) {
   const { t } = useI18n();
   const [path, setPath] = useState("");
@@ -227,7 +124,7 @@ function NewFile({ project, onCreated }: { project: string; onCreated: () => voi
     setError(null);
     const p = path.trim().replace(/^\/+/, "");
     const name = p.split("/").filter(Boolean);
-    const title = (name.at(-1) === "index.md" ? name.at(-2) : name.at(-1))?.replace(/\.md$/, "") ?? "";
+    const title = titleFromSlug((name.at(-1) === "index.md" ? name.at(-2) : name.at(-1)) ?? "");
     try {
       // baseVersion null: create only; a file that exists already is a conflict, never overwritten.
       await api.writeFile(project, p, p.endsWith(".md") ? `# ${title}\n` : "", null);
@@ -411,7 +308,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       setSaved(text);
       setConflict(null);
       setStatus(t("files.saved"));
-      if (isChapter(path)) setWords((w) => new Map(w).set(path, countWords(text)));
+      if (isChapter(path)) setWords((w) => new Map(w).set(path, readChapter(text).words));
     } catch (e) {
       if (e instanceof ApiError && e.code === "conflict")
         setConflict((e.body as { error: { details: WriteConflictDetails } }).error.details);
@@ -451,8 +348,17 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     <div class="split">
       <aside class="side" aria-label={t("files.tree")}>
         <h2 class="side-title">{t("files.tree")}</h2>
+        <ExportBook project={project} />
         <SearchPanel project={project} onOpen={openHit} />
         <NewFile project={project} onCreated={tree.reload} />
+        {path && (
+          <FileActions
+            project={project}
+            path={path}
+            tree={root}
+            unsaved={unsavedPaths(project, holding.current === path ? path : "", dirty)}
+          />
+        )}
         {shownTree?.truncated && (
           <p class="muted small" role="note" data-testid="tree-truncated">
             {t("files.truncated")}
@@ -470,7 +376,6 @@ export function FilesScreen({ project, path }: { project: string; path: string }
         ) : (
           <p class="muted">{tree.error?.message ?? t("common.loading")}</p>
         )}
-        <ExportBook project={project} />
       </aside>
       <section class="content editor" aria-label={path || t("files.pick")}>
         {!path ? (
