@@ -17,7 +17,12 @@ describe("a revert's folders", () => {
     const book = join(bed.dir, "b.md");
     writeFileSync(book, "# One\n\nA.\n\n# Two\n\nB.\n");
     await importBook(bed.ws, { path: book }, { into: "existing" });
-    expect(readdirSync(join(root, "manuscript")).sort()).toEqual(["01-one", "02-two", "empty-before", "index.md"]);
+    expect(readdirSync(join(root, "manuscript")).sort()).toEqual([
+      "01-one",
+      "02-two",
+      "empty-before",
+      "index.md",
+    ]);
     // A file of the user's put in one of the imported folders afterwards.
     writeFileSync(join(root, "manuscript", "02-two", "notes.md"), "mine\n");
     const h = History.of(bed.project);
