@@ -5,6 +5,7 @@ import { History } from "../../src/history/history.js";
 import { newChangeId } from "../../src/history/ids.js";
 import { revertChanges } from "../../src/history/revert.js";
 import { blameFile } from "../../src/history/review.js";
+import { WorkTree } from "../../src/history/worktree.js";
 import { createToolRegistry } from "../../src/tools/builtin.js";
 import { type DispatchContext, dispatch } from "../../src/tools/dispatch.js";
 import type { Project } from "../../src/workspace/project.js";
@@ -130,14 +131,15 @@ export const suite: BenchSuite = {
         await History.of(project).open();
         let n = 0;
         // The write alone: the same tool prepared and run as the pipeline does, with no record step,
-        // on files of its own (the recorded writes would otherwise first record its writes as outside edits).
+        // in a project of its own (in the recorded one, its writes would be outside edits to record).
+        const other = ws.createProject("bare", { title: "Bare" });
         const bare = async () => {
           const input = { path: `notes/bare-${n % size}.md`, content: chapter(n, WORDS_PER_CHAPTER, ++n) };
           const tool = registry.get("write");
           if (!tool) throw new Error("no write tool");
           const prepared = await tool.prepare(tool.input.parse(input), {
             workspace: ws,
-            project,
+            project: other,
             mode: "normal",
             profileKey: null,
             binding: {},
@@ -168,6 +170,11 @@ export const suite: BenchSuite = {
         });
         if (size === 1000) {
           const history = History.of(project);
+          // The look for outside edits as a one-off process makes it: the stat cache read back from
+          // the index, every folder and file stat'ed, no watch.
+          const look = await timed(() => new WorkTree(project.root, history.index.seenStore()).scan(), 10);
+          report({ name: "outside-edit look @1000, new process", unit: "ms", value: look.wall });
+          report({ name: "outside-edit look CPU @1000, new process", unit: "ms", value: look.cpu });
           const write = await timed(recorded, 10);
           const both = await timed(
             async () => {

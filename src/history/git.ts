@@ -7,7 +7,7 @@ export const GIT_MISSING =
   "Install the package `git` (Debian/Ubuntu: apt install git; macOS: brew install git).";
 
 /** The identity every history commit carries: who made a change is in the change index, not here. */
-const IDENTITY = { name: "NeuroBook", email: "nbook@localhost" };
+export const IDENTITY = { name: "NeuroBook", email: "nbook@localhost" };
 
 /**
  * Settings of every run, given on the command line rather than written to the repository's config

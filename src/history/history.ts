@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { now } from "../core/sqlite.js";
 import type { Project } from "../workspace/project.js";
+import { removeEmptiedFolders } from "./folders.js";
 import { newChangeId } from "./ids.js";
 import { ChangeIndex } from "./index-db.js";
-import { commitMessage } from "./message.js";
-import { blobOfFile, HistoryRepo } from "./repo.js";
+import { commitMessage, parseCommitMessage } from "./message.js";
+import { HistoryRepo } from "./repo.js";
 import type { Actor, Change } from "./schema.js";
+import { type FileContent, type WorkFile, WorkTree } from "./worktree.js";
 
 /** The `tool` of the change that holds the project as its history began (never reverted). */
 export const START_TOOL = "history";
@@ -53,13 +55,14 @@ export function inHistory(path: string): boolean {
 /**
  * One project's history: the git repository of its files (`.nbook/history.git`, the project as
  * work tree) and the change index beside it. Writes are recorded in two steps around the write:
- * `begin` commits edits made outside NeuroBook to what the write may touch (so they are never
- * taken for the write's, nor lost by its revert), `finish` commits what the write changed.
+ * `begin` commits edits made outside NeuroBook anywhere in the project (so they are never taken
+ * for the write's, nor lost by its revert), `finish` commits what the write changed.
  */
 export class History {
   readonly repo: HistoryRepo;
   private indexDb: ChangeIndex | null = null;
   private ready: Promise<void> | null = null;
+  private tree: WorkTree | null = null;
   /** Writes begun and not finished, in this process: their changes are not "outside edits". */
   private readonly pending = new Set<PendingWrite>();
 
@@ -81,7 +84,17 @@ export class History {
     return this.indexDb;
   }
 
-  /** Create the repository and its first commit (the project as it was) on first use. */
+  /** The work tree's files as last seen (stat and blob), kept in the change index between processes. */
+  get worktree(): WorkTree {
+    this.tree ??= new WorkTree(this.project.root, this.index.seenStore());
+    return this.tree;
+  }
+
+  /**
+   * Create the repository and its first commit (the project as it was) on first use. A head
+   * commit the index lacks (a process that died between moving the branch and writing the
+   * index row) is indexed from its trailers.
+   */
   open(): Promise<void> {
     this.ready ??= this.repo.serial(async () => {
       const fresh = !this.repo.exists();
@@ -92,13 +105,17 @@ export class History {
           "The history repository (.nbook/history.git) is missing; run `nbook history repair` to start it again",
         );
       await this.repo.init();
-      if (fresh || (await this.repo.head()) === null) {
-        await this.commitChange(null, null, {
-          actor: "outside",
-          tool: START_TOOL,
-          summary: "The project as it was when its history began",
-        });
-      }
+      const head = await this.repo.head();
+      if (head === null) {
+        await this.commitChange(
+          null,
+          null,
+          { actor: "outside", tool: START_TOOL, summary: "The project as it was when its history began" },
+          false,
+          [],
+          true,
+        );
+      } else if (this.index.byCommit(head) === null) await this.indexOrphan(head);
     });
     this.ready.catch(() => {
       this.ready = null;
@@ -106,11 +123,19 @@ export class History {
     return this.ready;
   }
 
-  /** Start a write: record outside edits first, then hold its targets as in flight. */
+  private async indexOrphan(commit: string): Promise<void> {
+    const message = (await this.repo.git.run(["log", "-1", "--format=%B", commit])).stdout.toString("utf8");
+    const change = parseCommitMessage(message, commit, []);
+    if (!change) return;
+    const paths = await this.repo.changedPaths(await this.repo.parentOf(commit), commit);
+    this.index.add({ ...change, targets: paths });
+  }
+
+  /** Start a write: record outside edits anywhere in the project first, then hold its targets as in flight. */
   async begin(id: string, targets: readonly string[] | null): Promise<PendingWrite> {
     await this.open();
     const write: PendingWrite = { id, targets: targets?.filter(inHistory) ?? null };
-    await this.repo.serial(() => this.recordOutsideLocked(write.targets));
+    await this.repo.serial(() => this.recordOutsideLocked(write.targets ?? []));
     this.pending.add(write);
     return write;
   }
@@ -127,16 +152,27 @@ export class History {
     // A write of database rows alone names no file: there is nothing of it to look for in the tree.
     const paths = targets ?? (outcome.rows ? [] : null);
     return this.repo.serial(async () => {
-      // A write refused or failed before touching its files leaves them as the head has them:
-      // hashing them here spares a git run for each of those.
-      if (paths?.length && !outcome.rows && (await this.maybeChanged(paths)).length === 0) return null;
-      return this.commitChange(
+      const change = await this.commitChange(
         write.id,
         paths,
         { ...origin, actor: as?.actor ?? actorOf(origin), summary: outcome.summary, reverts: as?.reverts },
         outcome.rows,
       );
+      // A revert that removed the files an import (or any change) made removes the folders it emptied too.
+      if (as?.actor === "revert" && change?.commit)
+        removeEmptiedFolders(
+          this.project.root,
+          this.project.realRoot,
+          await this.removedBy(change.targets ?? []),
+        );
+      return change;
     });
+  }
+
+  /** Those of these paths the head no longer has. */
+  private async removedBy(paths: readonly string[]): Promise<string[]> {
+    const head = await this.repo.headTree();
+    return paths.filter((p) => head.get(p) === undefined);
   }
 
   /** Forget a write that changed nothing. */
@@ -147,52 +183,65 @@ export class History {
   /** Record whatever changed in the project since the last change, as "outside edits". */
   async recordOutside(): Promise<Change | null> {
     await this.open();
-    return this.repo.serial(() => this.recordOutsideLocked(null));
+    return this.repo.serial(() => this.recordOutsideLocked([]));
   }
 
   /**
-   * Outside edits among `paths` (every path when null). While a write of unknown reach runs
-   * (bash), nothing is taken for outside: what changed may be its doing, and it records it.
+   * Whatever changed anywhere in the project since the last record, less the targets of writes
+   * in flight in this process. While a write of unknown reach runs (bash), nothing is taken for
+   * outside: what changed may be its doing, and it records it. `targets`: those of the write
+   * about to run, looked at directly.
    */
-  private async recordOutsideLocked(paths: readonly string[] | null): Promise<Change | null> {
+  private async recordOutsideLocked(targets: readonly string[]): Promise<Change | null> {
     const pending = [...this.pending];
     if (pending.some((w) => w.targets === null)) return null;
     const busy = pending.flatMap((w) => w.targets ?? []);
-    const scope = paths === null ? null : await this.maybeChanged(paths.filter((p) => !busy.includes(p)));
-    if (scope !== null && scope.length === 0) return null;
-    const dirty = await this.repo.dirty(scope, busy);
-    if (dirty.length === 0) return null;
-    return this.commitChange(
-      null,
-      scope === null ? null : dirty,
-      {
-        actor: "outside",
-        summary: `Edits made outside NeuroBook: ${describePaths(dirty)}`,
-      },
-      false,
-      busy,
-    );
+    const who = { actor: "outside" as const, summary: "Edits made outside NeuroBook" };
+    return this.commitChange(null, null, who, false, busy, false, targets);
   }
 
   /**
-   * The paths whose content may differ from the head's: a file whose blob id (hashed here) is
-   * the head's is unchanged, and git need not look at it. Only a file the head lacks, or whose
-   * content differs, is left for `git status` to confirm.
+   * The paths among `paths` (every file of the project when null, less `excluding`) whose
+   * content or mode differs from the head's: a stat of each, and a read only of what moved.
+   * `also`: paths a whole-project look must see for itself (a write's targets), watch or not.
    */
-  private async maybeChanged(paths: readonly string[]): Promise<string[]> {
-    const blobs = await this.repo.headBlobs();
-    if (blobs === null) return [...paths];
-    const out: string[] = [];
-    for (const p of paths) {
-      const known = blobs.get(p);
-      if (known === undefined || (await blobOfFile(join(this.project.root, p))) !== known) out.push(p);
+  private async changed(
+    paths: readonly string[] | null,
+    excluding: readonly string[],
+    also: readonly string[],
+  ): Promise<Map<string, FileContent | null>> {
+    const head = await this.repo.headTree();
+    const tree = this.worktree;
+    const skip = new Set(excluding);
+    const differs = (p: string, now: WorkFile | null) => {
+      const was = head.get(p);
+      return now === null
+        ? was !== undefined
+        : was === undefined || was.mode !== now.mode || was.sha !== now.sha;
+    };
+    let candidates: readonly string[] = paths ?? [];
+    if (paths === null) {
+      const files = await tree.scan(also);
+      const moved: string[] = [];
+      for (const [p, now] of files) if (differs(p, now)) moved.push(p);
+      for (const [p] of head.files()) if (!files.has(p)) moved.push(p);
+      candidates = moved;
     }
+    // Each candidate is read once, and what was read is what gets committed.
+    const out = new Map<string, FileContent | null>();
+    for (const p of candidates) {
+      if (skip.has(p)) continue;
+      const now = tree.read(p);
+      if (differs(p, now)) out.set(p, now && { mode: now.mode, data: now.data });
+    }
+    tree.flush();
     return out;
   }
 
   /**
-   * Commit `paths` (null: all) as one change and index it; a change of rows alone is indexed
-   * without a commit. Runs inside the repository's queue.
+   * Commit what changed among `paths` (null: the whole project, less `excluding`) as one change
+   * and index it; a change of rows alone is indexed without a commit. Runs inside the
+   * repository's queue. `empty`: the first commit, made even of an empty project; `also`: see `changed`.
    */
   async commitChange(
     id: string | null,
@@ -200,7 +249,11 @@ export class History {
     who: Partial<WriteOrigin> & { actor: Actor; summary: string; reverts?: string[] },
     rows = false,
     excluding: readonly string[] = [],
+    empty = false,
+    also: readonly string[] = [],
   ): Promise<Change | null> {
+    const files = await this.changed(paths, excluding, also);
+    if (files.size === 0 && !rows && !empty) return null;
     const change: Change = {
       id: id ?? newChangeId(),
       time: now(),
@@ -211,11 +264,14 @@ export class History {
       callId: who.callId ?? null,
       turn: who.turn ?? null,
       targets: null,
-      summary: who.summary,
+      summary:
+        who.actor === "outside" && who.tool !== START_TOOL
+          ? `${who.summary}: ${describePaths([...files.keys()])}`
+          : who.summary,
       commit: null,
       reverts: who.reverts ?? null,
     };
-    const made = await this.repo.commit(paths, commitMessage(change), excluding);
+    const made = await this.repo.commitFiles(files, commitMessage(change), empty);
     if (!made && !rows) return null;
     const recorded: Change = {
       ...change,
@@ -235,6 +291,8 @@ export class History {
   close(): void {
     this.indexDb?.close();
     this.indexDb = null;
+    this.tree?.close();
+    this.tree = null;
   }
 }
 

@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import { NbError } from "../core/errors.js";
 import { openVersionedDb } from "../core/sqlite.js";
 import { type Actor, type Change, type ChangeFilter, ChangeSchema } from "./schema.js";
+import type { Seen, SeenStore } from "./worktree.js";
 
 const VERSION = 2;
 
@@ -37,6 +38,21 @@ ALTER TABLE changes ADD COLUMN turn TEXT;
 CREATE INDEX IF NOT EXISTS changes_turn ON changes(turn);
 `;
 
+// The work tree's stat cache (worktree.ts): what each file hashed to, at which stat. A cache, not
+// a record: made on open whatever the schema version, and never migrated.
+const SEEN = `
+CREATE TABLE IF NOT EXISTS seen (
+  path TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  mtime REAL NOT NULL,
+  ctime REAL NOT NULL,
+  ino INTEGER NOT NULL,
+  mode TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  at REAL NOT NULL
+) WITHOUT ROWID;
+`;
+
 interface Row {
   id: string;
   time: string;
@@ -54,6 +70,14 @@ interface Row {
 
 const COLUMNS =
   "c.id, c.time, c.actor, c.session, c.profile, c.tool, c.call_id, c.turn, c.targets, c.summary, c.commit_sha, c.reverts";
+
+const KEYS = COLUMNS.split(",").map((c) => c.trim().slice(2));
+
+function rowOf(values: unknown[]): Row {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < KEYS.length; i++) row[KEYS[i]] = values[i];
+  return row as unknown as Row;
+}
 
 function toChange(r: Row): Change {
   return {
@@ -83,6 +107,7 @@ export class ChangeIndex {
 
   constructor(file: string) {
     this.db = openVersionedDb({ what: "the history index", file, version: VERSION, sql: SCHEMA });
+    this.db.exec(SEEN);
   }
 
   /** Add one change (validated) with the paths it touched; `first`: before every other (a pruned history's start). */
@@ -147,7 +172,12 @@ export class ChangeIndex {
     }
     const sql = `SELECT ${COLUMNS} FROM changes c${where.length ? ` WHERE ${where.join(" AND ")}` : ""}
       ORDER BY c.seq DESC${f.limit ? ` LIMIT ${f.limit}` : ""}`;
-    return (this.db.prepare(sql).all(...args) as Row[]).map(toChange);
+    // Rows as arrays: a listing of thousands of changes spends most of its time making row objects.
+    const rows = this.db
+      .prepare(sql)
+      .raw(true)
+      .all(...args) as unknown[][];
+    return rows.map((r) => toChange(rowOf(r)));
   }
 
   /** The change with this id, or a unique prefix of one (at least 6 characters); `not_found` else. */
@@ -218,6 +248,31 @@ export class ChangeIndex {
       l: string | null;
     };
     return { changes: r.n, oldest: r.o, newest: r.l };
+  }
+
+  /** The work tree's stat cache, kept here so a new process re-reads only the files that moved. */
+  seenStore(): SeenStore {
+    return {
+      load: () => {
+        const rows = this.db
+          .prepare("SELECT path, size, mtime, ctime, ino, mode, sha, at FROM seen")
+          .all() as ({
+          path: string;
+        } & Seen)[];
+        return new Map(rows.map(({ path, ...s }) => [path, s]));
+      },
+      save: (seen) => {
+        const put = this.db.prepare(
+          "INSERT OR REPLACE INTO seen (path, size, mtime, ctime, ino, mode, sha, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        );
+        const drop = this.db.prepare("DELETE FROM seen WHERE path = ?");
+        this.db.transaction(() => {
+          for (const [path, s] of seen)
+            if (s === null) drop.run(path);
+            else put.run(path, s.size, s.mtime, s.ctime, s.ino, s.mode, s.sha, s.at);
+        })();
+      },
+    };
   }
 
   /** Run `fn` in one transaction (a rebuild adds many rows). */

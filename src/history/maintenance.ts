@@ -141,6 +141,8 @@ export async function repairHistory(history: History): Promise<RepairReport> {
       () => false,
     ));
   history.reset();
+  // The branch's lock of a process that died while recording would refuse every later record.
+  rmSync(join(repo.gitDir, "refs", "heads", "main.lock"), { force: true });
   if (!healthy && existsSync(repo.gitDir)) {
     const aside = `${repo.gitDir}.broken-${Date.now()}`;
     await rename(repo.gitDir, aside);

@@ -1,9 +1,11 @@
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
-import { GitRepo } from "./git.js";
+import { GitRepo, IDENTITY } from "./git.js";
+import { type ObjectType, readLooseObject, readRef, updateRef, writeObject } from "./objects.js";
+import { HeadTree, type TreeFile } from "./tree.js";
+import type { FileContent } from "./worktree.js";
 
 const BRANCH = "refs/heads/main";
 
@@ -17,7 +19,7 @@ const EXCLUDES = ["/.nbook/", ".git", ".git/", ".*.????????????.tmp", ""].join("
 /** Git's mark for "no object": an absent file in a raw diff. */
 const NULL_SHA = /^0+$/;
 
-/** A retry for the moments another process holds the index lock. */
+/** A retry for the moments another process holds the branch's lock. */
 const LOCK_RETRIES = 20;
 const LOCK_WAIT_MS = 25;
 
@@ -29,14 +31,14 @@ export interface FileDelta {
 }
 
 /**
- * The project's history repository: init on first use, commit a set of paths (or everything),
- * read blobs and diffs. Every git call of one repository runs one at a time in this process, and
- * waits out another process's index lock.
+ * The project's history repository: init on first use, commit files (written in-process as git
+ * objects), read blobs and diffs through git. Its operations run one at a time in this process;
+ * another process's commit is seen through the ref.
  */
 export class HistoryRepo {
   readonly git: GitRepo;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly trees = new Map<string, string>();
+  private cached: { head: string | null; tree: HeadTree } | null = null;
 
   constructor(
     readonly gitDir: string,
@@ -61,7 +63,8 @@ export class HistoryRepo {
   async init(): Promise<void> {
     if (!this.exists()) {
       await mkdir(this.gitDir, { recursive: true });
-      await this.git.run(["init", "--quiet", `--initial-branch=main`]);
+      // No template: git's sample hooks and description have no use here.
+      await this.git.run(["init", "--quiet", "--template=", "--initial-branch=main"]);
     }
     await mkdir(join(this.gitDir, "info"), { recursive: true });
     await writeFile(join(this.gitDir, "info", "exclude"), EXCLUDES);
@@ -69,157 +72,70 @@ export class HistoryRepo {
 
   /** The commit the history is at, or null before the first one (read from the ref, no git run). */
   async head(): Promise<string | null> {
-    const loose = await readFile(join(this.gitDir, BRANCH), "utf8").catch(() => null);
-    if (loose !== null) return loose.trim() || null;
-    const packed = await readFile(join(this.gitDir, "packed-refs"), "utf8").catch(() => "");
-    const line = packed.split("\n").find((l) => l.endsWith(` ${BRANCH}`));
-    return line ? line.split(" ")[0] : null;
+    return readRef(this.gitDir, BRANCH);
   }
 
-  private async treeOf(commit: string): Promise<string> {
-    const known = this.trees.get(commit);
-    if (known) return known;
-    const tree = await this.git.text(["rev-parse", `${commit}^{tree}`]);
-    this.trees.set(commit, tree);
+  /**
+   * The head's tree, read once with `ls-tree` and kept by this process's commits; read again
+   * when another process moved the head.
+   */
+  private async treeAt(head: string | null): Promise<HeadTree> {
+    if (this.cached?.head === head) return this.cached.tree;
+    let tree = HeadTree.empty();
+    if (head !== null) {
+      tree = HeadTree.fromListing(await this.git.text(["ls-tree", "-r", "-t", "-z", "--full-tree", head]));
+    }
+    this.cached = { head, tree };
     return tree;
   }
 
-  /** Run git, waiting while another process holds the index lock. */
-  private async locked(args: readonly string[], input?: string, raw = false): Promise<string> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await this.git.run(args, input === undefined ? {} : { input });
-        const text = out.stdout.toString("utf8");
-        return raw ? text : text.trim();
-      } catch (e) {
-        const busy = e instanceof NbError && /index\.lock|cannot lock ref/i.test(e.message);
-        if (!busy || attempt >= LOCK_RETRIES) throw e;
-        await new Promise((r) => setTimeout(r, LOCK_WAIT_MS));
-      }
-    }
-  }
-
-  /** Paths changed in the work tree since the last commit, limited to `paths` (all when null). */
-  async dirty(paths: readonly string[] | null, excluding: readonly string[] = []): Promise<string[]> {
-    const spec = paths === null ? pathspecAll(excluding) : paths.map(literal);
-    if (spec.length === 0) return [];
-    const out = await this.locked(
-      ["status", "--porcelain=v1", "-z", "-uall", "--no-renames", "--", ...spec],
-      undefined,
-      true,
-    );
-    return out
-      .split("\0")
-      .filter((e) => e.length > 3)
-      .map((e) => e.slice(3));
+  /** The head's tree (this process's copy: read it, never change it). */
+  async headTree(): Promise<HeadTree> {
+    return this.treeAt(await this.head());
   }
 
   /**
-   * Commit the current content of `paths` (every path when null, less `excluding`) with this
-   * message. Returns the commit and the paths it changed, or null when nothing differs.
+   * Commit these files (content and mode; null: removed) on the head with this message, building
+   * the objects in-process against the cached head tree, so the cost is that of the change, not
+   * of the project. The ref moves last and only from the head the commit was built on: a crash
+   * leaves the history as it was (objects nothing points at) or with the whole commit. Returns
+   * the commit and the paths it changed, or null when nothing differs (`empty`: commit anyway,
+   * for the first commit of an empty project).
    */
-  async commit(
-    paths: readonly string[] | null,
+  async commitFiles(
+    files: ReadonlyMap<string, FileContent | null>,
     message: string,
-    excluding: readonly string[] = [],
+    empty = false,
   ): Promise<{ commit: string; paths: string[] } | null> {
-    if (paths !== null && paths.length === 0) return null;
-    if (paths !== null && this.tracked(paths)) return this.commitTracked(paths, message);
-    if (paths === null) await this.locked(["add", "-A", "--", ...pathspecAll(excluding)]);
-    else await this.locked(["update-index", "--add", "--remove", "-z", "--stdin"], `${paths.join("\0")}\0`);
-    const tree = await this.locked(["write-tree"]);
+    const put = (type: ObjectType, data: Buffer) => writeObject(this.gitDir, type, data);
+    const blobs = new Map<string, TreeFile | null>();
+    for (const [path, file] of files)
+      blobs.set(path, file && { mode: file.mode, sha: put("blob", file.data) });
     for (let attempt = 0; ; attempt++) {
       const parent = await this.head();
-      if (parent && (await this.treeOf(parent)) === tree) return null;
-      const commit = await this.git.text(
-        ["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", "-"],
-        {
-          input: message,
-        },
-      );
-      try {
-        await this.git.run(["update-ref", BRANCH, commit, parent ?? ""]);
-      } catch (e) {
-        // Another process moved the history meanwhile: commit the same tree on its new head.
-        if (attempt >= LOCK_RETRIES) throw e;
-        continue;
-      }
-      this.trees.set(commit, tree);
-      const changed = paths === null || !parent ? await this.changedPaths(parent, commit) : [...paths];
-      return { commit, paths: changed };
-    }
-  }
-
-  /**
-   * The blobs of the files at the head commit this process last saw (path → blob), read once with
-   * `ls-tree` and kept up to date by this process's commits; reset when another process commits.
-   */
-  private blobsAt: { head: string; blobs: Map<string, string> } | null = null;
-
-  /** The head's blob of each path (null: not in the head), or null when the head moved elsewhere. */
-  async headBlobs(): Promise<Map<string, string> | null> {
-    const head = await this.head();
-    if (head === null) return null;
-    if (this.blobsAt?.head !== head) {
-      const out = await this.git.text(["ls-tree", "-r", "-z", "--full-tree", head]);
-      const blobs = new Map<string, string>();
-      for (const entry of out.split("\0")) {
-        const tab = entry.indexOf("\t");
-        if (tab < 0) continue;
-        const [, type, sha] = entry.slice(0, tab).split(" ");
-        if (type === "blob") blobs.set(entry.slice(tab + 1), sha);
-      }
-      this.blobsAt = { head, blobs };
-    }
-    return this.blobsAt.blobs;
-  }
-
-  private tracked(paths: readonly string[]): boolean {
-    const blobs = this.blobsAt?.blobs;
-    return blobs !== undefined && paths.every((p) => blobs.has(p));
-  }
-
-  /**
-   * Commit files the head already has, in one git run (`git commit --only -- paths`: their work
-   * tree content, whatever else the index holds). Their blobs become what this process knows of them.
-   */
-  private async commitTracked(
-    paths: readonly string[],
-    message: string,
-  ): Promise<{ commit: string; paths: string[] } | null> {
-    const parent = await this.head();
-    const out = await this.git.run(
-      [
-        "--literal-pathspecs",
+      const tree = await this.treeAt(parent);
+      const paths: string[] = [];
+      for (const [path, file] of blobs) if (tree.set(path, file)) paths.push(path);
+      if (paths.length === 0 && !(empty && parent === null)) return null;
+      const root = tree.write(put);
+      const stamp = `${IDENTITY.name} <${IDENTITY.email}> ${Math.floor(Date.now() / 1000)} +0000`;
+      const commit = put(
         "commit",
-        "--quiet",
-        "--no-verify",
-        "--no-status",
-        "--only",
-        "-F",
-        "-",
-        "--",
-        ...paths,
-      ],
-      { input: message, okCodes: [1] },
-    );
-    const commit = await this.head();
-    if (out.code !== 0 || commit === null || commit === parent) {
-      if (/nothing to commit|no changes added/i.test(out.stdout.toString("utf8") + out.stderr)) return null;
-      if (out.code !== 0)
-        throw new NbError("io_error", `git commit failed: ${out.stderr.trim() || "(no message)"}`);
-      return null;
-    }
-    if (this.blobsAt?.head === parent) {
-      const blobs = this.blobsAt.blobs;
-      for (const p of paths) {
-        const blob = await blobOfFile(join(this.workTree, p));
-        if (blob === null) blobs.delete(p);
-        else blobs.set(p, blob);
+        Buffer.from(
+          `tree ${root}\n${parent ? `parent ${parent}\n` : ""}author ${stamp}\ncommitter ${stamp}\n\n${message}`,
+        ),
+      );
+      const moved = updateRef(this.gitDir, BRANCH, commit, parent);
+      if (moved === "done") {
+        this.cached = { head: commit, tree };
+        return { commit, paths };
       }
-      this.blobsAt = { head: commit, blobs };
+      // The tree now holds this change on a head that is no longer the head: read the new one.
+      this.cached = null;
+      if (attempt >= LOCK_RETRIES)
+        throw new NbError("io_error", "The history's branch stayed locked by another process");
+      if (moved === "locked") await new Promise((r) => setTimeout(r, LOCK_WAIT_MS));
     }
-    return { commit, paths: [...paths] };
   }
 
   /** The paths that differ between two commits (all of `to`'s when `from` is null). */
@@ -272,24 +188,11 @@ export class HistoryRepo {
 
   /** The parent of a commit, or null for the first. */
   async parentOf(commit: string): Promise<string | null> {
+    // A commit still loose (every commit since the last prune) is read in-process; a packed one through git.
+    const loose = /^[0-9a-f]{40}$/.test(commit) ? readLooseObject(this.gitDir, commit) : null;
+    if (loose?.type === "commit")
+      return /^parent ([0-9a-f]{40})$/m.exec(loose.data.toString("utf8").split("\n\n")[0])?.[1] ?? null;
     const out = await this.git.text(["rev-list", "--parents", "-n", "1", commit]);
     return out.split(" ")[1] ?? null;
   }
-}
-
-/** A path for git, taken literally (no glob, no magic). */
-function literal(path: string): string {
-  return `:(literal)${path}`;
-}
-
-/** Every path of the work tree, less these. */
-function pathspecAll(excluding: readonly string[]): string[] {
-  return [".", ...excluding.map((p) => `:(exclude,literal)${p}`)];
-}
-
-/** The git blob id of a file's content (sha1 of `blob <size>\0` and the bytes), or null when absent. */
-export async function blobOfFile(file: string): Promise<string | null> {
-  const data = await readFile(file).catch(() => null);
-  if (data === null) return null;
-  return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
 }
