@@ -17,6 +17,7 @@ import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 import { ExportBook } from "./export-book";
 import { FileHistory } from "./file-history";
+import { chapterTitle, type EditorHandle, ProseEditor, useWritingFocus } from "./prose-editor";
 
 /**
  * Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it.
@@ -300,7 +301,9 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   // A search hit to show: its file is selected at its line once the editor holds that file.
   const jump = useRef<{ path: string; line: number } | null>(null);
   const [jumpTick, setJumpTick] = useState(0);
-  const editor = useRef<HTMLTextAreaElement>(null);
+  const editor = useRef<EditorHandle | null>(null);
+  const [focus, setFocus] = useState(false);
+  useWritingFocus(focus, () => setFocus(false));
   const [words, setWords] = useState(new Map<string, number>());
   const [text, setText] = useState("");
   const [version, setVersion] = useState<string | null>(null);
@@ -323,6 +326,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
 
   const show = (f: FileText) => {
     setText(f.text);
+    editor.current?.setText(f.text);
     setSaved(f.text);
     setVersion(f.version);
     setConflict(null);
@@ -419,24 +423,12 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     }
   };
 
-  const onKey = (e: KeyboardEvent) => {
-    if ((e.ctrlKey || e.metaKey) && e.key === "s") {
-      e.preventDefault();
-      save();
-    }
-  };
-
   useEffect(() => {
     const j = jump.current;
     const el = editor.current;
-    if (!j || j.path !== path || !el || el.value !== text || holding.current !== path) return;
+    if (!j || j.path !== path || !el || holding.current !== path) return;
     jump.current = null;
-    const lines = text.split("\n");
-    const start = lines.slice(0, j.line - 1).reduce((n, l) => n + l.length + 1, 0);
-    el.focus();
-    el.setSelectionRange(start, start + (lines[j.line - 1]?.length ?? 0));
-    const lineHeight = Number.parseFloat(getComputedStyle(el).lineHeight) || 20;
-    el.scrollTop = Math.max(0, (j.line - 3) * lineHeight);
+    el.selectLine(j.line);
   }, [text, path, jumpTick, mode]);
   const openHit = (hitPath: string, line: number) => {
     jump.current = { path: hitPath, line };
@@ -446,6 +438,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
 
   const root = shownTree?.tree;
   const n = countWords(text);
+  const title = chapterTitle(text);
 
   return (
     <div class="split">
@@ -478,9 +471,14 @@ export function FilesScreen({ project, path }: { project: string; path: string }
         ) : (
           <>
             <div class="toolbar">
-              <strong class="path" data-testid="open-path">
+              {title && (
+                <strong class="chapter-title" data-testid="chapter-title">
+                  {title}
+                </strong>
+              )}
+              <span class={title ? "path muted small" : "path"} data-testid="open-path">
                 {path}
-              </strong>
+              </span>
               <span class="muted small" data-testid="word-count">
                 {n.toLocaleString()} {t("files.words")}
               </span>
@@ -506,6 +504,15 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                   {t("files.preview")}
                 </button>
               </div>
+              <button
+                type="button"
+                aria-pressed={focus}
+                onClick={() => setFocus(!focus)}
+                title={t("editor.focusHint")}
+                data-testid="focus-mode"
+              >
+                {t("editor.focus")}
+              </button>
               <button
                 type="button"
                 class="primary"
@@ -543,16 +550,16 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 </div>
               </div>
             )}
-            {mode === "edit" ? (
-              <textarea
-                ref={editor}
-                class="source"
-                value={text}
-                spellcheck={false}
-                onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-                onKeyDown={onKey}
-                aria-label={path}
-                data-testid="editor"
+            {mode === "edit" && holding.current !== path ? (
+              !error && <p class="muted">{t("common.loading")}</p>
+            ) : mode === "edit" ? (
+              <ProseEditor
+                key={path}
+                initial={text}
+                onChange={setText}
+                onSave={() => save()}
+                label={path}
+                handle={editor}
               />
             ) : (
               <article
