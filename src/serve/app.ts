@@ -12,6 +12,7 @@ import { registerExportRoutes } from "./routes/export.js";
 import { registerFileRoutes } from "./routes/files.js";
 import { registerHistoryRoutes } from "./routes/history.js";
 import { registerImportRoutes } from "./routes/import.js";
+import { registerInlineRoutes } from "./routes/inline.js";
 import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerProjectRoutes } from "./routes/projects.js";
@@ -92,6 +93,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerFileRoutes(routes, hub);
   registerSearchRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
+  registerInlineRoutes(routes, hub);
   registerUsageRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);

@@ -30,7 +30,7 @@ const TreeQuery = z
   .strict();
 
 /** The context the file tools' authorisation runs in for the trusted user of the workbench. */
-function userContext(hub: ServeHub, project: Project): ToolContext {
+export function userContext(hub: ServeHub, project: Project): ToolContext {
   return {
     workspace: hub.workspace,
     project,
