@@ -17,6 +17,7 @@ import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
 import { ExportBook } from "./export-book";
 import { FileHistory } from "./file-history";
+import { InlineAi, type Selection } from "./inline-ai";
 import { chapterTitle, type EditorHandle, ProseEditor, useWritingFocus } from "./prose-editor";
 
 /**
@@ -303,6 +304,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   const [jumpTick, setJumpTick] = useState(0);
   const editor = useRef<EditorHandle | null>(null);
   const [focus, setFocus] = useState(false);
+  const [selection, setSelection] = useState<Selection>({ from: 0, to: 0, text: "" });
   useWritingFocus(focus, () => setFocus(false));
   const [words, setWords] = useState(new Map<string, number>());
   const [text, setText] = useState("");
@@ -336,6 +338,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   useEffect(() => {
     setStatus(null);
     setError(null);
+    setSelection({ from: 0, to: 0, text: "" });
     holding.current = "";
     if (!path) return;
     const draft = drafts.get(draftKey(project, path));
@@ -407,15 +410,15 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     [project],
   );
 
-  const save = async (overwrite = false) => {
+  const save = async (overwrite = false, body = text) => {
     setError(null);
     try {
-      const r = await api.writeFile(project, path, text, overwrite && conflict ? conflict.version : version);
+      const r = await api.writeFile(project, path, body, overwrite && conflict ? conflict.version : version);
       setVersion(r.version);
-      setSaved(text);
+      setSaved(body);
       setConflict(null);
       setStatus(t("files.saved"));
-      if (isChapter(path)) setWords((w) => new Map(w).set(path, countWords(text)));
+      if (isChapter(path)) setWords((w) => new Map(w).set(path, countWords(body)));
     } catch (e) {
       if (e instanceof ApiError && e.code === "conflict")
         setConflict((e.body as { error: { details: WriteConflictDetails } }).error.details);
@@ -434,6 +437,16 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     jump.current = { path: hitPath, line };
     setMode("edit");
     setJumpTick((k) => k + 1);
+  };
+
+  // An accepted inline alternative replaces the passage it was asked for (if it is still there) and
+  // is saved at once, through the same route as any save.
+  const acceptInline = async (asked: Selection, replacement: string) => {
+    const h = editor.current;
+    if (!h || text.slice(asked.from, asked.to) !== asked.text) return t("inline.moved");
+    h.replace(asked.from, asked.to, replacement);
+    await save(false, text.slice(0, asked.from) + replacement + text.slice(asked.to));
+    return null;
   };
 
   const root = shownTree?.tree;
@@ -550,6 +563,15 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 </div>
               </div>
             )}
+            {mode === "edit" && holding.current === path && (
+              <InlineAi
+                key={path}
+                project={project}
+                path={path}
+                selection={selection}
+                onAccept={acceptInline}
+              />
+            )}
             {mode === "edit" && holding.current !== path ? (
               !error && <p class="muted">{t("common.loading")}</p>
             ) : mode === "edit" ? (
@@ -557,6 +579,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 key={path}
                 initial={text}
                 onChange={setText}
+                onSelect={setSelection}
                 onSave={() => save()}
                 label={path}
                 handle={editor}
