@@ -18,7 +18,8 @@ import { useAsync } from "../use-async";
 import { ExportBook } from "./export-book";
 import { FileHistory } from "./file-history";
 import { InlineAi, type Selection } from "./inline-ai";
-import { chapterTitle, type EditorHandle, ProseEditor, useWritingFocus } from "./prose-editor";
+import { chapterTitle } from "./prose-commands";
+import { type EditorHandle, ProseEditor, useWritingFocus } from "./prose-editor";
 
 /**
  * Lorebook and manuscript first (where a novelist works), then the rest as the server ordered it.
