@@ -320,6 +320,12 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   state.current = { path, dirty, version };
   // The file whose text the editor holds; its draft is kept while the text differs from the disk.
   const holding = useRef<string>("");
+  // The same, as state: the editor is shown once it holds the open file (a ref alone re-renders nothing).
+  const [held, setHeld] = useState("");
+  const hold = (p: string) => {
+    holding.current = p;
+    setHeld(p);
+  };
   useEffect(() => {
     if (!holding.current) return;
     const key = draftKey(project, holding.current);
@@ -340,11 +346,11 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     setStatus(null);
     setError(null);
     setSelection({ from: 0, to: 0, text: "" });
-    holding.current = "";
+    hold("");
     if (!path) return;
     const draft = drafts.get(draftKey(project, path));
     if (draft) {
-      holding.current = path;
+      hold(path);
       setText(draft.text);
       setSaved(draft.saved);
       setVersion(draft.version);
@@ -357,7 +363,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       (f) => {
         if (!live) return;
         show(f);
-        holding.current = path;
+        hold(path);
       },
       (e: Error) => live && setError(e.message),
     );
@@ -564,7 +570,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 </div>
               </div>
             )}
-            {mode === "edit" && holding.current === path && (
+            {mode === "edit" && held === path && (
               <InlineAi
                 key={path}
                 project={project}
@@ -573,7 +579,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 onAccept={acceptInline}
               />
             )}
-            {mode === "edit" && holding.current !== path ? (
+            {mode === "edit" && held !== path ? (
               !error && <p class="muted">{t("common.loading")}</p>
             ) : mode === "edit" ? (
               <ProseEditor
