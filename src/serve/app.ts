@@ -14,6 +14,7 @@ import { registerFileRoutes } from "./routes/files.js";
 import { registerGoalsRoutes } from "./routes/goals.js";
 import { registerHistoryRoutes } from "./routes/history.js";
 import { registerImportRoutes } from "./routes/import.js";
+import { registerInlineRoutes } from "./routes/inline.js";
 import { registerJobRoutes } from "./routes/jobs.js";
 import { registerPlotRoutes } from "./routes/plot.js";
 import { registerPlotViewRoutes } from "./routes/plot-views.js";
@@ -96,6 +97,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerFileManageRoutes(routes, hub);
   registerSearchRoutes(routes, hub);
   registerSessionRoutes(routes, hub);
+  registerInlineRoutes(routes, hub);
   registerUsageRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);

@@ -146,6 +146,17 @@ export const InvocationSchema = z
     status: z.enum(["running", "queued", ...RunStatusSchema.options]),
   })
   .strict();
+/** An inline request (POST …/inline): running, how its run ended, and the alternatives it answered. */
+export const InlineAlternativesSchema = z
+  .object({
+    sessionId: z.string(),
+    running: z.boolean(),
+    status: RunStatusSchema.nullable(),
+    alternatives: z.array(z.string()),
+    error: z.string().nullable(),
+  })
+  .strict();
+export type InlineAlternatives = z.infer<typeof InlineAlternativesSchema>;
 export const AbortedSchema = z.object({ aborted: z.boolean() }).strict();
 export const ModeChangeSchema = z.object({ mode: ModeSchema, changed: z.boolean() }).strict();
 /** What a rewind or an undo did: where the leaf is, how many entries it left, the changes it took back. */

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Locator, type Page } from "playwright-core";
 import { NBOOK_BIN } from "../helpers.js";
 
 /** The Chromium the tests drive: Debian's package (`apt-get install chromium fonts-wqy-microhei`). */
@@ -115,3 +115,27 @@ export const severe = (findings: AxeFinding[], where: string): string[] =>
   findings
     .filter((f) => f.impact === "serious" || f.impact === "critical")
     .map((f) => `${where}: ${f.id} (${f.impact}) at ${JSON.stringify(f.nodes)}`);
+
+// The prose editor is CodeMirror: its text and selection are read from the view its content
+// element belongs to (CodeMirror keeps it there; the version is pinned in package.json), not from
+// the DOM, which holds only the lines in view.
+type EditorView = {
+  state: { doc: { toString(): string }; selection: { main: { from: number; to: number } } };
+};
+
+/** The prose editor's whole text (`editor` is its `data-testid="editor"` content element). */
+export function editorText(editor: Locator): Promise<string> {
+  return editor.evaluate((el) => {
+    const v = (el as unknown as { cmTile: { root: { view: EditorView } } }).cmTile.root.view;
+    return v.state.doc.toString();
+  });
+}
+
+/** The text the prose editor has selected. */
+export function editorSelection(editor: Locator): Promise<string> {
+  return editor.evaluate((el) => {
+    const v = (el as unknown as { cmTile: { root: { view: EditorView } } }).cmTile.root.view;
+    const r = v.state.selection.main;
+    return v.state.doc.toString().slice(r.from, r.to);
+  });
+}

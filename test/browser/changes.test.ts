@@ -9,7 +9,14 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runNbook } from "../helpers.js";
-import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
+import {
+  browserMissing,
+  editorText,
+  launchChromium,
+  type ServeProcess,
+  shot,
+  startServe,
+} from "./browser.js";
 
 const CHAPTER = "manuscript/01-the-drowned-bell/index.md";
 const OPENING = "The fog had burned off by noon";
@@ -168,8 +175,8 @@ if (missing) {
       await shot(page, "changes-03-reverted");
 
       await page.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(CHAPTER)}`);
-      await until(() => page.getByTestId("editor").inputValue()).toContain(OPENING);
-      expect(await page.getByTestId("editor").inputValue()).not.toContain(EDITED);
+      await until(() => editorText(page.getByTestId("editor"))).toContain(OPENING);
+      expect(await editorText(page.getByTestId("editor"))).not.toContain(EDITED);
 
       // Beside the editor: the file's history (the agent's edit and its revert) and its blame.
       await page.getByTestId("file-history").locator("summary").click();

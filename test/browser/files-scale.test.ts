@@ -4,7 +4,15 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runNbook } from "../helpers.js";
-import { browserMissing, launchChromium, type ServeProcess, shot, startServe } from "./browser.js";
+import {
+  browserMissing,
+  editorSelection,
+  editorText,
+  launchChromium,
+  type ServeProcess,
+  shot,
+  startServe,
+} from "./browser.js";
 
 const missing = browserMissing();
 const until = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 50 });
@@ -92,13 +100,8 @@ if (missing) {
       await shot(page, "files-search");
       await hit.click();
       const editor = page.getByTestId("editor");
-      await until(() => editor.inputValue()).toContain("林岚");
-      await until(() =>
-        editor.evaluate((el) => {
-          const area = el as unknown as { value: string; selectionStart: number; selectionEnd: number };
-          return area.value.slice(area.selectionStart, area.selectionEnd);
-        }),
-      ).toBe("林岚走进长安城的雾里。");
+      await until(() => editorText(editor)).toContain("林岚");
+      await until(() => editorSelection(editor)).toBe("林岚走进长安城的雾里。");
     });
   });
 }

@@ -11,6 +11,7 @@ import { runNbook } from "../helpers.js";
 import {
   axeFindings,
   browserMissing,
+  editorText,
   launchChromium,
   type ServeProcess,
   SHOT_DIR,
@@ -174,8 +175,8 @@ if (missing) {
       await page.getByTestId("project-tide").click();
       await page.locator(`a[data-path="${CHAPTER}"]`).click();
       const editor = page.getByTestId("editor");
-      await until(() => editor.inputValue()).toContain(OPENING);
-      const original = await editor.inputValue();
+      await until(() => editorText(editor)).toContain(OPENING);
+      const original = await editorText(editor);
       const mine = `${original}\nMira wrote the day's date in the margin.\n`;
       await editor.fill(mine);
       await until(() => page.getByTestId("save-status").textContent()).toBe("Unsaved changes");
@@ -193,10 +194,10 @@ if (missing) {
       // Unsaved text survives opening another file (and is marked in the tree) until saved or undone.
       await editor.fill(`${mine}Unsaved thought.\n`);
       await page.locator('a[data-path="manuscript/02-low-water/index.md"]').click();
-      await until(() => editor.inputValue()).not.toContain("Unsaved thought.");
+      await until(() => editorText(editor)).not.toContain("Unsaved thought.");
       expect(await page.locator(`a[data-path="${CHAPTER}"]`).getByTestId("unsaved-mark").count()).toBe(1);
       await page.locator(`a[data-path="${CHAPTER}"]`).click();
-      await until(() => editor.inputValue()).toContain("Unsaved thought.");
+      await until(() => editorText(editor)).toContain("Unsaved thought.");
       await editor.fill(mine);
       await until(() => page.getByTestId("save-status").textContent()).not.toBe("Unsaved changes");
       expect(await page.getByTestId("unsaved-mark").count()).toBe(0);
@@ -215,7 +216,7 @@ if (missing) {
       );
       await shot(page, "05-files-conflict");
       await page.getByTestId("take-theirs").click();
-      await until(() => editor.inputValue()).toContain("Tomas was awake");
+      await until(() => editorText(editor)).toContain("Tomas was awake");
       await until(() => page.getByTestId("conflict").count()).toBe(0);
 
       // A new chapter file; creating it again once it has text is refused, never overwriting it.
@@ -223,7 +224,7 @@ if (missing) {
       await page.getByTestId("new-file").fill(third);
       await page.getByTestId("new-file").press("Enter");
       await until(() => page.getByTestId("open-path").textContent()).toBe(third);
-      await until(() => editor.inputValue()).toBe("# The Bell Road\n");
+      await until(() => editorText(editor)).toBe("# The Bell Road\n");
       expect(readFileSync(join(ws, "tide", third), "utf8")).toBe("# The Bell Road\n");
       await until(() =>
         page.locator(`a[data-path="${third}"]`).getByTestId("chapter-words").textContent(),
@@ -280,7 +281,7 @@ if (missing) {
       const tab = await page.context().newPage();
       tab.on("pageerror", (e) => pageErrors.push(e.message));
       await tab.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(CHAPTER)}`);
-      await until(() => tab.getByTestId("editor").inputValue()).toContain(OPENING);
+      await until(() => editorText(tab.getByTestId("editor"))).toContain(OPENING);
 
       await bubble.getByTestId("approve").click();
       await until(() => page.getByTestId("assistant").allTextContents()).toEqual(
@@ -303,13 +304,13 @@ if (missing) {
       expect(severe(await axeFindings(page), "07-agent-done")).toEqual([]);
 
       // The open editor picked the change up by itself (the workspace stream), and says so.
-      await until(() => tab.getByTestId("editor").inputValue()).toContain(EDITED);
+      await until(() => editorText(tab.getByTestId("editor"))).toContain(EDITED);
       expect(await tab.getByTestId("save-status").textContent()).toMatch(/^Changed elsewhere/);
       await shot(tab, "08-files-after-agent");
       await tab.close();
       await page.getByTestId("nav-files").click();
       await page.locator(`a[data-path="${CHAPTER}"]`).click();
-      await until(() => page.getByTestId("editor").inputValue()).toContain(EDITED);
+      await until(() => editorText(page.getByTestId("editor"))).toContain(EDITED);
     });
 
     it("answers the agent's question inline, and aborts a run", async () => {

@@ -97,6 +97,9 @@ const enc = encodeURIComponent;
 
 // ---------------------------------------------------------------- what the routes answer
 
+/** What inline AI can be asked to do with a selection (`instruction`: the author's own words). */
+export type InlineAction = "rewrite" | "expand" | "describe" | "shorten" | "instruction";
+
 // The server's own response schemas (src/serve/responses.ts), as types only: nothing of the server
 // is bundled. The routes are held to these schemas in the serve tests.
 type Answer<S extends z.ZodType> = z.infer<S>;
@@ -197,6 +200,13 @@ export const api = {
   /** Delete a file or folder as one history change (a revert brings it back). */
   deleteFile: (p: string, path: string) =>
     request<Answer<typeof R.FilesChangedSchema>>("POST", `${P(p)}/files/delete`, { path }),
+  /** Inline AI: ask the inline editor for alternatives to a selection (they stream on the session). */
+  inline: (
+    p: string,
+    body: { path: string; selection: string; action: InlineAction; instruction?: string },
+  ) => request<Answer<typeof R.InvocationSchema>>("POST", `${P(p)}/inline`, body),
+  inlineState: (p: string, id: string) =>
+    request<Answer<typeof R.InlineAlternativesSchema>>("GET", `${P(p)}/inline/${enc(id)}`),
 
   // ---------------------------------------------------------------- history
   changes: (p: string, filter: { session?: string; turn?: string; path?: string; limit?: number } = {}) =>

@@ -1,6 +1,6 @@
 // Diffs as the workbench shows them: a unified diff text (an approval's preview) coloured by line,
 // and a two-text comparison (a save conflict) computed in the browser with the `diff` package.
-import { diffLines } from "diff";
+import { diffChars, diffLines, diffWordsWithSpace } from "diff";
 
 function lineClass(line: string): string {
   if (line.startsWith("+++") || line.startsWith("---")) return "diff-file";
@@ -41,5 +41,28 @@ export function TwoWayDiff({ theirs, mine }: { theirs: string; mine: string }) {
         </div>
       ))}
     </pre>
+  );
+}
+
+/** A passage and its rewrite, word by word (character by character for CJK, which has no spaces). */
+export function WordDiff({ before, after }: { before: string; after: string }) {
+  const cjk = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(before + after);
+  const parts = (cjk ? diffChars : diffWordsWithSpace)(before, after);
+  return (
+    <p class="word-diff" data-testid="word-diff">
+      {parts.map((p, i) =>
+        p.added ? (
+          <ins key={i} class="diff-add">
+            {p.value}
+          </ins>
+        ) : p.removed ? (
+          <del key={i} class="diff-del">
+            {p.value}
+          </del>
+        ) : (
+          <span key={i}>{p.value}</span>
+        ),
+      )}
+    </p>
   );
 }

@@ -62,7 +62,7 @@ const SettleBody = z
  * session waiting on an approval, a missing model key) are the response; otherwise the run goes on
  * in the hub, whatever happens to the request, and reports through the session stream.
  */
-async function startRun(
+export async function startRun(
   hub: ServeHub,
   run: () => Promise<RunResult>,
 ): Promise<RunResult["status"] | "running"> {

@@ -12,7 +12,7 @@ import {
 import { TwoWayDiff } from "../diff-view";
 import { applyChange, type ChangedNode, graft, titleFromSlug } from "../file-tree";
 import { useI18n } from "../i18n";
-import { countWords, renderMarkdown } from "../markdown";
+import { renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { subscribe } from "../sse";
 import { useAsync } from "../use-async";
@@ -20,6 +20,8 @@ import { ExportBook } from "./export-book";
 import { FileActions } from "./file-actions";
 import { FileHistory } from "./file-history";
 import { isChapter, TreeView } from "./file-tree-view";
+import { InlineAi, type Selection } from "./inline-ai";
+import { type EditorHandle, ProseEditor, useWritingFocus } from "./prose-editor";
 
 /** The search box: lines of the manuscript, lorebook and plan; a hit opens its file at the line. */
 function SearchPanel({ project, onOpen }: { project: string; onOpen: (path: string, line: number) => void }) {
@@ -197,7 +199,10 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   // A search hit to show: its file is selected at its line once the editor holds that file.
   const jump = useRef<{ path: string; line: number } | null>(null);
   const [jumpTick, setJumpTick] = useState(0);
-  const editor = useRef<HTMLTextAreaElement>(null);
+  const editor = useRef<EditorHandle | null>(null);
+  const [focus, setFocus] = useState(false);
+  const [selection, setSelection] = useState<Selection>({ from: 0, to: 0, text: "" });
+  useWritingFocus(focus, () => setFocus(false));
   const [words, setWords] = useState(new Map<string, number>());
   const [text, setText] = useState("");
   const [version, setVersion] = useState<string | null>(null);
@@ -211,6 +216,12 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   state.current = { path, dirty, version };
   // The file whose text the editor holds; its draft is kept while the text differs from the disk.
   const holding = useRef<string>("");
+  // The same, as state: the editor is shown once it holds the open file (a ref alone re-renders nothing).
+  const [held, setHeld] = useState("");
+  const hold = (p: string) => {
+    holding.current = p;
+    setHeld(p);
+  };
   useEffect(() => {
     if (!holding.current) return;
     const key = draftKey(project, holding.current);
@@ -220,6 +231,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
 
   const show = (f: FileText) => {
     setText(f.text);
+    editor.current?.setText(f.text);
     setSaved(f.text);
     setVersion(f.version);
     setConflict(null);
@@ -229,11 +241,12 @@ export function FilesScreen({ project, path }: { project: string; path: string }
   useEffect(() => {
     setStatus(null);
     setError(null);
-    holding.current = "";
+    setSelection({ from: 0, to: 0, text: "" });
+    hold("");
     if (!path) return;
     const draft = drafts.get(draftKey(project, path));
     if (draft) {
-      holding.current = path;
+      hold(path);
       setText(draft.text);
       setSaved(draft.saved);
       setVersion(draft.version);
@@ -246,7 +259,7 @@ export function FilesScreen({ project, path }: { project: string; path: string }
       (f) => {
         if (!live) return;
         show(f);
-        holding.current = path;
+        hold(path);
       },
       (e: Error) => live && setError(e.message),
     );
@@ -300,15 +313,15 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     [project],
   );
 
-  const save = async (overwrite = false) => {
+  const save = async (overwrite = false, body = text) => {
     setError(null);
     try {
-      const r = await api.writeFile(project, path, text, overwrite && conflict ? conflict.version : version);
+      const r = await api.writeFile(project, path, body, overwrite && conflict ? conflict.version : version);
       setVersion(r.version);
-      setSaved(text);
+      setSaved(body);
       setConflict(null);
       setStatus(t("files.saved"));
-      if (isChapter(path)) setWords((w) => new Map(w).set(path, readChapter(text).words));
+      if (isChapter(path)) setWords((w) => new Map(w).set(path, readChapter(body).words));
     } catch (e) {
       if (e instanceof ApiError && e.code === "conflict")
         setConflict((e.body as { error: { details: WriteConflictDetails } }).error.details);
@@ -316,24 +329,12 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     }
   };
 
-  const onKey = (e: KeyboardEvent) => {
-    if ((e.ctrlKey || e.metaKey) && e.key === "s") {
-      e.preventDefault();
-      save();
-    }
-  };
-
   useEffect(() => {
     const j = jump.current;
     const el = editor.current;
-    if (!j || j.path !== path || !el || el.value !== text || holding.current !== path) return;
+    if (!j || j.path !== path || !el || holding.current !== path) return;
     jump.current = null;
-    const lines = text.split("\n");
-    const start = lines.slice(0, j.line - 1).reduce((n, l) => n + l.length + 1, 0);
-    el.focus();
-    el.setSelectionRange(start, start + (lines[j.line - 1]?.length ?? 0));
-    const lineHeight = Number.parseFloat(getComputedStyle(el).lineHeight) || 20;
-    el.scrollTop = Math.max(0, (j.line - 3) * lineHeight);
+    el.selectLine(j.line);
   }, [text, path, jumpTick, mode]);
   const openHit = (hitPath: string, line: number) => {
     jump.current = { path: hitPath, line };
@@ -341,8 +342,19 @@ export function FilesScreen({ project, path }: { project: string; path: string }
     setJumpTick((k) => k + 1);
   };
 
+  // An accepted inline alternative replaces the passage it was asked for (if it is still there) and
+  // is saved at once, through the same route as any save.
+  const acceptInline = async (asked: Selection, replacement: string) => {
+    const h = editor.current;
+    if (!h || text.slice(asked.from, asked.to) !== asked.text) return t("inline.moved");
+    h.replace(asked.from, asked.to, replacement);
+    await save(false, text.slice(0, asked.from) + replacement + text.slice(asked.to));
+    return null;
+  };
+
   const root = shownTree?.tree;
-  const n = countWords(text);
+  // The same reading of a chapter as the tree's: its leading heading, and the words of the rest.
+  const { words: n, title } = readChapter(text);
 
   return (
     <div class="split">
@@ -383,9 +395,14 @@ export function FilesScreen({ project, path }: { project: string; path: string }
         ) : (
           <>
             <div class="toolbar">
-              <strong class="path" data-testid="open-path">
+              {title && (
+                <strong class="chapter-title" data-testid="chapter-title">
+                  {title}
+                </strong>
+              )}
+              <span class={title ? "path muted small" : "path"} data-testid="open-path">
                 {path}
-              </strong>
+              </span>
               <span class="muted small" data-testid="word-count">
                 {n.toLocaleString()} {t("files.words")}
               </span>
@@ -411,6 +428,15 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                   {t("files.preview")}
                 </button>
               </div>
+              <button
+                type="button"
+                aria-pressed={focus}
+                onClick={() => setFocus(!focus)}
+                title={t("editor.focusHint")}
+                data-testid="focus-mode"
+              >
+                {t("editor.focus")}
+              </button>
               <button
                 type="button"
                 class="primary"
@@ -448,16 +474,26 @@ export function FilesScreen({ project, path }: { project: string; path: string }
                 </div>
               </div>
             )}
-            {mode === "edit" ? (
-              <textarea
-                ref={editor}
-                class="source"
-                value={text}
-                spellcheck={false}
-                onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-                onKeyDown={onKey}
-                aria-label={path}
-                data-testid="editor"
+            {mode === "edit" && held === path && (
+              <InlineAi
+                key={path}
+                project={project}
+                path={path}
+                selection={selection}
+                onAccept={acceptInline}
+              />
+            )}
+            {mode === "edit" && held !== path ? (
+              !error && <p class="muted">{t("common.loading")}</p>
+            ) : mode === "edit" ? (
+              <ProseEditor
+                key={path}
+                initial={text}
+                onChange={setText}
+                onSelect={setSelection}
+                onSave={() => save()}
+                label={path}
+                handle={editor}
               />
             ) : (
               <article
