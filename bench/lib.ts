@@ -2,7 +2,7 @@
 export interface BenchResult {
   suite: string;
   name: string;
-  unit: "ms" | "us" | "ops/s" | "entries/s" | "x" | "chunks" | "MB" | "MiB" | "tokens";
+  unit: "ms" | "us" | "ops/s" | "entries/s" | "x" | "chunks" | "MB" | "MiB" | "KiB" | "tokens";
   value: number;
   /** The naive algorithm's figure in the same run, when one exists. */
   baseline?: number;

@@ -235,6 +235,26 @@ async function memoryAppendSearch(ws: Workspace, events: number): Promise<number
   );
 }
 
+/**
+ * The files screen's time to interactive in a project of `chapters` chapters: from navigating to
+ * the screen until the tree's chapter links are in place (the median of three), on a warm server.
+ */
+export async function filesScreenInteractive(chapters: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "nb-bench-files-screen-"));
+  await ensureBuilt(ROOT);
+  try {
+    const ws = Workspace.init(join(dir, "ws"));
+    const project = buildProject(ws, "book", chapters);
+    const cli = join(dir, "nbook.mjs");
+    writeFileSync(cli, CLI);
+    const screen = await treeAndScreen(cli, ws, [{ n: chapters, project }]);
+    ws.close();
+    return screen.render[0]!;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Every file figure of the `scale` suite. */
 export async function fileScale(report: Report, options?: BenchOptions): Promise<void> {
   const sizes = (options?.get("chapters") ?? "10,100,1000,5000").split(",").map(Number);

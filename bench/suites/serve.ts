@@ -1,7 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { ProfileCatalog } from "../../src/profiles/catalog.js";
 import { startServer } from "../../src/serve/server.js";
 import { DEFAULT_WEB_ROOT } from "../../src/serve/static.js";
@@ -9,6 +18,7 @@ import { createToolRegistry } from "../../src/tools/builtin.js";
 import { dispatch } from "../../src/tools/dispatch.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { type BenchSuite, intOption, medianMs } from "../lib.js";
+import { filesScreenInteractive } from "../parts/scale-files.js";
 
 const SUBSCRIBERS = 20;
 
@@ -32,7 +42,8 @@ async function countEvents(body: ReadableStream<Uint8Array>, onEvent: () => void
 
 export const suite: BenchSuite = {
   name: "serve",
-  description: "nbook serve over HTTP on 127.0.0.1: file read round trip, SSE fan-out, workbench page TTFB",
+  description:
+    "nbook serve over HTTP on 127.0.0.1: file read round trip, SSE fan-out, workbench page TTFB, the workbench's gzipped JS, the files screen's time to interactive at 1,000 chapters",
   async run(report, options) {
     const dir = mkdtempSync(join(tmpdir(), "nbook-bench-serve-"));
     const ws = Workspace.init(join(dir, "ws"));
@@ -147,6 +158,24 @@ export const suite: BenchSuite = {
         { iterations: 300, warmup: 30 },
       );
       report({ name: "workbench_page_ttfb_median", unit: "ms", value: ttfb, target: "< 50 ms" });
+
+      // 4. The workbench's JavaScript as the browser downloads it (gzip), when it is built.
+      const assets = join(DEFAULT_WEB_ROOT, "assets");
+      if (existsSync(assets)) {
+        const gz = readdirSync(assets)
+          .filter((f) => f.endsWith(".js"))
+          .reduce((n, f) => n + gzipSync(readFileSync(join(assets, f)), { level: 9 }).length, 0);
+        report({ name: "workbench_js_gzip", unit: "KiB", value: gz / 1024, target: "< 250 KB" });
+      }
+
+      // 5. The files screen in Chromium at 1,000 chapters (a served project of its own).
+      const chapters = intOption(options, "chapters", 1000);
+      report({
+        name: `files_screen_time_to_interactive_${chapters}_chapters`,
+        unit: "ms",
+        value: await filesScreenInteractive(chapters),
+        target: "< 500 ms",
+      });
     } finally {
       await server.close();
       ws.close();
