@@ -82,16 +82,7 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
       const window = ctx.model.contextWindow;
       const chars = stepTools(ctx.offered, state.loadedSets).chars;
       if (contextTokens(system, chars, state.visible) > settings.compactAt * window) {
-        const compacted = await compact(
-          deps,
-          sessionId,
-          runId,
-          record.path,
-          ctx.model,
-          t.pctx,
-          t.signal,
-          t.fence,
-        );
+        const compacted = await compact(deps, ctx, runId, record.path, t.pctx, t.signal, t.fence);
         if (compacted) {
           record.keep(compacted);
           state = readPath(record.path);

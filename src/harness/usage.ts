@@ -52,7 +52,7 @@ export function recordModelCall(
   deps: HarnessDeps,
   ctx: RunContext,
   runId: string,
-  input: ModelInput,
+  input: Pick<ModelInput, "system" | "tools" | "messages" | "canon">,
   turn: Pick<ModelTurn, "usage">,
   purpose: ModelCall["purpose"],
 ): ModelCall {
