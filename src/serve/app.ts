@@ -18,6 +18,7 @@ import { registerProjectRoutes } from "./routes/projects.js";
 import { registerSearchRoutes } from "./routes/search.js";
 import { registerSessionRoutes } from "./routes/sessions.js";
 import { registerSettingsRoutes } from "./routes/settings.js";
+import { registerPlotViewRoutes } from "./routes/plot-views.js";
 import { registerUsageRoutes } from "./routes/usage.js";
 import { registerWorkflowRoutes } from "./routes/workflows.js";
 import { registerWorldRoutes } from "./routes/world.js";
@@ -95,6 +96,7 @@ export function createServeApp(opts: ServeAppOptions): { app: Hono; routes: ApiR
   registerUsageRoutes(routes, hub);
   registerWorldRoutes(routes, hub);
   registerPlotRoutes(routes, hub);
+  registerPlotViewRoutes(routes, hub);
   registerHistoryRoutes(routes, hub);
   registerCatalogRoutes(routes, hub);
   registerSettingsRoutes(routes, hub);

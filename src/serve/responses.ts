@@ -186,6 +186,55 @@ export const HistoryEntrySchema = z.looseObject({
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 export const HistorySchema = z.object({ history: z.array(HistoryEntrySchema) }).strict();
+/** One scene's editable fields, as save_story_scene takes them. */
+export const SceneDetailSchema = z.looseObject({
+  id: z.number(),
+  title: z.string(),
+  status: z.string(),
+  outcomeType: z.string().nullable(),
+  pacingRole: z.string().nullable(),
+  summary: z.string(),
+  purpose: z.string().nullable(),
+  writingTip: z.string().nullable(),
+  note: z.string().nullable(),
+  worldAnchor: z.looseObject({ startTime: z.string().nullable(), endTime: z.string().nullable() }),
+});
+export type SceneDetail = z.infer<typeof SceneDetailSchema>;
+/** A scene on the story's calendar, with its place in reading order (null when not in a chapter). */
+export const TimelineSceneSchema = z.looseObject({
+  id: z.number(),
+  title: z.string(),
+  status: z.string(),
+  threadId: z.number(),
+  threadTitle: z.string(),
+  chapterId: z.number().nullable(),
+  chapterTitle: z.string().nullable(),
+  position: z.number().nullable().describe("the scene's number in reading order"),
+  startInstant: z.number().nullable(),
+  endInstant: z.number().nullable(),
+  startTime: z.string().nullable(),
+  endTime: z.string().nullable(),
+  subjectIds: z.array(z.string()),
+  locationSubjectId: z.string().nullable(),
+});
+export type TimelineScene = z.infer<typeof TimelineSceneSchema>;
+export const TimelineSchema = z
+  .object({
+    scenes: z.array(TimelineSceneSchema).describe("by story time; scenes with no time last"),
+    events: z.array(
+      z.looseObject({
+        id: z.string(),
+        instant: z.number(),
+        time: z.string(),
+        title: z.string(),
+        summary: z.string(),
+        kind: z.string(),
+      }),
+    ),
+    eventsTruncated: z.boolean().describe("true when only the latest events are listed"),
+  })
+  .strict();
+export type Timeline = z.infer<typeof TimelineSchema>;
 export const SliceListSchema = z
   .object({
     slices: z.array(
@@ -243,7 +292,11 @@ export const StoryTreeSchema = z.looseObject({
 });
 export type StoryTree = z.infer<typeof StoryTreeSchema>;
 export const ChapterDetailSchema = z.looseObject({
-  chapter: z.looseObject(plotNode),
+  chapter: z.looseObject({
+    ...plotNode,
+    note: z.string().nullable(),
+    brief: z.record(z.string(), z.string().nullable()).describe("the 11 writer-brief fields"),
+  }),
   scenes: z.array(z.looseObject({ id: z.number(), title: z.string(), status: z.string() })),
 });
 export const WriterBriefSchema = z.looseObject({ markdown: z.string(), status: z.string() });

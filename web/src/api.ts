@@ -97,11 +97,14 @@ export type {
   PlotThread,
   ProjectView,
   PromiseRow,
+  SceneDetail,
   SearchResult,
   Settings,
   StoryTree,
   Subject,
   SubjectState,
+  Timeline,
+  TimelineScene,
   Transcript,
   WorkflowRun,
   WorkflowRunView,
@@ -254,6 +257,10 @@ export const api = {
     request<Answer<typeof R.IssueListSchema>>("GET", `${P(p)}/world/issues`, undefined, { subject }),
 
   // ---------------------------------------------------------------- plot
+  scene: (p: string, sceneId: number) =>
+    request<Answer<typeof R.SceneDetailSchema>>("GET", `${P(p)}/plot/scenes/${sceneId}`),
+  timeline: (p: string, subject?: string) =>
+    request<Answer<typeof R.TimelineSchema>>("GET", `${P(p)}/plot/timeline`, undefined, { subject }),
   plotTree: (p: string) =>
     request<Answer<typeof R.StoryTreeSchema>>("GET", `${P(p)}/plot/tree`, undefined, { detail: true }),
   chapter: (p: string, chapterId: number) =>

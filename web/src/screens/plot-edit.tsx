@@ -4,6 +4,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useI18n } from "../i18n";
 import { useAsync } from "../use-async";
+import { ChapterFields, SceneFields } from "./plot-fields";
 
 /** The drag payload type of a scene row. */
 export const SCENE_DRAG = "application/x-nbook-scene";
@@ -132,6 +133,7 @@ export function ChapterEditor(props: {
   const { project, chapterId } = props;
   const detail = useAsync(() => api.chapter(project, chapterId), [project, chapterId, props.version]);
   const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
   const run = (p: Promise<unknown>) =>
     p.then(
       () => {
@@ -151,6 +153,10 @@ export function ChapterEditor(props: {
     );
   if (!detail.data) return <p class="muted">{t("common.loading")}</p>;
   const { chapter, scenes } = detail.data;
+  const saved = () => {
+    detail.reload();
+    props.onChanged();
+  };
   return (
     <div class="chapter-editor" data-testid="chapter-editor">
       <h2>
@@ -170,6 +176,7 @@ export function ChapterEditor(props: {
           {error}
         </p>
       )}
+      <ChapterFields project={project} chapter={chapter} onSaved={saved} />
       {scenes.length === 0 ? (
         <p class="muted">{t("plot.noScenes")}</p>
       ) : (
@@ -205,6 +212,16 @@ export function ChapterEditor(props: {
                   }}
                 />
                 <span class="badge soft">{s.status}</span>
+                <button
+                  type="button"
+                  class="icon"
+                  aria-expanded={open === s.id}
+                  aria-label={t("plot.details", { title: s.title })}
+                  data-testid={`details-sceneId-${s.id}`}
+                  onClick={() => setOpen(open === s.id ? null : s.id)}
+                >
+                  ⋯
+                </button>
                 <MoveButtons
                   title={s.title}
                   up={i > 0 ? () => scene(s.id, { chapterOrder: { before: scenes[i - 1]!.id } }) : null}
@@ -228,6 +245,9 @@ export function ChapterEditor(props: {
               </li>
             ))}
           </ol>
+          {open !== null && scenes.some((s) => s.id === open) && (
+            <SceneFields project={project} sceneId={open} onSaved={saved} />
+          )}
         </>
       )}
     </div>

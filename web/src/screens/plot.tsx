@@ -6,6 +6,8 @@ import { renderMarkdown } from "../markdown";
 import { routeHash } from "../route";
 import { useAsync } from "../use-async";
 import { ChapterEditor, EditableTitle, MoveButtons, ROW_TOOLS, SCENE_DRAG, updateRow } from "./plot-edit";
+import { ImportanceSelect, QuestionFields } from "./plot-fields";
+import { TimelineView } from "./timeline";
 
 function Brief({ project, chapterId }: { project: string; chapterId: number }) {
   const { t } = useI18n();
@@ -48,7 +50,7 @@ function PromiseCard({ p, project, onSaved }: { p: PromiseRow; project: string; 
         </strong>
         <span class="badge">{p.status}</span>
         <span class="badge soft">{p.stage}</span>
-        <span class="muted small">{p.importance}</span>
+        <ImportanceSelect project={project} promise={p} onSaved={onSaved} />
       </div>
       <dl class="meta beats" aria-label={t("plot.beats")}>
         {BEAT_KINDS.map((k) => (
@@ -68,7 +70,8 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
   const tree = useAsync(() => api.plotTree(project), [project]);
   const promises = useAsync(() => api.promises(project), [project]);
   const decisions = useAsync(() => api.decisions(project), [project]);
-  const [tab, setTab] = useState<"brief" | "chapter" | "promises" | "decisions">("brief");
+  const [tab, setTab] = useState<"brief" | "chapter" | "promises" | "decisions" | "timeline">("brief");
+  const [timelineSubject, setTimelineSubject] = useState("");
   // Bumped when a scene dropped on the chapter list changed the open chapter's scenes.
   const [version, setVersion] = useState(0);
   const [error, setError] = useState<string | null>(null);
@@ -205,7 +208,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
       </aside>
       <section class="content scroll">
         <div class="tabs" role="tablist">
-          {(["brief", "chapter", "promises", "decisions"] as const).map((k) => (
+          {(["brief", "chapter", "promises", "decisions", "timeline"] as const).map((k) => (
             <button
               key={k}
               type="button"
@@ -236,6 +239,9 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
           ) : (
             <p class="muted">{t("plot.pickChapter")}</p>
           ))}
+        {tab === "timeline" && (
+          <TimelineView project={project} subject={timelineSubject} onSubject={setTimelineSubject} />
+        )}
         {tab === "promises" &&
           (promises.data?.rows.length ? (
             promises.data.rows.map((p) => (
@@ -258,7 +264,7 @@ export function PlotScreen({ project, chapterId }: { project: string; chapterId:
                   />
                 </strong>{" "}
                 <span class="badge">{d.status}</span>
-                <p>{d.question}</p>
+                <QuestionFields project={project} decision={d} onSaved={decisions.reload} />
                 {d.anchor.kind !== "story" && (
                   <p class="muted small">
                     {d.anchor.kind} {d.anchor.path ?? (d.anchor.id === null ? "" : `#${d.anchor.id}`)}
