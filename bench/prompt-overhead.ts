@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import { buildSystem, readPath } from "../src/harness/context.js";
-import { offeredTools, stepTools } from "../src/harness/tool-specs.js";
+import { modeGates, offeredTools, stepTools } from "../src/harness/tool-specs.js";
 import { ProfileCatalog } from "../src/profiles/catalog.js";
 import { createToolRegistry } from "../src/tools/builtin.js";
 import { Workspace } from "../src/workspace/workspace.js";
@@ -66,7 +66,9 @@ export function measureOverhead(): ProfileOverhead[] {
       return {
         profile: p.key,
         tools: toolKeys.length,
-        systemTokens: countTokens(buildSystem(prompt, "normal", empty)),
+        systemTokens: countTokens(
+          buildSystem(prompt, modeGates(registry, catalog.allowlist(p.key)) ? "normal" : null, empty),
+        ),
         toolTokens: countTokens(JSON.stringify(sent)),
       };
     });

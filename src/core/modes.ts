@@ -23,16 +23,14 @@ export function capMode(mode: Mode, ceiling: Mode | undefined): Mode {
 }
 
 const FULL: Record<Mode, string> = {
-  normal:
-    "The session is now in NORMAL mode: you may read and write files, plot and world state. Carry out the agreed work; keep the task list current.",
+  normal: "The session is now in NORMAL mode: carry out the agreed work.",
   discuss:
     "The session is now in DISCUSS mode (read-only). Talk the work through, read whatever helps, but do not change anything: every write-effect tool call is stopped and needs the user's explicit approval for that one call. If the discussion leads to real work, ask for normal mode with switch_mode.",
   plan: 'The session is now in PLAN mode (read-only). Investigate, then write your proposal as Markdown under .agent/plan/ (for example .agent/plan/<topic>.md) — those writes run without approval; any other write is stopped for the user\'s approval. When the plan is ready, ask to carry it out with switch_mode {mode: "normal"} and a one-line reason.',
 };
 
 const HINT: Record<Mode, string> = {
-  normal:
-    "Mode: normal (read and write). Use switch_mode to propose discuss or plan mode when that fits better.",
+  normal: "Mode: normal (read and write).",
   discuss: "Mode: discuss (read-only; writes need the user's approval per call).",
   plan: "Mode: plan (read-only except Markdown under .agent/plan/; ask switch_mode normal to execute).",
 };

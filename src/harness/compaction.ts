@@ -1,12 +1,13 @@
-import { generateText, type LanguageModel } from "ai";
-import { toErrorInfo } from "../core/errors.js";
+import { generateText, type LanguageModel, type LanguageModelUsage } from "ai";
+import { NbError, toErrorInfo } from "../core/errors.js";
 import type { PromptContext } from "../profiles/types.js";
-import { type SummaryWindow, summarizeInBounds } from "./bounded-summary.js";
+import { type SummaryRequest, type SummaryWindow, summarizeInBounds } from "./bounded-summary.js";
 import { readPath, toMessages } from "./context.js";
 import type { HarnessDeps, RunFence } from "./run.js";
+import type { RunContext } from "./run-context.js";
 import type { Entry } from "./store/schema.js";
-import { withModelCallSlot } from "./stream.js";
-import type { ResolvedModel } from "./types.js";
+import { type ModelTurn, withModelCallSlot } from "./stream.js";
+import { budgetState, recordModelCall } from "./usage.js";
 
 const sizes = new WeakMap<Entry, number>();
 
@@ -76,9 +77,20 @@ function transcriptLines(entries: readonly Entry[]): string[] {
   return lines;
 }
 
+/** The usage the AI SDK reports for one request, in the shape a model call is recorded with. */
+function turnUsage(u: LanguageModelUsage): ModelTurn["usage"] {
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheReadTokens: u.inputTokenDetails?.cacheReadTokens,
+    cacheWriteTokens: u.inputTokenDetails?.cacheWriteTokens,
+  };
+}
+
 /**
  * Summarise older history with the summarizer profile's prompt on the session's model, in requests
- * that each fit the model's window (see summarizeInBounds).
+ * that each fit the model's window (see summarizeInBounds). `beforeCall` runs before each request
+ * (it may refuse it by throwing) and `onCall` after each one the provider answered.
  */
 export async function summarize(opts: {
   model: LanguageModel;
@@ -88,6 +100,8 @@ export async function summarize(opts: {
   window: SummaryWindow;
   signal?: AbortSignal;
   maxRetries: number;
+  beforeCall?: () => void;
+  onCall?: (request: SummaryRequest, usage: ModelTurn["usage"]) => void;
 }): Promise<string> {
   return summarizeInBounds({
     system: opts.system,
@@ -95,6 +109,7 @@ export async function summarize(opts: {
     lines: transcriptLines(opts.entries),
     window: opts.window,
     ask: async (request) => {
+      opts.beforeCall?.();
       const r = await withModelCallSlot(opts.signal, () =>
         generateText({
           model: opts.model,
@@ -105,6 +120,7 @@ export async function summarize(opts: {
           maxRetries: opts.maxRetries,
         }),
       );
+      opts.onCall?.(request, turnUsage(r.usage));
       return r.text;
     },
   });
@@ -120,18 +136,23 @@ export interface CompactionRequest {
   focus?: string;
 }
 
-/** Summarise older history into a compaction entry; null when there is nothing to cut or it failed. */
+/**
+ * Summarise older history into a compaction entry; null when there is nothing to cut or it failed.
+ * Each summariser request is a model call of the session like a turn: checked against the budgets
+ * before it starts and recorded (manifest, usage, cost; purpose `compaction`) once answered.
+ */
 export async function compact(
   deps: HarnessDeps,
-  sessionId: string,
+  ctx: RunContext,
   runId: string,
   path: Entry[],
-  resolved: ResolvedModel,
   pctx: PromptContext,
   signal: AbortSignal,
   fence: RunFence,
   how: CompactionRequest = { trigger: "auto" },
 ): Promise<Entry | null> {
+  const sessionId = ctx.session.id;
+  const resolved = ctx.model;
   const state = readPath(path);
   const keep = how.trigger === "user" ? 0 : Math.floor(deps.settings.keepRecent * resolved.contextWindow);
   const cut = chooseCut(state.visible, keep);
@@ -150,6 +171,25 @@ export async function compact(
       window: resolved,
       signal,
       maxRetries: deps.settings.maxRetries,
+      beforeCall: () => {
+        const budget = budgetState(deps.store, ctx.session, ctx.budgets);
+        if (budget.state === "stop") throw new NbError("limit_exceeded", budget.message as string);
+      },
+      onCall: (request, usage) => {
+        // A run another has taken over writes nothing more, as after a turn.
+        if (fence.revoked) return;
+        const messages = [
+          { role: "user" as const, content: [{ type: "text" as const, text: request.prompt }] },
+        ];
+        recordModelCall(
+          deps,
+          ctx,
+          runId,
+          { system: request.system, tools: [], messages, canon: null },
+          { usage },
+          "compaction",
+        );
+      },
     });
     if (fence.revoked) return null;
     const entry = deps.store.append(sessionId, {

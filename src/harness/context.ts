@@ -86,9 +86,13 @@ function loadedSets(entries: readonly Entry[]): Set<string> {
   return out;
 }
 
-/** The system prompt: the profile's prompt, then the mode, the task list and any summary of older history. */
-export function buildSystem(profilePrompt: string, mode: Mode, state: PathState): string {
-  const parts = [profilePrompt, `## Mode\n${modeReminder(mode, state.modeChangedSinceAnswer)}`];
+/**
+ * The system prompt: the profile's prompt, then the mode (null for a profile the mode cannot stop,
+ * see modeGates), the task list and any summary of older history.
+ */
+export function buildSystem(profilePrompt: string, mode: Mode | null, state: PathState): string {
+  const parts = [profilePrompt];
+  if (mode) parts.push(`## Mode\n${modeReminder(mode, state.modeChangedSinceAnswer)}`);
   if (state.tasks.length)
     parts.push(`## Task list (task_create / task_set_status)\n${formatTasks(state.tasks)}`);
   // The summary is a model's retelling of the history, tool output included.

@@ -435,10 +435,9 @@ export class Harness {
       const pctx = { ...ctx.prompt, mode: ctx.session.mode };
       return await compact(
         this.deps,
-        sessionId,
+        ctx,
         randomUUID(),
         this.deps.store.activePath(sessionId),
-        ctx.model,
         pctx,
         controller.signal,
         { revoked: false, runId: null },

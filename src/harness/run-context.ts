@@ -8,7 +8,7 @@ import type { Project } from "../workspace/project.js";
 import { type CanonSource, canonSource } from "./canon-input.js";
 import type { HarnessDeps } from "./run.js";
 import type { Session } from "./store/index.js";
-import { type OfferedTools, offeredTools } from "./tool-specs.js";
+import { modeGates, type OfferedTools, offeredTools } from "./tool-specs.js";
 import type { ResolvedModel } from "./types.js";
 
 /**
@@ -23,6 +23,8 @@ export interface RunContext {
   /** The structured result the profile asks for (report_result), if any. */
   output: z.ZodType | undefined;
   offered: OfferedTools;
+  /** Whether the system prompt states the mode: only when the mode can stop one of the profile's tools. */
+  modeShown: boolean;
   model: ResolvedModel;
   /** The prompt context without the mode, which a step sets. */
   prompt: Omit<PromptContext, "mode">;
@@ -61,6 +63,7 @@ export function buildRunContext(
     allow,
     output,
     offered,
+    modeShown: modeGates(deps.registry, allow),
     model,
     prompt: {
       projectName: session.project,

@@ -1,7 +1,7 @@
 import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import { z } from "zod";
 import { resolveAllowlist } from "../profiles/define.js";
-import type { Profile } from "../profiles/types.js";
+import type { Profile, ResolvedAllowlist } from "../profiles/types.js";
 import { modelSchema } from "../tools/model-schema.js";
 import { LOAD_TOOLS, onDemandSets } from "../tools/on-demand.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -17,19 +17,23 @@ export interface OfferedTools extends ToolBatch {
   sets: ReadonlyMap<string, ToolBatch>;
 }
 
+function isEmptyObject(schema: Record<string, unknown>): boolean {
+  return schema.type === "object" && Object.keys((schema.properties ?? {}) as object).length === 0;
+}
+
 /** JSON Schema of a terminal tool (report_result) for a profile: `data` typed by the profile's output schema. */
 function terminalSchema(
   base: Record<string, unknown>,
   output: z.ZodType | undefined,
 ): Record<string, unknown> {
-  if (!output) {
+  const { $schema: _s, ...data } = output
+    ? (z.toJSONSchema(output, { io: "input", unrepresentable: "any" }) as Record<string, unknown>)
+    : {};
+  // An output with no fields (the inline editor's) asks for nothing beyond `result`.
+  if (!output || isEmptyObject(data)) {
     const { data: _drop, ...props } = (base.properties ?? {}) as Record<string, unknown>;
     return { ...base, properties: props };
   }
-  const { $schema: _s, ...data } = z.toJSONSchema(output, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
   return { ...base, properties: { ...(base.properties as object), data: modelSchema(data) } };
 }
 
@@ -87,6 +91,19 @@ export function offeredTools(
     byProfile.set(profile, offered);
   }
   return offered;
+}
+
+/**
+ * True when the session mode can stop a call of this allowlist (a write-effect tool not bound
+ * read-only, or switch_mode to change it): a profile that only reads is not told the mode.
+ */
+export function modeGates(registry: ToolRegistry, allow: ResolvedAllowlist): boolean {
+  for (const [key, binding] of allow) {
+    if (key === "switch_mode") return true;
+    const effect = registry.get(key)?.effect;
+    if (effect && effect !== "read" && binding.access !== "readonly") return true;
+  }
+  return false;
 }
 
 /**

@@ -77,24 +77,16 @@ export function turnHooks(deps: HarnessDeps, ctx: RunContext, record: RunRecord,
     },
     async modelInput() {
       let state = readPath(record.path);
-      let system = buildSystem(t.systemPrompt, t.mode, state);
+      const mode = ctx.modeShown ? t.mode : null;
+      let system = buildSystem(t.systemPrompt, mode, state);
       const window = ctx.model.contextWindow;
       const chars = stepTools(ctx.offered, state.loadedSets).chars;
       if (contextTokens(system, chars, state.visible) > settings.compactAt * window) {
-        const compacted = await compact(
-          deps,
-          sessionId,
-          runId,
-          record.path,
-          ctx.model,
-          t.pctx,
-          t.signal,
-          t.fence,
-        );
+        const compacted = await compact(deps, ctx, runId, record.path, t.pctx, t.signal, t.fence);
         if (compacted) {
           record.keep(compacted);
           state = readPath(record.path);
-          system = buildSystem(t.systemPrompt, t.mode, state);
+          system = buildSystem(t.systemPrompt, mode, state);
         }
       }
       // Canon goes last: it changes with the working text, and what precedes it stays a stable prefix.

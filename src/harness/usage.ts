@@ -3,6 +3,8 @@ import {
   type Budgets,
   checkBudget,
   DEFAULT_WARN_AT,
+  type Limit,
+  type RaiseHint,
   type Spend,
 } from "../models/budgets.js";
 import { costOf, priceOf, type Usage } from "../models/prices.js";
@@ -20,6 +22,26 @@ const spendOf = (t: UsageTotals): Spend => ({
   tokens: t.inputTokens + t.outputTokens,
 });
 
+/** The session's limit: its own (`nbook sessions budget`), which replaces the config's, else the config's. */
+export function sessionLimit(
+  store: SessionStore,
+  sessionId: string,
+  budgets: Budgets,
+): { limit: Limit | null; from: "session" | "config" } {
+  const own = store.sessionBudget(sessionId);
+  return own ? { limit: own.limit, from: "session" } : { limit: budgets.session ?? null, from: "config" };
+}
+
+/** How to raise a session's own limit: the CLI command and the API route. */
+function raiseSession(sessionId: string, from: "session" | "config"): RaiseHint {
+  return (_scope, key) => {
+    const here = `Raise it for this session with \`nbook sessions budget ${sessionId} --${key} <limit>\` (or --lift; POST /api/sessions/${sessionId}/budget)`;
+    return from === "config"
+      ? `${here}, or budgets.session.${key} in .nbook/config.json for every session`
+      : here;
+  };
+}
+
 /**
  * Where the session and its project's day stand against the budgets: `stop` when either is used
  * up (checked before each model call, so a call never starts past a limit), `warn` near one.
@@ -29,9 +51,16 @@ export function budgetState(
   session: Pick<Session, "id" | "project">,
   budgets: Budgets,
 ): BudgetCheck {
-  if (!budgets.session && !budgets.projectDay) return { state: "ok", message: null };
+  const { limit, from } = sessionLimit(store, session.id, budgets);
+  if (!limit && !budgets.projectDay) return { state: "ok", message: null };
   const warnAt = budgets.warnAt ?? DEFAULT_WARN_AT;
-  const own = checkBudget("session", budgets.session, spendOf(store.sessionUsage(session.id)), warnAt);
+  const own = checkBudget(
+    "session",
+    limit,
+    spendOf(store.sessionUsage(session.id)),
+    warnAt,
+    raiseSession(session.id, from),
+  );
   if (own.state === "stop") return own;
   const today = dayOf(new Date().toISOString());
   const day = checkBudget(
@@ -52,7 +81,7 @@ export function recordModelCall(
   deps: HarnessDeps,
   ctx: RunContext,
   runId: string,
-  input: ModelInput,
+  input: Pick<ModelInput, "system" | "tools" | "messages" | "canon">,
   turn: Pick<ModelTurn, "usage">,
   purpose: ModelCall["purpose"],
 ): ModelCall {

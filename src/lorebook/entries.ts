@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { toErrorInfo } from "../core/errors.js";
 import type { Project } from "../workspace/project.js";
@@ -36,14 +36,27 @@ const MAX_FILE_BYTES = 256 * 1024;
 
 type Parsed = { entry: LoreEntry | null; problem: LoreProblem | null };
 
+/** A file's identity and version: compared field by field (no stamp string is built per file and turn). */
+interface Stamp {
+  ino: number;
+  mtimeMs: number;
+  size: number;
+}
+
 // One parse per file version: the lorebook is read before every model call of a prose profile. While
 // no file changed, the same Lorebook object is returned, so what is built from it (the key index) is kept.
 const cache = new WeakMap<
   Project,
-  { files: Map<string, { stamp: string; parsed: Parsed }>; book: Lorebook }
+  { files: Map<string, { stamp: Stamp; parsed: Parsed }>; book: Lorebook }
 >();
 
-function markdownFiles(dir: string, rel: string, out: string[]): void {
+/** A lorebook file found by the walk: its project-relative and absolute paths. */
+interface Found {
+  path: string;
+  abs: string;
+}
+
+function markdownFiles(dir: string, rel: string, out: Found[]): void {
   let items: Dirent[];
   try {
     items = readdirSync(dir, { withFileTypes: true });
@@ -57,7 +70,7 @@ function markdownFiles(dir: string, rel: string, out: string[]): void {
     const path = `${rel}/${d.name}`;
     // Symbolic links are not followed: the safe read refuses a file outside the project anyway.
     if (d.isDirectory()) markdownFiles(join(dir, d.name), path, out);
-    else if (d.isFile() && d.name.toLowerCase().endsWith(".md")) out.push(path);
+    else if (d.isFile() && d.name.toLowerCase().endsWith(".md")) out.push({ path, abs: join(dir, d.name) });
   }
 }
 
@@ -105,22 +118,28 @@ function parseFile(project: Project, path: string): Parsed {
 
 /** The project's lorebook entries (`lorebook/**.md` with canon front matter) and broken files, in path order. */
 export function readLorebook(project: Project): Lorebook {
-  const files: string[] = [];
+  const files: Found[] = [];
   markdownFiles(join(project.root, "lorebook"), "lorebook", files);
   const known = cache.get(project);
-  const next = new Map<string, { stamp: string; parsed: Parsed }>();
+  const next = new Map<string, { stamp: Stamp; parsed: Parsed }>();
   let changed = !known || known.files.size !== files.length;
-  for (const path of files) {
-    let stamp: string;
+  for (const { path, abs } of files) {
+    let st: Stats;
     try {
-      const st = statSync(join(project.root, path));
-      stamp = `${st.ino}:${st.mtimeMs}:${st.size}`;
+      st = statSync(abs);
     } catch {
       changed = true;
       continue;
     }
+    const stamp = { ino: st.ino, mtimeMs: st.mtimeMs, size: st.size };
     const hit = known?.files.get(path);
-    if (hit?.stamp === stamp) next.set(path, hit);
+    if (
+      hit &&
+      hit.stamp.ino === stamp.ino &&
+      hit.stamp.mtimeMs === stamp.mtimeMs &&
+      hit.stamp.size === stamp.size
+    )
+      next.set(path, hit);
     else {
       changed = true;
       next.set(path, { stamp, parsed: parseFile(project, path) });

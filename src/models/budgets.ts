@@ -5,7 +5,7 @@ import { NbError } from "../core/errors.js";
 import { formatFieldErrors, zodFieldErrors } from "../core/validate.js";
 
 /** A limit in money, tokens (input + output) or both; whichever is reached first stops the run. */
-const LimitSchema = z
+export const LimitSchema = z
   .object({
     usd: z.number().min(0).optional(),
     cny: z.number().min(0).optional(),
@@ -57,12 +57,21 @@ const SCOPE_KEY: Record<BudgetScope, string> = {
   projectDay: "budgets.projectDay",
 };
 
-/** Where `spent` stands against `limit`: stop at the limit (a limit of 0 allows no call), warn from `warnAt` of it. */
+/** How to lift a limit that stopped a run: by default, raise its key in the config. */
+export type RaiseHint = (scope: BudgetScope, key: keyof Limit) => string;
+
+const raiseInConfig: RaiseHint = (scope, key) => `Raise ${SCOPE_KEY[scope]}.${key} in .nbook/config.json`;
+
+/**
+ * Where `spent` stands against `limit`: stop at the limit (a limit of 0 allows no call), warn from
+ * `warnAt` of it. A stop says how to lift it (`raise`), then to continue the session.
+ */
 export function checkBudget(
   scope: BudgetScope,
-  limit: Limit | undefined,
+  limit: Limit | null | undefined,
   spent: Spend,
   warnAt: number,
+  raise: RaiseHint = raiseInConfig,
 ): BudgetCheck {
   if (!limit) return { state: "ok", message: null };
   let warn: string | null = null;
@@ -73,7 +82,7 @@ export function checkBudget(
     if (used >= cap) {
       return {
         state: "stop",
-        message: `The ${SCOPE_NAME[scope]} is used up: ${show(used)} of ${show(cap)} (${unit}). Raise ${SCOPE_KEY[scope]}.${key} in .nbook/config.json, then continue the session.`,
+        message: `The ${SCOPE_NAME[scope]} is used up: ${show(used)} of ${show(cap)} (${unit}). ${raise(scope, key)}, then continue the session.`,
       };
     }
     if (!warn && used >= warnAt * cap)

@@ -157,7 +157,9 @@ export class ProfileCatalog {
     const systemPrompt = (ctx: PromptContext) => {
       const project =
         ctx.projectName && workspace.hasProject(ctx.projectName) ? workspace.project(ctx.projectName) : null;
-      const skills = ctx.toolKeys.includes("read") ? skillsSection(usableSkills(workspace, project)) : null;
+      const skills = ctx.toolKeys.includes("read")
+        ? skillsSection(usableSkills(workspace, project), p.skills)
+        : null;
       const instructions = project ? projectInstructions(project) : null;
       return [prompt(ctx), skills, instructions].filter((s) => s).join("\n\n");
     };

@@ -51,9 +51,21 @@ export function projectInstructions(project: Project): string | null {
   return section;
 }
 
+/** HTML comments in AGENTS.md are the author's notes to themselves (the new-project template's hint is one). */
+const COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
+
+/** True when nothing is left but headings: a title alone instructs no one. */
+function headingsOnly(text: string): boolean {
+  return text.split("\n").every((line) => !line.trim() || /^#{1,6}\s/.test(line));
+}
+
 function formatSection(raw: string): string | null {
-  const text = raw.replace(/\r\n/g, "\n").trim();
-  if (!text) return null;
+  const text = raw
+    .replace(/\r\n/g, "\n")
+    .replace(COMMENT, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  if (!text || headingsOnly(text)) return null;
   if (text.length <= MAX_INSTRUCTIONS_CHARS) return `${HEAD}\n${text}`;
   const slice = text.slice(0, MAX_INSTRUCTIONS_CHARS);
   const lineEnd = slice.lastIndexOf("\n");

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Mode } from "../core/modes.js";
+import type { SkillsForm } from "../skills/prompt-section.js";
 import type { ToolBinding } from "../tools/types.js";
 
 /** An allowlist entry: a tool key, or a key with a binding (e.g. `{ key: "execute_world", access: "readonly" }`). */
@@ -33,6 +34,11 @@ export interface Profile {
   readonly outputFor?: (initial: Record<string, unknown>) => z.ZodType | undefined;
   readonly tools: readonly AllowEntry[];
   readonly systemPrompt: (ctx: PromptContext) => string;
+  /**
+   * How the skills catalog appears in its prompt (when it may `read`): `described` (the default)
+   * lists each skill with its description, `named` only the names, for a profile with a narrow task.
+   */
+  readonly skills?: SkillsForm;
   /** Default model reference `<providerId>/<modelId>`, if the profile prefers one. */
   readonly defaultModel?: string;
   readonly source: "builtin" | "user" | "project";

@@ -27,9 +27,9 @@ export type SearchResult = z.infer<typeof SearchResultSchema>;
 /** A search request as every door takes it. */
 export const SearchRequestSchema = z
   .object({
-    query: z.string().min(1).describe('words (all required), a "quoted phrase", or a prefix*'),
-    in: z.array(AreaSchema).min(1).optional().describe("only these areas (default: all three)"),
-    limit: z.number().int().min(1).max(200).optional().describe("lines at most (default 20)"),
+    query: z.string().min(1).describe('all these words, a "quoted phrase" or a prefix*'),
+    in: z.array(AreaSchema).min(1).optional(),
+    limit: z.number().int().min(1).max(200).optional().describe("default 20 lines"),
   })
   .strict();
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;

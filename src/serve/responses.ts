@@ -565,6 +565,8 @@ export const SessionUsageSchema = z
 export const ProjectUsageSchema = z
   .object({ project: z.string(), day: z.string(), usage: UsageTotalsSchema })
   .strict();
+/** Where a session stands against its budgets: its own or the config's limit, spent, the verdict. */
+export { BudgetStatusSchema } from "../harness/session-budget.js";
 /** What `/compact` wrote: the summary, or null when there was nothing older to summarise. */
 export const CompactedSchema = z.object({ compacted: z.boolean(), summary: z.string().nullable() }).strict();
 

@@ -25,8 +25,8 @@ export interface SeedFile {
 
 const agentsMd = (meta: ProjectMeta) =>
   meta.language === "zh"
-    ? `# ${meta.title}\n\n给本项目中工作的智能体的说明。\n\n- lorebook/ 存放稳定的设定（人物、地点、规则）。\n- manuscript/ 存放正文，每章一个文件夹，正文在 index.md。\n- world-engine/ 存放世界状态的模式与历法；状态本身通过 execute_world 读写。\n- .agent/plan/ 存放计划模式下的提案。\n`
-    : `# ${meta.title}\n\nInstructions for agents working in this project.\n\n- lorebook/ holds stable canon (characters, places, rules), one folder per entry with index.md.\n- manuscript/ holds the prose, one folder per chapter with index.md.\n- world-engine/ holds the world-state schema and calendar; the state itself is read and written through execute_world.\n- .agent/plan/ holds proposals written in plan mode.\n`;
+    ? `# ${meta.title}\n\n<!-- 在这里写给本项目所有智能体的长期指示：文风、人称、名字、绝不能改的设定。注释之外的文字会随每次调用发给智能体，请写得简短。项目结构（lorebook/、manuscript/、world-engine/、.agent/plan/）它们已经知道。 -->\n`
+    : `# ${meta.title}\n\n<!-- Your standing instructions for every agent in this project: style, point of view, names, what must never change. Text outside these comment marks is sent to the agents with every call, so keep it short. They already know the layout (lorebook/, manuscript/, world-engine/, .agent/plan/). -->\n`;
 
 /** Files a new project gets, beyond project.yaml: among them the World Engine's starting calendar and schema. */
 export const SEED_FILES: SeedFile[] = [

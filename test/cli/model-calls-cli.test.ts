@@ -130,8 +130,9 @@ describe("nbook sessions context, sessions show and chat's /compact and status l
       "Summary of the earlier conversation:\nMara reached the harbour in her grey coat.",
     );
     expect(summarizerPrompts.at(-1)).toContain("keep in particular: the grey coat");
-    expect(chat.stdout).toMatch(/── session: 1 call · in 500 .*│ novel today: \$0\.0001/);
-    expect(chat.stdout).toMatch(/── session: 2 calls/);
+    // The summariser's request is a model call of the session too (50 in, 10 out).
+    expect(chat.stdout).toMatch(/── session: 2 calls · in 550 .*│ novel today: \$0\.0001/);
+    expect(chat.stdout).toMatch(/── session: 3 calls/);
     const show = await runNbookInProcess(["sessions", "show", "1"], { cwd: dir });
     expect(show.stdout).toContain(
       "history compacted; the summary the model now works from:\n  │ Mara reached the harbour in her grey coat.",

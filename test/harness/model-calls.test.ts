@@ -111,6 +111,7 @@ function setup(ref: string): Setup {
     join(project.root, "lorebook", "city.md"),
     "---\nkeys: [青石城]\n---\n# 青石城\n港口城市。\n",
   );
+  writeFileSync(join(project.root, "AGENTS.md"), "# Novel\n\nPast tense, close third person.\n");
   const store = SessionStore.forWorkspace(workspace);
   const registry = createToolRegistry();
   const catalog = new ProfileCatalog(registry, workspace);

@@ -38,7 +38,7 @@ describe("the skills catalog in the system prompt", () => {
       "---\nname: bell-scenes\ndescription: How bells sound in this novel.\nwhen_to_use: Any scene with a bell.\n---\nBELL-BODY\n",
     );
     addSkill(fx.project.root, "broken-one", "---\nname: broken-one\n---\n");
-    const entry = "- keep-canon (skill://keep-canon/SKILL.md): Canon the workspace way.";
+    const entry = "- keep-canon: Canon the workspace way.";
     for (const profileKey of ["leader.default", "scout"]) {
       fx.script([
         {
@@ -51,12 +51,11 @@ describe("the skills catalog in the system prompt", () => {
       const r = await fx.harness.invoke(s.id, { mode: "prompt", message: "Rename Mira." });
       expect(r.status, `${profileKey}: ${r.error?.message ?? ""}`).toBe("completed");
       const system = lastSystem();
-      expect(system).toContain(
-        "- bell-scenes (skill://bell-scenes/SKILL.md): How bells sound in this novel.",
-      );
+      expect(system).toContain("- bell-scenes: How bells sound in this novel.");
       // When to use it is in the SKILL.md the agent reads, not in every turn's prompt.
       expect(system).not.toContain("Any scene with a bell.");
-      expect(system).toContain("- writing-chain (skill://writing-chain/SKILL.md)");
+      expect(system).toContain("read skill://<name>/SKILL.md first");
+      expect(system).toContain("- writing-chain: ");
       expect(system).not.toContain("broken-one");
       // The workspace's keep-canon replaced the built-in one.
       expect(system).not.toContain("Keep the lorebook");

@@ -4,6 +4,12 @@ import { writeFileAtomicSync } from "../../core/atomic-write.js";
 import { NbError } from "../../core/errors.js";
 import { type RewindResult, type RewindScope, rewindSession } from "../../harness/rewind.js";
 import {
+  type BudgetChange,
+  type BudgetStatus,
+  changeSessionBudget,
+  sessionBudgetStatus,
+} from "../../harness/session-budget.js";
+import {
   exportJsonl,
   exportMarkdown,
   MAX_PAGE,
@@ -162,7 +168,32 @@ function showSession(store: SessionStore, id: string, o: ShowOptions): void {
 /** The UTC day now (YYYY-MM-DD), as model calls are summed by. */
 const today = (): string => new Date().toISOString().slice(0, 10);
 
-/** `nbook sessions list|show|context|export|rewind|fork|rename|archive|restore|delete`. */
+/** A budget limit in words: each of its caps, or "none". */
+function limitText(limit: BudgetStatus["session"]["limit"]): string {
+  if (!limit) return "none";
+  const caps = [
+    limit.usd !== undefined ? `$${limit.usd}` : null,
+    limit.cny !== undefined ? `¥${limit.cny}` : null,
+    limit.tokens !== undefined ? `${limit.tokens} tokens` : null,
+  ].filter((x) => x !== null);
+  return caps.length ? caps.join(", ") : "none";
+}
+
+function budgetText(id: string, b: BudgetStatus): string {
+  const from = b.session.from === "session" ? "set for this session" : "from config";
+  const lines = [
+    `Session ${id} budget: ${limitText(b.session.limit)} (${from})`,
+    `  spent: ${usageLine(b.session.spent)}`,
+    `Project today (${b.projectDay.day}): ${limitText(b.projectDay.limit)}`,
+    `  spent: ${usageLine(b.projectDay.spent)}`,
+    `State: ${b.state}${b.message ? ` — ${b.message}` : ""}`,
+  ];
+  if (b.state !== "stop" && b.session.spent.calls > 0)
+    lines.push(`Continue the session with \`nbook run --session ${id}\` (or chat --session ${id}).`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** `nbook sessions list|show|context|budget|export|rewind|fork|rename|archive|restore|delete`. */
 export function registerSessions(program: Command): void {
   const sessions = program
     .command("sessions")
@@ -327,6 +358,56 @@ export function registerSessions(program: Command): void {
         reportCliError(e, o.json);
       }
     });
+  sessions
+    .command("budget")
+    .description(
+      "Show where a session stands against its budgets, or raise, lower or lift its own limit (it replaces budgets.session of the config for this session), so a run stopped at the limit can continue",
+    )
+    .argument("<id>", "session id")
+    .option("--usd <n>", "this session's limit in USD (the other limits stay)", Number)
+    .option("--cny <n>", "this session's limit in CNY (the other limits stay)", Number)
+    .option("--tokens <n>", "this session's limit in tokens, input + output (the other limits stay)", Number)
+    .option("--lift", "no session limit for this session")
+    .option("--reset", "drop this session's own limit: the config's applies again")
+    .option("--workspace <dir>", "workspace root")
+    .option("--json", "print the budget status as JSON")
+    .action(
+      (
+        id: string,
+        o: {
+          usd?: number;
+          cny?: number;
+          tokens?: number;
+          lift?: boolean;
+          reset?: boolean;
+          workspace?: string;
+          json?: boolean;
+        },
+      ) => {
+        try {
+          const change: BudgetChange = {
+            ...(o.usd !== undefined ? { usd: o.usd } : {}),
+            ...(o.cny !== undefined ? { cny: o.cny } : {}),
+            ...(o.tokens !== undefined ? { tokens: o.tokens } : {}),
+            ...(o.lift ? { lift: true as const } : {}),
+            ...(o.reset ? { reset: true as const } : {}),
+          };
+          const workspace = Workspace.discover({ workspace: o.workspace });
+          const store = SessionStore.forWorkspace(workspace);
+          try {
+            const status = Object.keys(change).length
+              ? changeSessionBudget(store, workspace, id, change)
+              : sessionBudgetStatus(store, workspace, id);
+            if (o.json) printJson(status);
+            else writeOut(budgetText(store.session(id).id, status));
+          } finally {
+            store.close();
+          }
+        } catch (e) {
+          reportCliError(e, o.json);
+        }
+      },
+    );
   sessions
     .command("export")
     .description("Export a session: md (readable, active branch) or jsonl (every entry of every branch)")

@@ -6,7 +6,7 @@ import { openVersionedDb } from "../../core/sqlite.js";
 type Db = Database.Database;
 
 /** Schema version this code writes; a newer file is refused rather than misread. */
-export const STORE_SCHEMA_VERSION = 5;
+export const STORE_SCHEMA_VERSION = 6;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -166,6 +166,13 @@ CREATE TABLE IF NOT EXISTS model_calls (
 );
 CREATE INDEX IF NOT EXISTS model_calls_by_project_day ON model_calls(project, day);
 CREATE INDEX IF NOT EXISTS model_calls_by_day ON model_calls(day);
+-- A session's own budget, set by the user (nbook sessions budget): it replaces budgets.session of
+-- the config for that session. limit_json is a budget limit ({usd?, cny?, tokens?}) or null (lifted).
+CREATE TABLE IF NOT EXISTS session_budgets (
+  session_id INTEGER PRIMARY KEY REFERENCES sessions(id),
+  limit_json TEXT,
+  set_at TEXT NOT NULL
+);
 `;
 
 /** Open (creating if needed) the agent database in WAL mode and bring its schema up to date. */

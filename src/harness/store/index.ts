@@ -5,8 +5,10 @@ import { NbError } from "../../core/errors.js";
 import { parseOrThrow } from "../../core/validate.js";
 import { describeRunner, runnerAlive, thisRunner } from "../../jobs/process.js";
 import { JobTable } from "../../jobs/store.js";
+import type { Limit } from "../../models/budgets.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { ApprovalTable } from "./approvals.js";
+import { type SessionBudget, SessionBudgetTable } from "./budgets.js";
 import { type ModelCall, ModelCallTable, type NewModelCall, type UsageTotals } from "./calls.js";
 import { openAgentDb } from "./db.js";
 import { forkedInput } from "./fork.js";
@@ -29,6 +31,8 @@ import type {
 } from "./schema.js";
 import { type CreateSessionOptions, type ListSessionsOptions, SessionTable } from "./sessions.js";
 
+export type { SessionBudget } from "./budgets.js";
+export { SessionBudgetSchema } from "./budgets.js";
 export type { ModelCall, NewModelCall, UsageTotals } from "./calls.js";
 export { dayOf, ModelCallSchema, UsageTotalsSchema } from "./calls.js";
 export type { AgentLink } from "./links.js";
@@ -69,11 +73,13 @@ export class SessionStore {
   private readonly links: LinkTable;
   private readonly pages: EntryPages;
   private readonly callLog: ModelCallTable;
+  private readonly budgets: SessionBudgetTable;
 
   private constructor(private readonly db: Database.Database) {
     this.sessions = new SessionTable(db, this.runner);
     this.links = new LinkTable(db);
     this.callLog = new ModelCallTable(db);
+    this.budgets = new SessionBudgetTable(db);
     this.approvalTable = new ApprovalTable(db);
     this.queueTable = new QueueTable(db);
     this.jobs = new JobTable(db, this.queueTable);
@@ -134,6 +140,21 @@ export class SessionStore {
   /** A session's usage and cost, summed. */
   sessionUsage(sessionId: string): UsageTotals {
     return this.callLog.sessionTotals(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** The budget the user set for this session (replacing the config's `budgets.session`), or null. */
+  sessionBudget(sessionId: string): SessionBudget | null {
+    return this.budgets.get(Number(this.sessions.get(sessionId).id));
+  }
+
+  /** Set the session's own budget: a limit, or null to lift it (no session limit). */
+  setSessionBudget(sessionId: string, limit: Limit | null): SessionBudget {
+    return this.budgets.set(Number(this.sessions.get(sessionId).id), limit);
+  }
+
+  /** Drop the session's own budget: the config's applies again. */
+  clearSessionBudget(sessionId: string): void {
+    this.budgets.clear(Number(this.sessions.get(sessionId).id));
   }
 
   /** What a project's sessions (null: sessions outside any project) used on a UTC day (YYYY-MM-DD). */

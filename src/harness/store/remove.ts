@@ -31,6 +31,7 @@ const OWN_ROWS = [
   "DELETE FROM entries WHERE session_id = ?",
   "DELETE FROM session_runners WHERE session_id = ?",
   "DELETE FROM session_counters WHERE session_id = ?",
+  "DELETE FROM session_budgets WHERE session_id = ?",
   "DELETE FROM agent_links WHERE child_session_id = ?",
   "DELETE FROM sessions WHERE id = ?",
 ];

@@ -41,6 +41,7 @@ export const adhoc = defineProfile({
     })
     .strict(),
   tools: ["read", "search", "report_result"],
+  skills: "named",
   outputFor: (initial) =>
     initial.outputSchema ? fromJsonSchema(initial.outputSchema as Record<string, unknown>) : undefined,
   systemPrompt: (ctx) => `${basePrompt(String(ctx.initial.systemPrompt ?? "You are a helpful agent."), ctx)}`,

@@ -38,6 +38,7 @@ export const inlineEditor = defineProfile({
     { key: "write", target: "targetPath" },
     "report_result",
   ],
+  skills: "named",
   systemPrompt: (ctx) =>
     `${basePrompt("You are the inline editor: you make one precise change to a selected passage.", ctx)}
 

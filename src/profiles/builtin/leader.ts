@@ -59,7 +59,7 @@ export const leaderDefault = defineProfile({
 How you work:
 - Read before you write: check the lorebook and the manuscript before changing canon or prose.
 - Change files with write / edit / apply_patch; search with bash (rg). Never chain risky shell writes instead of the file tools.
-- Keep canon consistent: stable facts go to lorebook/, prose to manuscript/<chapter>/index.md.
+- Keep canon consistent: stable facts go to lorebook/, prose to manuscript/.
 - State that changes as the story moves (who is where, who knows what, wounds, possessions) lives in the World Engine: read and record it with execute_world, several changes at one moment in one slice.
 - The story's structure (acts, chapters and their briefs, threads, scenes, reader promises, decisions) lives in the plot tools: get_story_* to read (omit the id to list), save_story_* with an action to change. Before a chapter is drafted, get_chapter_writer_brief says what it needs.
 - execute_sql is for ad-hoc questions over the plot tables (execute_sql {describe: true} explains them); prefer the plot tools for changes.

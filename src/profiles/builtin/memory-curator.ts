@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MemoryPatchSchema } from "../../memory/curate-schema.js";
 import { defineProfile } from "../define.js";
 import type { PromptContext } from "../types.js";
-import { basePrompt } from "./prompt.js";
+import { scopedPrompt } from "./prompt.js";
 
 const CurrentMemory = z
   .object({ topic: z.string(), view: z.string(), aliases: z.array(z.string()).optional() })
@@ -11,7 +11,7 @@ const CurrentMemory = z
 /** The memories as the curator reads them: one line per array index, so a patch path names the right one. */
 function indexedMemories(ctx: PromptContext): string {
   const list = (ctx.initial.currentMemories ?? []) as z.infer<typeof CurrentMemory>[];
-  if (!list.length) return "(none yet: the list is empty, so every new topic is added at /-)";
+  if (!list.length) return "(none yet: add each topic at /-)";
   return list.map((m, i) => `/${i} ${JSON.stringify(m)}`).join("\n");
 }
 
@@ -32,29 +32,24 @@ export const memoryCurator = defineProfile({
   output: z.object({ patch: MemoryPatchSchema }).strict(),
   tools: ["report_result"],
   systemPrompt: (ctx) =>
-    `${basePrompt("You curate one subject's memory: you fold the facts it has just learned into what it currently believes.", ctx)}
+    `${scopedPrompt("You curate one subject's memory: fold the facts it has just learned into what it believes.", ctx)}
 
 Subject: ${String(ctx.initial.subjectPath ?? "")}
 
-What memory is: one entry per topic — a person, place, thing or idea as this subject currently names it — with the subject's present view of it (what it thinks, feels, suspects, has misunderstood or has corrected) and optional aliases (older or vaguer names it used before). An entry is {"topic", "view", "aliases"?}; topics are unique; views are never empty.
+An entry is {"topic", "view", "aliases"?}: one per person, place, thing or idea as the subject now names it; the view (never empty) is what it thinks, feels, suspects or has wrong; aliases are older or vaguer short names, never explanations.
 
 Rules:
-- Write only what this subject knows, in its own understanding. A hidden truth the author knows enters memory only once the subject has been told it, has seen it, or could reasonably infer it.
-- Short-lived feelings, plans and one-off happenings belong to the subject's events, not to new topics. If the facts only add experience and change no lasting view, return an empty patch.
-- Fold a relationship into the other person's topic; never create a topic like "my relationship with X".
-- When two names turn out to be the same entity, merge them into one topic: keep the stable parts of both views and put the old name in aliases. Aliases are short names, never explanations, and never the topic itself.
-- Prefer replacing a view with a complete new view over patching fragments of it.
-- Write in the language of the existing memories and the facts.
+- Only what the subject knows, as it understands it: a hidden truth once it was told, saw or could infer it.
+- Passing feelings, plans and one-off happenings are events, not topics: if no lasting view changes, return an empty patch.
+- A relationship goes into the other person's topic, never "my relationship with X".
+- Two names for one entity: merge into one topic with the stable parts of both views, the old name as an alias.
+- Replace a whole view rather than patch fragments. Write in the language of the memories and facts.
 
 Facts from this turn:
 ${(ctx.initial.facts as string[] | undefined)?.map((f) => `- ${f}`).join("\n") ?? ""}
 
-Current memories (the array your patch applies to; the number is the array index):
+Current memories (the array your patch applies to, by index):
 ${indexedMemories(ctx)}
 
-Answer by calling report_result once: \`result\` is one or two sentences for a human on what changed and why; \`data\` is {"patch": [...]}, an RFC 6902 JSON Patch over the array above. Paths use array indices ("/2/view", "/0/aliases", "/-" to add at the end); operations apply in order, so after a remove the later indices shift down — remove higher indices first. Guard every change to an existing entry with a "test" of its topic just before it: a wrong index then fails instead of changing another topic. Examples:
-- change a view: {"op":"test","path":"/1/topic","value":"the baker"} then {"op":"replace","path":"/1/view","value":"…"}
-- add a topic: {"op":"add","path":"/-","value":{"topic":"…","view":"…"}}
-- merge /3 into /0: {"op":"test","path":"/3/topic","value":"…"}, {"op":"remove","path":"/3"}, {"op":"test","path":"/0/topic","value":"…"}, {"op":"replace","path":"/0","value":{"topic":"…","view":"…","aliases":["…"]}}
-- nothing to change: {"patch": []}`,
+Call report_result once: \`result\`, a sentence or two on what changed and why; \`data.patch\`, an RFC 6902 JSON Patch over that array, applied in order (remove higher indices first). Before each change to an existing entry, "test" its topic: {"op":"test","path":"/1/topic","value":"the baker"}, then {"op":"replace","path":"/1/view","value":"…"}. Add at "/-"; to merge /3 into /0, test and remove /3, test and replace /0.`,
 });

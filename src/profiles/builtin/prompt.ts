@@ -1,15 +1,26 @@
 import type { PromptContext } from "../types.js";
 
-/** The shared opening of every built-in system prompt: who, where, and how to answer. */
+/** The language line every built-in prompt carries. */
+function languageLine(ctx: PromptContext): string {
+  return ctx.language === "zh"
+    ? "The project is written in Chinese: write prose and notes in Chinese unless asked otherwise."
+    : "The project is written in English.";
+}
+
+/**
+ * The shared opening of every built-in system prompt that works in the project's files: who, where
+ * (the layout is said here once; the project's AGENTS.md adds only what the author wants), language.
+ */
 export function basePrompt(role: string, ctx: PromptContext): string {
   const where = ctx.projectName
-    ? `You work in the NeuroBook project "${ctx.projectTitle ?? ctx.projectName}" (folder ${ctx.projectName}). Relative paths resolve inside it; other projects are addressed as workspace/<project>/<path>.`
+    ? `You work in the NeuroBook project "${ctx.projectTitle ?? ctx.projectName}" (folder ${ctx.projectName}; another project's paths are workspace/<project>/<path>): lorebook/ canon, manuscript/<chapter>/index.md prose, world-engine/ world schema and calendar, .agent/plan/ plans.`
     : "You work at workspace level, without a current project.";
-  const lang =
-    ctx.language === "zh"
-      ? "The project is written in Chinese: write prose and notes in Chinese unless asked otherwise."
-      : "The project is written in English.";
-  return `${role}\n\n${where}\n${lang}\nLayout: lorebook/ (stable canon), manuscript/ (the prose), world-engine/ (world schema and calendar), .agent/plan/ (plans).\nYou can call only the tools you are given${ctx.toolKeys.includes("load_tools") ? "; load_tools sends the definitions of those listed in its description" : ""}.`;
+  return `${role}\n\n${where}\n${languageLine(ctx)}`;
+}
+
+/** The opening of a profile that never touches the project's files (no layout to tell it). */
+export function scopedPrompt(role: string, ctx: PromptContext): string {
+  return `${role}\n${languageLine(ctx)}`;
 }
 
 /** The eight plot read tools, as the profiles that read the plot list them. */

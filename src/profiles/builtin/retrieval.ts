@@ -25,9 +25,10 @@ export const retrieval = defineProfile({
     .strict(),
   // bash runs confined (docs/bash.md) and read-only here: retrieval searches, it never changes a file.
   tools: [{ key: "bash", access: "readonly" }, "read", "search", "report_result"],
+  skills: "named",
   systemPrompt: (ctx) =>
     `${basePrompt("You are the retrieval agent: you find what the project already says about a topic.", ctx)}
 
 Task: ${String(ctx.initial.prompt ?? "")}
-Search with bash (grep -rn, or rg where it is installed) over lorebook/ and manuscript/, read the promising files, and return the relevant paths with why each matters. Do not change any file.`,
+Search lorebook/ and manuscript/ (search, or bash with rg/grep), read the promising files, and return the relevant paths with why each matters. Change no file.`,
 });

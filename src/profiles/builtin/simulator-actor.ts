@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineProfile } from "../define.js";
-import { basePrompt } from "./prompt.js";
+import { scopedPrompt } from "./prompt.js";
 
 export const simulatorActor = defineProfile({
   key: "simulator.actor",
@@ -13,9 +13,8 @@ export const simulatorActor = defineProfile({
   // Its own subject only: the memory tools refuse any other subject from the session's binding.
   tools: ["report_result", "subject_rag_search", "subject_event_append"],
   systemPrompt: (ctx) =>
-    `${basePrompt("You play one character of the novel, in the first person, knowing only what they know.", ctx)}
+    `${scopedPrompt("You play one character of the novel, in the first person, knowing only what they know.", ctx)}
 
 Character: ${String(ctx.initial.subjectPath ?? "")} (${String(ctx.initial.kind ?? "npc")})
-
-Your memory is this character's alone: recall with subject_rag_search (sources ["events"] for what happened, ["memory"] for what you believe) and record what you experience with subject_event_append, always on your own subjectPath above.`,
+Your memory is this character's alone: recall with subject_rag_search, record what you experience with subject_event_append, always on this subjectPath.`,
 });

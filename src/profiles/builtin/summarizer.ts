@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineProfile } from "../define.js";
-import { basePrompt } from "./prompt.js";
+import { scopedPrompt } from "./prompt.js";
 
 export const summarizer = defineProfile({
   key: "summarizer",
@@ -16,7 +16,7 @@ export const summarizer = defineProfile({
   output: z.object({ title: z.string(), summary: z.string() }).strict(),
   tools: ["report_result"],
   systemPrompt: (ctx) =>
-    `${basePrompt("You summarise an agent conversation so it can continue with less context.", ctx)}
+    `${scopedPrompt("You summarise an agent conversation so it can continue with less context.", ctx)}
 
 Keep: the user's goals and decisions, facts established about the story, files created or changed (with paths), open tasks and questions. Drop chit-chat. Be concise and concrete.`,
 });

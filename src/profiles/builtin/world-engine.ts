@@ -7,7 +7,16 @@ export const worldEngine = defineProfile({
   name: "World Engine",
   description: "Maintains and validates the World Engine: schema, calendar and the time-sliced world state.",
   output: z.object({ result: z.string().optional() }).strict(),
-  tools: ["read", "search", "write", "edit", "apply_patch", { key: "execute_world", access: "readwrite" }],
+  tools: [
+    "read",
+    "search",
+    { key: "execute_world", access: "readwrite" },
+    "write",
+    "edit",
+    "apply_patch",
+    // Its files (world-engine/schema.yaml, calendar.yaml) change rarely; the world itself changes through execute_world.
+    { key: "load_tools", sets: { files: ["write", "edit", "apply_patch"] } },
+  ],
   systemPrompt: (ctx) =>
     `${basePrompt("You maintain the World Engine of this novel: the state of characters, places, factions and items over world time.", ctx)}
 

@@ -1,8 +1,14 @@
 import { z } from "zod";
+import {
+  BudgetChangeSchema,
+  changeSessionBudget,
+  sessionBudgetStatus,
+} from "../../harness/session-budget.js";
 import { dayOf } from "../../harness/store/index.js";
 import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import {
+  BudgetStatusSchema,
   CompactedSchema,
   ProjectUsageSchema,
   SessionContextSchema,
@@ -58,6 +64,33 @@ export function registerUsageRoutes(routes: ApiRoutes, hub: ServeHub): void {
         budget: harness.budget(params.id),
       });
     },
+  );
+
+  routes.add(
+    {
+      method: "get",
+      path: "/api/sessions/:id/budget",
+      tag: "sessions",
+      response: BudgetStatusSchema,
+      summary:
+        "Where the session stands against its budgets: its limit (its own or the config's), its project's today, and whether a run may call the model",
+      params: SessionParams,
+    },
+    (c, { params }) => c.json(sessionBudgetStatus(hub.store, hub.workspace, params.id)),
+  );
+
+  routes.add(
+    {
+      method: "post",
+      path: "/api/sessions/:id/budget",
+      tag: "sessions",
+      response: BudgetStatusSchema,
+      summary:
+        "Raise, lower, lift or reset the session's own budget (it replaces budgets.session of the config for this session): new limits (usd, cny, tokens; the others stay), `lift: true` or `reset: true`. Continue the session afterwards",
+      params: SessionParams,
+      body: BudgetChangeSchema,
+    },
+    (c, { params, body }) => c.json(changeSessionBudget(hub.store, hub.workspace, params.id, body)),
   );
 
   routes.add(

@@ -18,7 +18,7 @@ export const loadTools = defineTool({
   describe: (binding) => {
     const sets = onDemandSets(binding);
     return Object.keys(sets).length
-      ? `Load the definitions of tools sent on demand, by set: ${setList(sets)}. They come with your next step; you may call them already.`
+      ? `Send the definitions of these tool sets with your next step (you may call them already): ${setList(sets)}.`
       : "Load the definitions of tools sent on demand (this profile has none).";
   },
   input: z.object({ sets: z.array(z.string().min(1).max(64)).min(1).max(20).describe("set names") }).strict(),

@@ -21,11 +21,7 @@ import { parsePatch, patchTargets } from "./patch/parse.js";
 
 const Input = z
   .object({
-    patch: z
-      .string()
-      .describe(
-        "The whole patch: *** Begin Patch, then *** Add File: / *** Delete File: / *** Update File: (optionally *** Move to:) sections with @@ chunks of ' ', '-', '+' lines, then *** End Patch",
-      ),
+    patch: z.string(),
   })
   .strict();
 
@@ -69,20 +65,18 @@ function diffOf(changes: FileChange<ResolvedPath>[]): string {
 export const applyPatchTool = defineTool({
   key: "apply_patch",
   group: "files",
-  description: `Apply a Codex-style patch touching one or more files, all or nothing: if any part fails, no file changes.
-Format:
+  description: `Apply a Codex-style patch to one or more files, all or nothing:
 *** Begin Patch
-*** Add File: path/new.md
-+line of the new file
-*** Update File: path/old.md
-*** Move to: path/renamed.md   (optional)
-@@ optional anchor line (e.g. a heading) to narrow the search
- context line (unchanged)
--removed line
-+added line
-*** Delete File: path/gone.md
-*** End Patch
-Give about three lines of context around each change; add an @@ anchor when the context is not unique.`,
+*** Add File: new.md
++line
+*** Update File: old.md
+*** Move to: renamed.md   (optional)
+@@ anchor line, when the context is not unique
+ context (about three lines)
+-removed
++added
+*** Delete File: gone.md
+*** End Patch`,
   input: Input,
   effect: "write",
   basis: filesBasisSpec("apply_patch"),

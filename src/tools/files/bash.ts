@@ -28,19 +28,17 @@ const MAX_TIMEOUT_S = 600;
 
 const Input = z
   .object({
-    command: z.string().min(1).describe("A bash command line, run in the project folder"),
+    command: z.string().min(1),
     timeout: z
       .number()
       .positive()
       .max(MAX_TIMEOUT_S)
       .optional()
-      .describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}, max ${MAX_TIMEOUT_S})`),
+      .describe(`seconds (default ${DEFAULT_TIMEOUT_S})`),
     background: z
       .boolean()
       .optional()
-      .describe(
-        "run as a background job: the call returns at once with a job id, and the output comes back as a later message",
-      ),
+      .describe("run as a job: the output comes back later as a message (end your turn, do not poll)"),
   })
   .strict();
 type BashInput = z.infer<typeof Input>;
@@ -58,22 +56,19 @@ function requireProject(ctx: ToolContext): Project {
 
 /** What a bash call may do here, in a sentence for the model. */
 function describeBash(binding: ToolBinding, status: SandboxStatus): string {
-  const use = "Run a bash command in the project folder (search with grep, count words, run scripts).";
-  const output = `stdout and stderr are merged; long output keeps its tail and the full output can be read with read on the returned bash-output:// locator. Default timeout ${DEFAULT_TIMEOUT_S}s.`;
+  const use = "Run a bash command in the project folder (grep, word counts, scripts).";
+  const output = "A long output keeps its tail; read its bash-output:// locator for all of it.";
   if (!status.confined) {
     const rule = readOnlyBinding(binding)
       ? "bash cannot be confined on this machine and this profile may only read, so every call is refused: use read."
-      : "bash cannot be confined on this machine, so every call needs the user's approval: prefer read to look at files and write, edit or apply_patch to change them.";
+      : "bash cannot be confined on this machine, so every call needs the user's approval: prefer read, write, edit and apply_patch.";
     return `${use} ${rule} ${output}`;
   }
   const confinement = readOnlyBinding(binding)
-    ? "It runs confined: it sees the project read-only (not its .nbook/) and the system's programs, nothing else of the machine, has no network and no API keys, and nothing it starts outlives the call."
-    : "It runs confined: it sees the project (not its .nbook/) and the system's programs, nothing else of the machine, can write only inside the project, has no network and no API keys, and nothing it starts outlives the call. Change files with write, edit or apply_patch rather than through the shell; in discuss and plan mode every bash call needs the user's approval.";
-  return `${use} ${confinement} ${output} ${BACKGROUND_HINT}`;
+    ? "Confined: the project read-only (not .nbook/), no network, no API keys; nothing outlives the call."
+    : "Confined: writes only inside the project (not .nbook/), no network, no API keys; nothing outlives the call. Change files with write, edit or apply_patch, not the shell.";
+  return `${use} ${confinement} ${output}`;
 }
-
-const BACKGROUND_HINT =
-  "With background: true the command runs as a background job (same sandbox and limits): the call returns a job id at once and the output comes back to you as a later message; end your turn then, do not poll.";
 
 /** The approval preview: the command, where it runs, how long it may take and what it can reach. */
 function previewText(input: BashInput, project: Project, status: SandboxStatus): string {

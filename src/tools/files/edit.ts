@@ -19,18 +19,17 @@ import {
 
 const Input = z
   .object({
-    path: z.string().describe("File to change, relative to the project"),
+    path: z.string(),
     edits: z
       .array(
         z
           .object({
-            oldText: z.string().min(1).describe("Exact text to replace; must occur exactly once in the file"),
-            newText: z.string().describe("Replacement text"),
+            oldText: z.string().min(1),
+            newText: z.string(),
           })
           .strict(),
       )
-      .min(1)
-      .describe("Replacements, all matched against the original file; all succeed or nothing is written"),
+      .min(1),
   })
   .strict();
 
@@ -110,7 +109,7 @@ export const editTool = defineTool({
   key: "edit",
   group: "files",
   description:
-    "Replace exact text in an existing file. Each oldText must occur exactly once in the original file and edits must not overlap; if any edit fails, nothing is written and each failure is named. Returns a unified diff.",
+    "Replace exact text in a file: each oldText occurs once in the original, edits do not overlap; all or nothing. Returns a diff.",
   input: Input,
   effect: "write",
   basis: filesBasisSpec("edit"),

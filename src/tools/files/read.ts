@@ -13,19 +13,10 @@ const Input = z
   .object({
     path: z
       .string()
-      .describe(
-        "File or folder, relative to the project (or workspace/<project>/<path>, a skill://<name>/<file> address, or a bash-output:// locator)",
-      ),
-    offset: z.number().int().min(1).optional().describe("First line to show, 1-based"),
-    limit: z.number().int().min(1).optional().describe("Maximum number of lines to show"),
-    column: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe(
-        "For a line too long to show at once: the character offset within the line at `offset` to continue from",
-      ),
+      .describe("relative to the project, or workspace/<project>/<path>, skill://… or bash-output://…"),
+    offset: z.number().int().min(1).optional().describe("first line, 1-based"),
+    limit: z.number().int().min(1).optional().describe("max lines"),
+    column: z.number().int().min(0).optional().describe("to continue a long line at `offset`"),
   })
   .strict();
 
@@ -126,8 +117,7 @@ async function listFolder(f: FolderToList): Promise<ToolResult> {
 export const readTool = defineTool({
   key: "read",
   group: "files",
-  description:
-    "Read a text file with numbered lines (use offset/limit to page; long output ends with a hint on how to continue), or list a folder. Also reads skill files (skill://<name>/SKILL.md, as the skills list shows) and full bash output through the bash-output:// locator a bash call returned.",
+  description: "Read a text file with numbered lines, or list a folder.",
   input: Input,
   effect: "read",
   async execute(input, ctx) {

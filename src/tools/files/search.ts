@@ -8,7 +8,7 @@ export const searchTool = defineTool({
   key: "search",
   group: "files",
   description:
-    'Full-text search of the project\'s manuscript/, lorebook/ and .agent/plan/: words (all required), a "quoted phrase" or a prefix*. Chinese text matches anywhere, other words as whole words (prefix* as word starts). Each hit gives the file, its line, the chapter and a snippet with the matches in **bold**; read the file at that line for more. Much faster than grep through bash.',
+    "Full-text search of manuscript/, lorebook/ and .agent/plan/ (faster than grep); Chinese matches anywhere, other words whole.",
   input: SearchRequestSchema,
   effect: "read",
   async execute(input, ctx) {

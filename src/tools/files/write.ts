@@ -18,8 +18,8 @@ import {
 
 const Input = z
   .object({
-    path: z.string().describe("File to create or replace, relative to the project"),
-    content: z.string().describe("The complete new content"),
+    path: z.string(),
+    content: z.string(),
   })
   .strict();
 
@@ -45,8 +45,7 @@ async function plan(input: z.infer<typeof Input>, ctx: ToolContext) {
 export const writeTool = defineTool({
   key: "write",
   group: "files",
-  description:
-    "Create a file or replace its whole content (parent folders are created; an existing file keeps its line endings). Prefer edit for small changes to existing files.",
+  description: "Create a file or replace all of it (folders are created). Prefer edit for small changes.",
   input: Input,
   effect: "write",
   basis: filesBasisSpec("write"),

@@ -11,7 +11,7 @@ import { authorize, readTextOrNull, writeScope } from "../files/common.js";
 import type { ToolContext, WriteGrant } from "../types.js";
 
 /** The `subjectPath` input every subject tool takes. */
-export const SubjectPath = z.string().describe("The subject's folder: simulation/subjects/<id>");
+export const SubjectPath = z.string().describe("simulation/subjects/<id>");
 
 /** The largest memory file a subject-bound actor reads. */
 const MAX_BOUND_READ_BYTES = 64 * 1024 * 1024;

@@ -14,10 +14,7 @@ import { allowedSubject, SubjectPath, subjectFiles } from "./access.js";
 const AppendInput = z
   .object({
     subjectPath: SubjectPath,
-    events: z
-      .array(EventSchema)
-      .min(1)
-      .describe("What the subject experienced, each {text, tick?, time?}; text is self-contained"),
+    events: z.array(EventSchema).min(1),
   })
   .strict();
 
@@ -99,8 +96,7 @@ function checkedPlan(grant: RunGrant<AppendBasis>, p: EventAppendPlan): EventApp
 export const subjectEventAppendTool = defineTool({
   key: "subject_event_append",
   group: "memory",
-  description:
-    "Append events to a subject's episodic memory (simulation/subjects/<id>/events.jsonl; the subject's folder is created if missing). Each event is one self-contained line {text, tick?, time?}.",
+  description: "Record what a subject experienced, as self-contained events.",
   input: AppendInput,
   effect: "write",
   basis: {

@@ -10,22 +10,13 @@ import { allowedSubject, SubjectPath, subjectFiles } from "./access.js";
 const SearchInput = z
   .object({
     subjectPath: SubjectPath,
-    query: z.string().trim().min(1).describe("What to look for, in the subject's own words"),
+    query: z.string().trim().min(1),
     sources: z
       .array(z.enum(SOURCES))
       .min(1, 'must name a source: ["events"], ["memory"] or both')
       .max(2, "must name each source at most once")
-      .refine((s) => new Set(s).size === s.length, "must name each source at most once")
-      .describe(
-        '["events"] (what happened), ["memory"] (current beliefs), or both (each source ranked apart)',
-      ),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
-      .optional()
-      .describe("Hits per source (default 6 events, 4 memory)"),
+      .refine((s) => new Set(s).size === s.length, "must name each source at most once"),
+    limit: z.number().int().min(1).max(20).optional(),
   })
   .strict();
 
@@ -42,7 +33,7 @@ export const subjectRagSearchTool = defineTool({
   key: "subject_rag_search",
   group: "memory",
   description:
-    "Search one subject's memory: its events (what it experienced) and/or its memory (current beliefs per topic). Keyword search in any language (Chinese included), combined with meaning-based search when an embedding model is configured. Sees only that subject.",
+    "Search a subject's events (what happened) and/or memory (current beliefs), in its own words, any language.",
   input: SearchInput,
   effect: "read",
   async execute(input, ctx) {

@@ -7,7 +7,7 @@ import { bookText, rankingsText } from "./format.js";
 const platform = z
   .string()
   .regex(PLATFORM_KEY, "must be a platform key such as qidian or fanqie")
-  .describe("Platform key, e.g. qidian or fanqie");
+  .describe("e.g. qidian, fanqie");
 
 /** Research as configured for the call's workspace and project. */
 function researchFor(ctx: ToolContext): Research {
@@ -22,15 +22,11 @@ export const novelRankingsTool = defineTool({
   key: "novel_rankings",
   group: "research",
   description:
-    "The latest ranking snapshot of a web-novel platform's board (e.g. qidian yuepiao, the monthly-ticket board; fanqie boards have machine keys such as 0_1_1139), with each book's rank, title, author, id and metrics, and how the board moved since the previous stored snapshot (new entries, climbers, fallers, dropped). It is a cached snapshot, not live data: quote its collection time, and say so when it is stale. Metrics that are missing are unknown (Qidian's rankings carry none): never invent numbers. Each snapshot is kept in the workspace's research store. An unknown platform or board is answered with the ones the source has.",
+    "A web-novel board's latest cached snapshot (rank, title, author, id, metrics) and its movement since the last one. Quote its collection time; missing metrics are unknown, never invent them.",
   input: z
     .object({
       platform,
-      board: z
-        .string()
-        .min(1)
-        .max(100)
-        .describe("Board key, e.g. yuepiao, hotsales, recom, collect, 0_1_1139"),
+      board: z.string().min(1).max(100).describe("e.g. yuepiao, hotsales, 0_1_1139"),
     })
     .strict(),
   effect: "read",
@@ -58,11 +54,11 @@ export const novelBookDetailTool = defineTool({
   key: "novel_book_detail",
   group: "research",
   description:
-    "One book's detail from a web-novel platform: title, author, status, word count, genres, description, when it was collected, and its ranks in stored ranking snapshots. bookId is the platform's own id (the id novel_rankings lists). The answer says when the data is stale (the source's refresh failed, or it is older than the workspace's limit): then say it may be out of date.",
+    "One web-novel book's cached detail (status, word count, genres, blurb, ranks); say so when the answer marks it stale.",
   input: z
     .object({
       platform,
-      bookId: z.string().min(1).max(100).describe("The platform's book id, as novel_rankings lists it"),
+      bookId: z.string().min(1).max(100).describe("as novel_rankings lists it"),
     })
     .strict(),
   effect: "read",

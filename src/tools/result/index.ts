@@ -16,11 +16,10 @@ export const reportResult = defineTool({
   scope: "session",
   ordering: "sequential",
   terminal: true,
-  description:
-    "Report the final result of your work and end the run. `result` is a readable summary; `data` is the structured output your profile defines (validated strictly).",
+  description: "End the run and report your result.",
   input: z
     .object({
-      result: z.string().min(1).describe("the readable result"),
+      result: z.string().min(1),
       data: z.unknown().optional().describe("structured output matching the profile's output schema"),
     })
     .strict(),

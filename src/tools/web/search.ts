@@ -7,29 +7,22 @@ const Domains = (max: number, what: string) =>
     .array(z.string().min(1).max(253))
     .max(max)
     .optional()
-    .describe(`${what} (bare domains such as example.com; subdomains count)`);
+    .describe(`${what} (example.com covers its subdomains)`);
 
 const Input = z
   .object({
-    query: z
-      .string()
-      .min(2)
-      .max(500)
-      .describe(
-        "What to search for. Keep it short; keep the user's own wording for names and acronyms you do not know.",
-      ),
-    allowed_domains: Domains(20, "Only results from these sites"),
-    blocked_domains: Domains(50, "Never results from these sites"),
-    recency_days: z.number().int().min(1).max(3650).optional().describe("Only results from the last N days"),
-    max_results: z.number().int().min(1).max(10).optional().describe("How many results (default 5)"),
+    query: z.string().min(2).max(500).describe("short; keep the user's wording for unknown names"),
+    allowed_domains: Domains(20, "only these sites"),
+    blocked_domains: Domains(50, "never these sites"),
+    recency_days: z.number().int().min(1).max(3650).optional(),
+    max_results: z.number().int().min(1).max(10).optional().describe("default 5"),
   })
   .strict();
 
 export const webSearch = defineTool({
   key: "web_search",
   group: "web",
-  description:
-    "Search the web. Returns numbered results (title, link, date, snippet). The search provider is configured by the user, not chosen here. Cite the links you use; fetch a page with web_fetch only when the snippets are not enough.",
+  description: "Search the web: numbered results (title, link, date, snippet). Cite the links you use.",
   input: Input,
   effect: "read",
   async execute(input, ctx) {

@@ -14,16 +14,8 @@ import { changes, previewText, resultText, writesText } from "./format.js";
 
 const Input = z
   .object({
-    code: z
-      .string()
-      .min(1)
-      .max(200_000)
-      .describe("JavaScript: the body of a function; `return` the result. The `world` object is in scope."),
-    project: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Another project of this workspace, by name (default: the current project)"),
+    code: z.string().min(1).max(200_000).describe("a function body; `world` is in scope"),
+    project: z.string().min(1).optional().describe("another project of this workspace (default: this one)"),
   })
   .strict();
 
