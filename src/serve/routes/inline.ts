@@ -9,8 +9,8 @@ import type { ApiRoutes } from "../api.js";
 import type { ServeHub } from "../hub.js";
 import { MAX_ALTERNATIVES, parseAlternatives } from "../inline-alternatives.js";
 import { InlineAlternativesSchema, InvocationSchema } from "../responses.js";
-import { ProjectParams, sessionId } from "./common.js";
 import { userContext } from "../user-context.js";
+import { ProjectParams, sessionId } from "./common.js";
 import { startRun } from "./sessions.js";
 
 const PROFILE = inlineEditor.key;
