@@ -1,8 +1,9 @@
 // The prose editor (CodeMirror) in a real headless Chromium against a real `nbook serve`: Chinese
 // typed as text and through an IME composition is saved exactly; Ctrl+B wraps a selection in `**`
 // and Ctrl+Alt+2 makes a heading; the word count follows the typing (each CJK character a word);
-// the chapter's heading is its title in the header; focus mode hides the tree and the chrome.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+// the chapter's heading is its title in the header; focus mode hides the tree and the chrome; the
+// preview keeps a verse's hard line breaks.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -136,6 +137,24 @@ if (missing) {
       await until(() => tree.isVisible()).toBe(true);
       expect(await page.locator("nav.activity").isVisible()).toBe(true);
       expect(pageErrors).toEqual([]);
+    });
+
+    it("previews verse with its hard line breaks (two trailing spaces or a backslash), as the export prints it", async () => {
+      const verse = "lorebook/verse.md";
+      writeFileSync(
+        join(ws, "tide", verse),
+        "# The Ferryman's Song\n\nThe bell rang once,  \nthe water rose,\\\nand no one crossed.\n\nA second stanza.\n",
+      );
+      await page.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(verse)}`);
+      await until(() => editorText(page.getByTestId("editor"))).toContain("no one crossed");
+      await page.getByTestId("preview-tab").click();
+      const stanza = page.getByTestId("rendered").locator("p").first();
+      await until(() => stanza.locator("br").count()).toBe(2);
+      // biome-ignore lint/performance/useDomNodeTextContent: the lines as rendered (each <br> a line break) are what is checked
+      expect(await stanza.innerText()).toBe("The bell rang once,\nthe water rose,\nand no one crossed.");
+      expect(await page.getByTestId("rendered").locator("p").count()).toBe(2);
+      await shot(page, "editor-04-verse-preview");
+      await page.getByRole("tab", { name: "Edit" }).click();
     });
   });
 }
