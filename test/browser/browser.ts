@@ -1,12 +1,13 @@
 // What the browser tests share: Debian's Chromium driven by playwright-core (no browser
 // download), and `nbook serve` started as a real process on 127.0.0.1 with any free port.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
-import { NBOOK_BIN } from "../helpers.js";
+import { NBOOK_BIN, runNbook } from "../helpers.js";
 
 /** The Chromium the tests drive: Debian's package (`apt-get install chromium fonts-wqy-microhei`). */
 export const CHROMIUM = process.env.NBOOK_CHROMIUM ?? "/usr/bin/chromium";
@@ -138,4 +139,63 @@ export function editorSelection(editor: Locator): Promise<string> {
     const r = v.state.selection.main;
     return v.state.doc.toString().slice(r.from, r.to);
   });
+}
+
+/** A workspace with the sample project `tide`, served, and a signed-in Chromium page on it. */
+export interface SampleWorkbench {
+  /** The temp folder holding the workspace (and anything a test puts beside it). */
+  dir: string;
+  ws: string;
+  /** The project's folder. */
+  project: string;
+  server: ServeProcess;
+  browser: Browser;
+  page: Page;
+  /** Errors the page threw. */
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The set-up most browser tests share: `nbook init`, the sample as project `tide`, `nbook serve`
+ * (with `serveArgs(dir)`, e.g. a script written beside the workspace), Chromium in en-GB, signed in.
+ */
+export async function sampleWorkbench(opts: {
+  prefix: string;
+  serveArgs?: (dir: string) => string[];
+  viewport?: { width: number; height: number };
+}): Promise<SampleWorkbench> {
+  const dir = mkdtempSync(join(tmpdir(), `nbook-${opts.prefix}-`));
+  const ws = join(dir, "ws");
+  const must = (r: { status: number | null; stderr: string }) => {
+    if (r.status !== 0) throw new Error(r.stderr);
+  };
+  must(runNbook(["init", ws], { cwd: dir }));
+  must(runNbook(["project", "create", "tide", "--sample", "--workspace", ws], { cwd: dir }));
+  const server = await startServe(ws, opts.serveArgs?.(dir) ?? []);
+  const browser = await launchChromium();
+  const context = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1366, height: 900 },
+    locale: "en-GB",
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const pageErrors: string[] = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  await page.goto(server.loginUrl);
+  await page.getByTestId("project-tide").waitFor();
+  return {
+    dir,
+    ws,
+    project: join(ws, "tide"),
+    server,
+    browser,
+    page,
+    pageErrors,
+    async close() {
+      await browser.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

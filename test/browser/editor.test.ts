@@ -3,22 +3,20 @@
 // and Ctrl+Alt+2 makes a heading; the word count follows the typing (each CJK character a word);
 // the chapter's heading is its title in the header; focus mode hides the tree and the chrome; the
 // preview keeps a verse's hard line breaks.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runNbook } from "../helpers.js";
 import {
   axeFindings,
   browserMissing,
   editorSelection,
   editorText,
-  launchChromium,
+  type SampleWorkbench,
   type ServeProcess,
+  sampleWorkbench,
   severe,
   shot,
-  startServe,
 } from "./browser.js";
 
 const CHAPTER = "manuscript/01-the-drowned-bell/index.md";
@@ -30,40 +28,24 @@ if (missing) {
   it.skip(`editor browser test skipped: ${missing}`, () => {});
 } else {
   describe("the prose editor", { timeout: 90_000 }, () => {
-    let dir: string;
+    let wb: SampleWorkbench;
     let ws: string;
     let server: ServeProcess;
-    let browser: Browser;
     let page: Page;
-    const pageErrors: string[] = [];
+    let pageErrors: string[];
     const chapterPath = () => join(ws, "tide", CHAPTER);
     const words = async () =>
       Number((await page.getByTestId("word-count").textContent())?.replace(/\D/g, ""));
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "nbook-browser-editor-"));
-      ws = join(dir, "ws");
-      expect(runNbook(["init", ws], { cwd: dir }).status).toBe(0);
-      const created = runNbook(["project", "create", "tide", "--sample", "--workspace", ws], { cwd: dir });
-      expect(created.status, created.stderr).toBe(0);
-      server = await startServe(ws);
-      browser = await launchChromium();
-      page = await (
-        await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: "en-GB" })
-      ).newPage();
-      page.setDefaultTimeout(20_000);
-      page.on("pageerror", (e) => pageErrors.push(e.message));
-      await page.goto(`${server.origin}/`);
-      await page.getByTestId("login-token").fill(server.token);
-      await page.getByTestId("login-submit").click();
+      wb = await sampleWorkbench({ prefix: "browser-editor" });
+      ({ ws, server, page, pageErrors } = wb);
       await page.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(CHAPTER)}`);
       await page.getByTestId("editor").waitFor();
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await wb?.close();
     });
 
     it("shows the chapter's heading as its title, in a reading font with spell check on", async () => {

@@ -1,20 +1,16 @@
 // Goals in headless Chromium against a real `nbook serve`: a daily target and a chapter target set
 // on the Goals screen, words written, the goals met; the daily log splits them by who wrote them.
 // axe-core finds no serious or critical violation in English or Chinese.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runNbook } from "../helpers.js";
 import {
   axeFindings,
   browserMissing,
-  launchChromium,
+  type SampleWorkbench,
   type ServeProcess,
+  sampleWorkbench,
   severe,
   shot,
-  startServe,
 } from "./browser.js";
 
 const missing = browserMissing();
@@ -25,28 +21,17 @@ if (missing) {
   it.skip(`goals browser tests skipped: ${missing}`, () => {});
 } else {
   describe("goals in Chromium", { timeout: 90_000 }, () => {
-    let dir: string;
+    let wb: SampleWorkbench;
     let server: ServeProcess;
-    let browser: Browser;
     let page: Page;
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "nbook-goals-"));
-      const ws = join(dir, "ws");
-      expect(runNbook(["init", ws], { cwd: dir }).status).toBe(0);
-      expect(runNbook(["project", "create", "tide", "--sample"], { cwd: ws }).status).toBe(0);
-      server = await startServe(ws);
-      browser = await launchChromium();
-      page = await (await browser.newContext({ locale: "en-GB" })).newPage();
-      page.setDefaultTimeout(20_000);
-      await page.goto(server.loginUrl);
-      await page.getByTestId("project-tide").waitFor();
+      wb = await sampleWorkbench({ prefix: "goals", viewport: { width: 1280, height: 720 } });
+      ({ server, page } = wb);
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await wb?.close();
     });
 
     it("sets a daily and a chapter target, writes, and shows both goals met", async () => {

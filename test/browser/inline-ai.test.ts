@@ -2,22 +2,20 @@
 // prose editor is sent with "Shorten"; the scripted inline editor's three alternatives appear as
 // diffs; one is edited by hand and accepted, which saves the file; the Changes screen reverts that
 // save and the editor shows the old text again. Discard leaves the file alone.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runNbook } from "../helpers.js";
 import {
   axeFindings,
   browserMissing,
   editorSelection,
   editorText,
-  launchChromium,
+  type SampleWorkbench,
   type ServeProcess,
+  sampleWorkbench,
   severe,
   shot,
-  startServe,
 } from "./browser.js";
 
 const CHAPTER = "manuscript/01-the-drowned-bell/index.md";
@@ -54,39 +52,28 @@ if (missing) {
   it.skip(`inline AI browser test skipped: ${missing}`, () => {});
 } else {
   describe("inline AI", { timeout: 90_000 }, () => {
-    let dir: string;
+    let wb: SampleWorkbench;
     let ws: string;
     let server: ServeProcess;
-    let browser: Browser;
     let page: Page;
-    const pageErrors: string[] = [];
+    let pageErrors: string[];
     const chapterPath = () => join(ws, "tide", CHAPTER);
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "nbook-browser-inline-"));
-      ws = join(dir, "ws");
-      expect(runNbook(["init", ws], { cwd: dir }).status).toBe(0);
-      const created = runNbook(["project", "create", "tide", "--sample", "--workspace", ws], { cwd: dir });
-      expect(created.status, created.stderr).toBe(0);
-      writeFileSync(join(dir, "script.json"), SCRIPT);
-      server = await startServe(ws, ["--script", join(dir, "script.json")]);
-      browser = await launchChromium();
-      page = await (
-        await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: "en-GB" })
-      ).newPage();
-      page.setDefaultTimeout(20_000);
-      page.on("pageerror", (e) => pageErrors.push(e.message));
-      await page.goto(`${server.origin}/`);
-      await page.getByTestId("login-token").fill(server.token);
-      await page.getByTestId("login-submit").click();
+      wb = await sampleWorkbench({
+        prefix: "browser-inline",
+        serveArgs: (dir) => {
+          writeFileSync(join(dir, "script.json"), SCRIPT);
+          return ["--script", join(dir, "script.json")];
+        },
+      });
+      ({ ws, server, page, pageErrors } = wb);
       await page.goto(`${server.origin}/#/p/tide/files/${encodeURIComponent(CHAPTER)}`);
       await page.getByTestId("editor").waitFor();
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await wb?.close();
     });
 
     it("shortens a selected passage: three alternatives as diffs, one edited by hand and accepted, then saved", async () => {

@@ -2,20 +2,17 @@
 // scene's fields, a promise's importance, a decision's question) through the plot tools; then the timeline against a real `nbook serve` on the sample: scenes at
 // their story times beside their places in the book, world events between them, narrowed to one
 // character, in English and Chinese, with no serious or critical axe-core violation.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runNbook } from "../helpers.js";
 import {
   axeFindings,
   browserMissing,
-  launchChromium,
+  type SampleWorkbench,
   type ServeProcess,
+  sampleWorkbench,
   severe,
   shot,
-  startServe,
 } from "./browser.js";
 
 const missing = browserMissing();
@@ -25,31 +22,18 @@ if (missing) {
   it.skip(`timeline browser tests skipped: ${missing}`, () => {});
 } else {
   describe("plot timeline in Chromium", { timeout: 90_000 }, () => {
-    let dir: string;
+    let wb: SampleWorkbench;
     let project: string;
     let server: ServeProcess;
-    let browser: Browser;
     let page: Page;
 
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), "nbook-timeline-"));
-      const ws = join(dir, "ws");
-      expect(runNbook(["init", ws], { cwd: dir }).status).toBe(0);
-      expect(runNbook(["project", "create", "tide", "--sample"], { cwd: ws }).status).toBe(0);
-      project = join(ws, "tide");
-      server = await startServe(ws);
-      browser = await launchChromium();
-      const context = await browser.newContext({ viewport: { width: 1366, height: 800 }, locale: "en-GB" });
-      page = await context.newPage();
-      page.setDefaultTimeout(20_000);
-      await page.goto(server.loginUrl);
-      await page.getByTestId("project-tide").waitFor();
+      wb = await sampleWorkbench({ prefix: "timeline", viewport: { width: 1366, height: 800 } });
+      ({ project, server, page } = wb);
     }, 60_000);
 
     afterAll(async () => {
-      await browser?.close();
-      await server?.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await wb?.close();
     });
 
     it("shows a scene at its story time, with its place in the book, among world events", async () => {
