@@ -1,7 +1,6 @@
 // Growth of file costs with the novel's length: the file tree route warm and after one chapter
 // write, the files screen's first render, the search index (first build, update after a write,
 // queries over millions of words), subject memory append-then-search, and `nbook mcp` start-up.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -15,6 +14,7 @@ import type { Project } from "../../src/workspace/project.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { launchChromium } from "../../test/browser/browser.js";
 import { type BenchOptions, type BenchSuite, medianMs } from "../lib.js";
+import { startServe } from "./serve-process.js";
 
 type Report = Parameters<BenchSuite["run"]>[0];
 
@@ -65,30 +65,6 @@ function buildProject(ws: Workspace, name: string, n: number): Project {
     writeFileSync(join(project.root, rel), chapterText(i));
   }
   return project;
-}
-
-async function startServe(
-  cli: string,
-  ws: string,
-): Promise<{ origin: string; cookie: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, "serve", "--workspace", ws, "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString("utf8");
-      const m = /Open (http:\/\/127\.0\.0\.1:\d+\/login\?token=\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`nbook serve exited (${code}): ${out}`)));
-  });
-  const login = await fetch(url, { redirect: "manual" });
-  return {
-    origin: new URL(url).origin,
-    cookie: (login.headers.get("set-cookie") ?? "").split(";")[0]!,
-    child,
-  };
 }
 
 /** One request as a keep-alive client; resolves to the parsed JSON body. */

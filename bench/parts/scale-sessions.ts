@@ -1,7 +1,7 @@
 // Growth of session costs with the session's length: the agent screen's first page and one
 // transcript page over HTTP, `nbook run --session` resuming, `nbook serve` under 20 readers of the
 // longest session, and compaction of a long backlog on a provider that enforces its window.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -16,6 +16,7 @@ import { summarize } from "../../src/harness/compaction.js";
 import { type Entry, type EntryInput, SessionStore } from "../../src/harness/store/index.js";
 import { Workspace } from "../../src/workspace/workspace.js";
 import { type BenchOptions, type BenchSuite, intOption, medianMs } from "../lib.js";
+import { startServe } from "./serve-process.js";
 
 type Report = Parameters<BenchSuite["run"]>[0];
 
@@ -75,31 +76,6 @@ function buildSession(store: SessionStore, project: string, n: number): string {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)];
-
-/** A running `nbook serve` process, logged in. */
-async function startServe(
-  cli: string,
-  ws: string,
-): Promise<{ origin: string; cookie: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [cli, "serve", "--workspace", ws, "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString("utf8");
-      const m = /Open (http:\/\/127\.0\.0\.1:\d+\/login\?token=\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`nbook serve exited (${code}): ${out}`)));
-  });
-  const login = await fetch(url, { redirect: "manual" });
-  return {
-    origin: new URL(url).origin,
-    cookie: (login.headers.get("set-cookie") ?? "").split(";")[0],
-    child,
-  };
-}
 
 /** Resident memory of a process now, in MiB (Linux). */
 function rssMiB(pid: number): number {
