@@ -8,6 +8,7 @@ import { newChangeId } from "./ids.js";
 import { ChangeIndex } from "./index-db.js";
 import { commitMessage, parseCommitMessage } from "./message.js";
 import { HistoryRepo } from "./repo.js";
+import type { HeadTree } from "./tree.js";
 import type { Actor, Change } from "./schema.js";
 import { type FileContent, type WorkFile, WorkTree } from "./worktree.js";
 
@@ -39,6 +40,15 @@ export interface WriteOutcome {
   rows: boolean;
 }
 
+/**
+ * A whole-project look: the head tree it compared the work tree with (this process's copy, which
+ * its own commits keep) and the paths it found differing but left open (excluded).
+ */
+interface Look {
+  tree: HeadTree;
+  open: Set<string>;
+}
+
 /** The actor of a write: an agent when a profile or a session made it, else the user. */
 export function actorOf(o: WriteOrigin): Actor {
   return o.session !== null || o.profile !== null ? "agent" : "user";
@@ -65,6 +75,8 @@ export class History {
   private tree: WorkTree | null = null;
   /** Writes begun and not finished, in this process: their changes are not "outside edits". */
   private readonly pending = new Set<PendingWrite>();
+  /** The last whole-project look, the basis of the next (see `changed`). */
+  private looked: Look | null = null;
 
   constructor(readonly project: Project) {
     this.repo = new HistoryRepo(join(project.root, ".nbook", "history.git"), project.root);
@@ -204,12 +216,14 @@ export class History {
    * The paths among `paths` (every file of the project when null, less `excluding`) whose
    * content or mode differs from the head's: a stat of each, and a read only of what moved.
    * `also`: paths a whole-project look must see for itself (a write's targets), watch or not.
+   * A whole-project look after another on the same head tree compares only what the scan saw
+   * touched, what this process committed, and what was left (excluded) last time: O(change).
    */
   private async changed(
     paths: readonly string[] | null,
     excluding: readonly string[],
     also: readonly string[],
-  ): Promise<Map<string, FileContent | null>> {
+  ): Promise<{ files: Map<string, FileContent | null>; look: Look | null }> {
     const head = await this.repo.headTree();
     const tree = this.worktree;
     const skip = new Set(excluding);
@@ -219,12 +233,21 @@ export class History {
         ? was !== undefined
         : was === undefined || was.mode !== now.mode || was.sha !== now.sha;
     };
-    let candidates: readonly string[] = paths ?? [];
+    let candidates: Iterable<string> = paths ?? [];
+    let look: Look | null = null;
     if (paths === null) {
-      const files = await tree.scan(also);
-      const moved: string[] = [];
-      for (const [p, now] of files) if (differs(p, now)) moved.push(p);
-      for (const [p] of head.files()) if (!files.has(p)) moved.push(p);
+      const { files, touched } = await tree.scan(also);
+      const since = this.looked?.tree === head ? this.looked : null;
+      // Until this look is committed, a failure must not leave a stale basis for the next one.
+      this.looked = null;
+      const moved = new Set<string>();
+      if (touched !== null && since !== null) {
+        for (const p of [...touched, ...since.open]) if (differs(p, files.get(p) ?? null)) moved.add(p);
+      } else {
+        for (const [p, now] of files) if (differs(p, now)) moved.add(p);
+        for (const [p] of head.files()) if (!files.has(p)) moved.add(p);
+      }
+      look = { tree: head, open: new Set([...moved].filter((p) => skip.has(p))) };
       candidates = moved;
     }
     // Each candidate is read once, and what was read is what gets committed.
@@ -235,7 +258,7 @@ export class History {
       if (differs(p, now)) out.set(p, now && { mode: now.mode, data: now.data });
     }
     tree.flush();
-    return out;
+    return { files: out, look };
   }
 
   /**
@@ -252,8 +275,11 @@ export class History {
     empty = false,
     also: readonly string[] = [],
   ): Promise<Change | null> {
-    const files = await this.changed(paths, excluding, also);
-    if (files.size === 0 && !rows && !empty) return null;
+    const { files, look } = await this.changed(paths, excluding, also);
+    if (files.size === 0 && !rows && !empty) {
+      this.looked = look ?? this.looked;
+      return null;
+    }
     const change: Change = {
       id: id ?? newChangeId(),
       time: now(),
@@ -272,6 +298,7 @@ export class History {
       reverts: who.reverts ?? null,
     };
     const made = await this.repo.commitFiles(files, commitMessage(change), empty);
+    this.looked = look ?? this.looked;
     if (!made && !rows) return null;
     const recorded: Change = {
       ...change,
@@ -286,6 +313,7 @@ export class History {
   reset(): void {
     this.close();
     this.ready = null;
+    this.looked = null;
   }
 
   close(): void {

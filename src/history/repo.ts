@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { GitRepo, IDENTITY } from "./git.js";
-import { type ObjectType, readLooseObject, readRef, updateRef, writeObject } from "./objects.js";
+import { type ObjectType, type RefUpdate, readLooseObject, readRef, updateRef, writeObject } from "./objects.js";
 import { HeadTree, type TreeFile } from "./tree.js";
 import type { FileContent } from "./worktree.js";
 
@@ -115,17 +115,25 @@ export class HistoryRepo {
       const parent = await this.head();
       const tree = await this.treeAt(parent);
       const paths: string[] = [];
-      for (const [path, file] of blobs) if (tree.set(path, file)) paths.push(path);
-      if (paths.length === 0 && !(empty && parent === null)) return null;
-      const root = tree.write(put);
-      const stamp = `${IDENTITY.name} <${IDENTITY.email}> ${Math.floor(Date.now() / 1000)} +0000`;
-      const commit = put(
-        "commit",
-        Buffer.from(
-          `tree ${root}\n${parent ? `parent ${parent}\n` : ""}author ${stamp}\ncommitter ${stamp}\n\n${message}`,
-        ),
-      );
-      const moved = updateRef(this.gitDir, BRANCH, commit, parent);
+      let commit: string;
+      let moved: RefUpdate;
+      try {
+        for (const [path, file] of blobs) if (tree.set(path, file)) paths.push(path);
+        if (paths.length === 0 && !(empty && parent === null)) return null;
+        const root = tree.write(put);
+        const stamp = `${IDENTITY.name} <${IDENTITY.email}> ${Math.floor(Date.now() / 1000)} +0000`;
+        commit = put(
+          "commit",
+          Buffer.from(
+            `tree ${root}\n${parent ? `parent ${parent}\n` : ""}author ${stamp}\ncommitter ${stamp}\n\n${message}`,
+          ),
+        );
+        moved = updateRef(this.gitDir, BRANCH, commit, parent);
+      } catch (e) {
+        // The cached tree already holds this change, which the head does not: read it again.
+        this.cached = null;
+        throw e;
+      }
       if (moved === "done") {
         this.cached = { head: commit, tree };
         return { commit, paths };

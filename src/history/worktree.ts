@@ -121,23 +121,29 @@ export class WorkTree {
    * Every file of the work tree, by project-relative path (read it, never change it), with the
    * files in `also` looked at directly. A process that scans again and again (a server, a chat)
    * starts watching the folders, and from then on a scan visits only the folders something
-   * happened in, with a whole scan now and then in case an event was lost.
+   * happened in, with a whole scan now and then in case an event was lost. `touched`: the paths
+   * this scan may have found changed (set, or gone) since the last; null after a whole scan.
    */
-  async scan(also: readonly string[] = []): Promise<Map<string, WorkFile>> {
+  async scan(also: readonly string[] = []): Promise<{ files: Map<string, WorkFile>; touched: Set<string> | null }> {
     this.scans++;
     if (this.watch === null && this.scans >= WATCH_FROM_SCAN) this.watch = new FolderWatch();
-    const touched = this.watch?.usable ? await this.watch.take() : null;
-    if (touched === null || this.last === null || Date.now() - this.wholeAt > WHOLE_SCAN_MS) {
+    const folders = this.watch?.usable ? await this.watch.take() : null;
+    let touched: Set<string> | null = null;
+    if (folders === null || this.last === null || Date.now() - this.wholeAt > WHOLE_SCAN_MS) {
       this.last = new Map();
       this.visit("", this.last);
       this.wholeAt = Date.now();
-    } else for (const rel of touched) this.revisit(rel, this.last);
+    } else {
+      touched = new Set();
+      for (const rel of folders) this.revisit(rel, this.last, touched);
+    }
     for (const p of also) {
       const file = this.look(p);
       if (file) this.last.set(p, file);
       else this.last.delete(p);
+      touched?.add(p);
     }
-    return this.last;
+    return { files: this.last, touched };
   }
 
   /** Stop watching the folders. */
@@ -147,7 +153,7 @@ export class WorkTree {
   }
 
   /** Put a folder's files, and those of every folder under it, in `out`; watch each before listing it. */
-  private visit(rel: string, out: Map<string, WorkFile>): void {
+  private visit(rel: string, out: Map<string, WorkFile>, touched?: Set<string>): void {
     const abs = rel === "" ? this.root : join(this.root, rel);
     if (this.watch?.usable) this.watch.add(rel, abs);
     const st = lstatSync(abs, { throwIfNoEntry: false });
@@ -156,22 +162,23 @@ export class WorkTree {
     if (!f || !same(f, st) || !trusted(f)) f = this.list(rel, abs, st);
     for (const [name, isFolder] of f.entries) {
       const path = rel === "" ? name : `${rel}/${name}`;
-      if (isFolder) this.visit(path, out);
+      if (isFolder) this.visit(path, out, touched);
       else {
         const file = this.look(path);
         if (file) out.set(path, file);
+        touched?.add(path);
       }
     }
   }
 
   /** Bring `out` up to date for a folder something happened in (its files, and folders come or gone). */
-  private revisit(rel: string, out: Map<string, WorkFile>): void {
+  private revisit(rel: string, out: Map<string, WorkFile>, touched: Set<string>): void {
     const abs = rel === "" ? this.root : join(this.root, rel);
     const st = lstatSync(abs, { throwIfNoEntry: false });
     const was = this.folders.get(rel);
     if (!st?.isDirectory() || !was || was.ino !== st.ino) {
-      this.drop(rel, out);
-      if (st?.isDirectory()) this.visit(rel, out);
+      this.drop(rel, out, touched);
+      if (st?.isDirectory()) this.visit(rel, out, touched);
       return;
     }
     const before = new Map(was.entries);
@@ -180,8 +187,11 @@ export class WorkTree {
     const pathOf = (name: string) => (rel === "" ? name : `${rel}/${name}`);
     for (const [name, isFolder] of before)
       if (now.get(name) !== isFolder) {
-        if (isFolder) this.drop(pathOf(name), out);
-        else out.delete(pathOf(name));
+        if (isFolder) this.drop(pathOf(name), out, touched);
+        else {
+          out.delete(pathOf(name));
+          touched.add(pathOf(name));
+        }
       }
     for (const [name, isFolder] of f.entries) {
       const path = pathOf(name);
@@ -189,22 +199,27 @@ export class WorkTree {
         const file = this.look(path);
         if (file) out.set(path, file);
         else out.delete(path);
-      } else if (before.get(name) !== true) this.visit(path, out);
+        touched.add(path);
+      } else if (before.get(name) !== true) this.visit(path, out, touched);
       else {
         // A folder removed and made again under the same name is another folder, unwatched.
         const sub = lstatSync(join(this.root, path), { throwIfNoEntry: false });
         if (sub?.ino !== this.folders.get(path)?.ino) {
-          this.drop(path, out);
-          this.visit(path, out);
+          this.drop(path, out, touched);
+          this.visit(path, out, touched);
         }
       }
     }
   }
 
   /** Forget a folder and everything under it. */
-  private drop(rel: string, out: Map<string, WorkFile>): void {
+  private drop(rel: string, out: Map<string, WorkFile>, touched: Set<string>): void {
     const under = (p: string) => rel === "" || p === rel || p.startsWith(`${rel}/`);
-    for (const p of [...out.keys()]) if (under(p)) out.delete(p);
+    for (const p of [...out.keys()])
+      if (under(p)) {
+        out.delete(p);
+        touched.add(p);
+      }
     for (const p of [...this.folders.keys()]) if (under(p)) this.folders.delete(p);
     this.watch?.removeUnder(rel);
   }

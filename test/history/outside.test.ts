@@ -75,6 +75,54 @@ describe("outside edits, project-wide", () => {
     expect(again).toMatchObject({ actor: "outside", targets: ["manuscript/ch-09/index.md"] });
   });
 
+  it("with folders watched, an edit left aside while a write to that file ran is recorded at the next look, with no new event", async () => {
+    await book(3);
+    const root = bed.project.root;
+    const h = History.of(bed.project);
+    for (let i = 0; i < 4; i++) await bed.call("write", { path: ch(1), content: `Round ${i}.\n` });
+    const write = await h.begin("c00000000000000aa", [ch(2)]);
+    writeFileSync(join(root, ch(2)), "Edited by hand while a write to it ran.\n");
+    writeFileSync(join(root, ch(3)), "Edited by hand too.\n");
+    // This look takes the folders' events: chapter 3 is recorded, chapter 2 is the write's.
+    expect((await h.recordOutside())?.targets).toEqual([ch(3)]);
+    h.drop(write);
+    // No event since: chapter 2 is still compared, because the last look left it aside.
+    expect((await h.recordOutside())?.targets).toEqual([ch(2)]);
+    expect(await h.recordOutside()).toBeNull();
+  });
+
+  it("with folders watched, an edit after another process moved the head is recorded, and that process's change is not taken for one", async () => {
+    await book(3);
+    const root = bed.project.root;
+    const h = History.of(bed.project);
+    for (let i = 0; i < 4; i++) await bed.call("write", { path: ch(1), content: `Round ${i}.\n` });
+    const other = new History(bed.project);
+    const w = await other.begin("c00000000000000bb", [ch(2)]);
+    writeFileSync(join(root, ch(2)), "From the other process.\n");
+    await other.finish(
+      w,
+      { tool: "write", session: null, profile: null, callId: null },
+      { summary: "other", targets: [ch(2)], rows: false },
+    );
+    other.close();
+    writeFileSync(join(root, ch(3)), "Edited by hand.\n");
+    expect((await h.recordOutside())?.targets).toEqual([ch(3)]);
+  });
+
+  it("with folders watched, a record that failed (the branch locked) leaves the edits it saw to the next one", async () => {
+    await book(3);
+    const root = bed.project.root;
+    const h = History.of(bed.project);
+    for (let i = 0; i < 4; i++) await bed.call("write", { path: ch(1), content: `Round ${i}.\n` });
+    const lock = join(root, ".nbook", "history.git", "refs", "heads", "main.lock");
+    writeFileSync(lock, "");
+    writeFileSync(join(root, ch(3)), "Edited by hand while the branch was locked.\n");
+    await expect(h.recordOutside()).rejects.toThrow(/locked/);
+    rmSync(lock);
+    expect((await h.recordOutside())?.targets).toEqual([ch(3)]);
+    expect(git(["show", `main:${ch(1)}`])).toBe("Round 3.\n");
+  });
+
   it("records nothing as outside when nothing changed, and a new process sees an edit made while none ran", async () => {
     await book(3);
     const h = History.of(bed.project);
