@@ -8,8 +8,8 @@ import { newChangeId } from "./ids.js";
 import { ChangeIndex } from "./index-db.js";
 import { commitMessage, parseCommitMessage } from "./message.js";
 import { HistoryRepo } from "./repo.js";
-import type { HeadTree } from "./tree.js";
 import type { Actor, Change } from "./schema.js";
+import type { HeadTree } from "./tree.js";
 import { type FileContent, type WorkFile, WorkTree } from "./worktree.js";
 
 /** The `tool` of the change that holds the project as its history began (never reverted). */
@@ -255,7 +255,7 @@ export class History {
     for (const p of candidates) {
       if (skip.has(p)) continue;
       const now = tree.read(p);
-      if (differs(p, now)) out.set(p, now && { mode: now.mode, data: now.data });
+      if (differs(p, now)) out.set(p, now && { mode: now.mode, data: now.data, sha: now.sha });
     }
     tree.flush();
     return { files: out, look };

@@ -31,22 +31,30 @@ export function objectId(type: ObjectType, data: Buffer): string {
 /**
  * Write one object into `gitDir` as git itself writes a loose object (deflated, under
  * objects/xx/…, through a temp file and a rename so it is whole or absent) and return its id.
- * An object already there is left as it is: its id names its content.
+ * An object already there is left as it is: its id names its content. `id`: the object's id
+ * when the caller hashed these very bytes already (a large file is not hashed twice).
  */
-export function writeObject(gitDir: string, type: ObjectType, data: Buffer): string {
-  const id = objectId(type, data);
+export function writeObject(
+  gitDir: string,
+  type: ObjectType,
+  data: Buffer,
+  id = objectId(type, data),
+): string {
   const dir = join(gitDir, "objects", id.slice(0, 2));
   const file = join(dir, id.slice(2));
   if (existsSync(file)) return id;
-  mkdirSync(dir, { recursive: true });
   const temp = join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  writeFileSync(
-    temp,
-    deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data]), { level: LEVEL[type] }),
-    {
-      mode: 0o444,
-    },
-  );
+  const bytes = deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data]), {
+    level: LEVEL[type],
+  });
+  try {
+    writeFileSync(temp, bytes, { mode: 0o444 });
+  } catch (e) {
+    // The first object of its fan-out folder makes the folder.
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(temp, bytes, { mode: 0o444 });
+  }
   renameSync(temp, file);
   return id;
 }

@@ -3,7 +3,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NbError } from "../core/errors.js";
 import { GitRepo, IDENTITY } from "./git.js";
-import { type ObjectType, type RefUpdate, readLooseObject, readRef, updateRef, writeObject } from "./objects.js";
+import {
+  type ObjectType,
+  type RefUpdate,
+  readLooseObject,
+  readRef,
+  updateRef,
+  writeObject,
+} from "./objects.js";
 import { HeadTree, type TreeFile } from "./tree.js";
 import type { FileContent } from "./worktree.js";
 
@@ -107,10 +114,10 @@ export class HistoryRepo {
     message: string,
     empty = false,
   ): Promise<{ commit: string; paths: string[] } | null> {
-    const put = (type: ObjectType, data: Buffer) => writeObject(this.gitDir, type, data);
+    const put = (type: ObjectType, data: Buffer, id?: string) => writeObject(this.gitDir, type, data, id);
     const blobs = new Map<string, TreeFile | null>();
     for (const [path, file] of files)
-      blobs.set(path, file && { mode: file.mode, sha: put("blob", file.data) });
+      blobs.set(path, file && { mode: file.mode, sha: put("blob", file.data, file.sha) });
     for (let attempt = 0; ; attempt++) {
       const parent = await this.head();
       const tree = await this.treeAt(parent);

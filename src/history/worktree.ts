@@ -10,10 +10,11 @@ export interface WorkFile {
   sha: string;
 }
 
-/** A file's mode and bytes, as a blob is written of them. */
+/** A file's mode and bytes, as a blob is written of them, and the blob's id when it is known. */
 export interface FileContent {
   mode: string;
   data: Buffer;
+  sha?: string;
 }
 
 /** What was last seen of a file: its stat, the blob it hashed to, and when (ms) it was seen. */
@@ -124,7 +125,9 @@ export class WorkTree {
    * happened in, with a whole scan now and then in case an event was lost. `touched`: the paths
    * this scan may have found changed (set, or gone) since the last; null after a whole scan.
    */
-  async scan(also: readonly string[] = []): Promise<{ files: Map<string, WorkFile>; touched: Set<string> | null }> {
+  async scan(
+    also: readonly string[] = [],
+  ): Promise<{ files: Map<string, WorkFile>; touched: Set<string> | null }> {
     this.scans++;
     if (this.watch === null && this.scans >= WATCH_FROM_SCAN) this.watch = new FolderWatch();
     const folders = this.watch?.usable ? await this.watch.take() : null;
@@ -137,12 +140,15 @@ export class WorkTree {
       touched = new Set();
       for (const rel of folders) this.revisit(rel, this.last, touched);
     }
-    for (const p of also) {
-      const file = this.look(p);
-      if (file) this.last.set(p, file);
-      else this.last.delete(p);
-      touched?.add(p);
-    }
+    // A whole scan looked at every file, and a folder revisited at each of its own.
+    if (touched !== null)
+      for (const p of also) {
+        if (touched.has(p)) continue;
+        const file = this.look(p);
+        if (file) this.last.set(p, file);
+        else this.last.delete(p);
+        touched.add(p);
+      }
     return { files: this.last, touched };
   }
 

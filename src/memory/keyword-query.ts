@@ -2,6 +2,8 @@
 export interface KeywordQuery {
   /** An FTS5 MATCH expression (terms OR'd), or null when no term has 3 characters. */
   match: string | null;
+  /** Its terms, each an FTS5 phrase of its own. */
+  phrases: string[];
   /** Terms of 1–2 characters, which trigrams cannot match, and the bigrams of CJK runs: searched as substrings. */
   short: string[];
 }
@@ -33,5 +35,6 @@ export function keywordQuery(query: string): KeywordQuery {
       for (let i = 0; i + 2 <= chars.length; i++) short.add(chars.slice(i, i + 2).join(""));
     } else fts.add(term);
   }
-  return { match: fts.size ? [...fts].map(quote).join(" OR ") : null, short: [...short] };
+  const phrases = [...fts].map(quote);
+  return { match: phrases.length ? phrases.join(" OR ") : null, phrases, short: [...short] };
 }

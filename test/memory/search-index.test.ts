@@ -51,6 +51,39 @@ describe("the subject index", () => {
   });
 });
 
+describe("ranking many matches", () => {
+  // More matches than are ranked (2,000): the oldest event is the only one with a lantern.
+  const many = () =>
+    events(
+      "Mira found the bell and a lantern by the mill.",
+      ...Array.from({ length: 2600 }, (_, i) => `The bell rang ${i} times at the mill.`),
+    );
+
+  it("ranks every match of a rarer term, however old, by the whole query's bm25", () => {
+    index.sync("mira", "events", many());
+    expect(index.search("mira", "events", "bell lantern", 3)[0]).toMatchObject({ ord: 0 });
+    expect(index.search("mira", "events", "lantern", 3).map((h) => h.ord)).toEqual([0]);
+  });
+
+  it("ranks only the newest matches of terms that match thousands of events", () => {
+    index.sync("mira", "events", many());
+    const hits = index.search("mira", "events", "bell mill", 10);
+    expect(hits).toHaveLength(10);
+    expect(Math.min(...hits.map((h) => h.ord))).toBeGreaterThan(2600 - 2000);
+  });
+
+  it("counts only the subject's own matches: another subject's many do not make a term common", () => {
+    index.sync("lin", "events", many());
+    index.sync("mira", "events", events("An old bell.", "The bell again.", "A third bell."));
+    expect(
+      index
+        .search("mira", "events", "bell", 10)
+        .map((h) => h.text)
+        .sort(),
+    ).toEqual(["A third bell.", "An old bell.", "The bell again."]);
+  });
+});
+
 describe("syncing a source from its file text", () => {
   const mira = { id: "mira", path: "simulation/subjects/mira" };
   const lines = (...texts: string[]) => texts.map((text) => `${JSON.stringify({ text })}\n`).join("");
