@@ -216,8 +216,9 @@ export class History {
    * The paths among `paths` (every file of the project when null, less `excluding`) whose
    * content or mode differs from the head's: a stat of each, and a read only of what moved.
    * `also`: paths a whole-project look must see for itself (a write's targets), watch or not.
-   * A whole-project look after another on the same head tree compares only what the scan saw
-   * touched, what this process committed, and what was left (excluded) last time: O(change).
+   * A whole-project look after another on the same head tree (one no other process moved, kept
+   * by this process's own commits of what it read) compares only the paths the scan saw touched
+   * and those the last look left aside (excluded): O(change). Any other look compares everything.
    */
   private async changed(
     paths: readonly string[] | null,
