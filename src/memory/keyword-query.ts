@@ -1,8 +1,6 @@
 /** A keyword query split for the trigram index: FTS5 expression terms, and terms too short for it. */
 export interface KeywordQuery {
-  /** An FTS5 MATCH expression (terms OR'd), or null when no term has 3 characters. */
-  match: string | null;
-  /** Its terms, each an FTS5 phrase of its own. */
+  /** The terms of 3+ characters, each an FTS5 phrase (quoted) for the trigram index, to be OR'd. */
   phrases: string[];
   /** Terms of 1–2 characters, which trigrams cannot match, and the bigrams of CJK runs: searched as substrings. */
   short: string[];
@@ -35,6 +33,5 @@ export function keywordQuery(query: string): KeywordQuery {
       for (let i = 0; i + 2 <= chars.length; i++) short.add(chars.slice(i, i + 2).join(""));
     } else fts.add(term);
   }
-  const phrases = [...fts].map(quote);
-  return { match: phrases.length ? phrases.join(" OR ") : null, phrases, short: [...short] };
+  return { phrases: [...fts].map(quote), short: [...short] };
 }

@@ -292,7 +292,7 @@ export class SubjectIndex {
         out.push(id);
       }
     };
-    if (q.match !== null) take(this.rankedIds(subject, source, q.match, q.phrases, limit));
+    if (q.phrases.length) take(this.rankedIds(subject, source, q.phrases, limit));
     if (q.short.length && out.length < limit) {
       const like = q.short.map(() => "instr(lower(text), lower(?)) > 0");
       take(
@@ -309,12 +309,13 @@ export class SubjectIndex {
   }
 
   /**
-   * The best `limit` of a source's chunks matching `match` (its `phrases` OR'd), by bm25 then
+   * The best `limit` of a source's chunks matching any of `phrases`, by bm25 then
    * position. bm25 costs about a microsecond a match, so a query whose terms match thousands of
    * a subject's events ranks only the newest RANKED of them, and every match of its rarer terms
    * (those with at most RANKED matches here): all are scored by the same bm25 of the whole query.
    */
-  private rankedIds(subject: string, source: Source, match: string, phrases: string[], limit: number): number[] {
+  private rankedIds(subject: string, source: Source, phrases: string[], limit: number): number[] {
+    const match = phrases.join(" OR ");
     const from = `FROM chunk_fts JOIN chunks c ON c.id = chunk_fts.rowid
       WHERE chunk_fts MATCH ? AND c.subject = ? AND c.source = ?`;
     const count = this.db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${from} LIMIT ?)`);
@@ -324,7 +325,13 @@ export class SubjectIndex {
     const ids = (sql: string, ...args: unknown[]) =>
       (this.db.prepare(sql).all(...args) as { id: number }[]).map((r) => r.id);
     if (rare.length === phrases.length)
-      return ids(`SELECT c.id ${from} ORDER BY bm25(chunk_fts), c.ord LIMIT ?`, match, subject, source, limit);
+      return ids(
+        `SELECT c.id ${from} ORDER BY bm25(chunk_fts), c.ord LIMIT ?`,
+        match,
+        subject,
+        source,
+        limit,
+      );
     const newest = `SELECT * FROM (SELECT c.id, c.ord, bm25(chunk_fts) AS score ${from}
       ORDER BY chunk_fts.rowid DESC LIMIT ${RANKED})`;
     if (rare.length === 0)
