@@ -10,6 +10,8 @@ import type { Profile } from "../profiles/types.js";
  * there for the tools that are bound to it (the writer's target file).
  */
 const HEADER = "Input (this invocation's payload):\n```json\n";
+/** The header's first line, which a message carrying a payload holds as it is stored (JSON-escaped). */
+export const PAYLOAD_MARK = HEADER.slice(0, HEADER.indexOf("\n"));
 const FOOTER = "\n```";
 
 /** Validate a value strictly against a profile schema; field pointers are relative to the value. */

@@ -38,6 +38,7 @@ import {
   type RunResult,
 } from "./types.js";
 import { budgetState } from "./usage.js";
+import { workingPath } from "./working-path.js";
 
 /** The intent a queued input is delivered with: a prompt, nbook's own follow-up, else a follow-up. */
 function queuedIntent(kind: QueueKind): RunInput["intent"] {
@@ -286,12 +287,8 @@ export class Harness {
 
   /** The ceiling and caller of the latest run on the active path: a continuation keeps them. */
   private origin(sessionId: string): RunOrigin {
-    const path = this.deps.store.activePath(sessionId);
-    for (let i = path.length - 1; i >= 0; i--) {
-      const e = path[i];
-      if (e.kind === "run_start") return { ceiling: e.data.ceiling, caller: e.data.caller };
-    }
-    return {};
+    const e = this.deps.store.latestOnPath(sessionId, "run_start");
+    return e?.kind === "run_start" ? { ceiling: e.data.ceiling, caller: e.data.caller } : {};
   }
 
   /** The call the session is waiting on, if any (see `waitingOn`). */
@@ -347,7 +344,7 @@ export class Harness {
     try {
       const call = store.pendingToolCalls(sessionId).find((c) => c.call.id === pending.callId)!.call;
       const runId = randomUUID();
-      const env = stepEnv(this.deps, ctx, runId, readPath(store.activePath(sessionId)), guard.signal);
+      const env = stepEnv(this.deps, ctx, runId, readPath(workingPath(store, sessionId)), guard.signal);
       const entries: EntryInput[] = [];
 
       if (pending.kind === "write") {
@@ -437,7 +434,7 @@ export class Harness {
         this.deps,
         ctx,
         randomUUID(),
-        this.deps.store.activePath(sessionId),
+        workingPath(this.deps.store, sessionId),
         pctx,
         controller.signal,
         { revoked: false, runId: null },

@@ -4,6 +4,7 @@ import type { EventBus, PendingView, RunStatus } from "./events.js";
 import type { RunFence } from "./run.js";
 import type { Entry, EntryInput, SessionStore } from "./store/index.js";
 import type { RunResult } from "./types.js";
+import { workingPath } from "./working-path.js";
 
 /** How a run ends, beside its status. */
 export interface RunEnding {
@@ -20,7 +21,7 @@ export interface RunEnding {
  * nothing more is written or announced.
  */
 export class RunRecord {
-  /** The session's active path, as the run extends it. */
+  /** The part of the session's active path the run works from (workingPath), as the run extends it. */
   readonly path: Entry[];
   steps = 0;
   lastText = "";
@@ -33,7 +34,7 @@ export class RunRecord {
     readonly runId: string,
     private readonly fence: RunFence,
   ) {
-    this.path = store.activePath(sessionId);
+    this.path = workingPath(store, sessionId);
   }
 
   /** Append entries one by one, keeping them on the path; returns them as stored. */

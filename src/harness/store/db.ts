@@ -6,7 +6,7 @@ import { openVersionedDb } from "../../core/sqlite.js";
 type Db = Database.Database;
 
 /** Schema version this code writes; a newer file is refused rather than misread. */
-export const STORE_SCHEMA_VERSION = 6;
+export const STORE_SCHEMA_VERSION = 7;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS entries (
 CREATE INDEX IF NOT EXISTS entries_by_parent ON entries(parent_id);
 CREATE INDEX IF NOT EXISTS entries_by_session ON entries(session_id, id);
 CREATE INDEX IF NOT EXISTS entries_by_seg ON entries(seg, id);
+-- The latest entry of a kind on a path (a compaction, a task list, the latest run start) in one
+-- lookup per segment, however long the session (version 7).
+CREATE INDEX IF NOT EXISTS entries_by_seg_kind ON entries(seg, kind, id);
 
 -- A durable approval; its id is the approval_request entry's id.
 CREATE TABLE IF NOT EXISTS approvals (

@@ -289,6 +289,21 @@ export class EntryTree {
     return this.paths.load(session);
   }
 
+  /** The active path from entry `from` (on it) to the leaf, root side first. */
+  pathFrom(session: Pick<Session, "id" | "leafId">, from: string): Entry[] {
+    return this.paths.from(session, toKey(from, "entry"));
+  }
+
+  /** The latest entry of a kind on the active path (before an entry, its data containing a text), or null. */
+  latestOnPath(
+    session: Pick<Session, "id" | "leafId">,
+    kind: string,
+    opts: { before?: string; contains?: string } = {},
+  ): Entry | null {
+    const before = opts.before === undefined ? undefined : toKey(opts.before, "entry");
+    return this.paths.latest(session, kind, before, opts.contains);
+  }
+
   /** One entry; `not_found` when none. */
   get(entryId: string): Entry {
     const row = this.byId.get(toKey(entryId, "entry")) as EntryRow | undefined;

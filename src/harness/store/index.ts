@@ -357,6 +357,23 @@ export class SessionStore {
     return this.tree.activePath(this.sessions.get(sessionId));
   }
 
+  /** The active path from entry `from` (on it) to the leaf: reads only those entries. */
+  pathFrom(sessionId: string, from: string): Entry[] {
+    return this.tree.pathFrom(this.sessions.get(sessionId), from);
+  }
+
+  /**
+   * The latest entry of `kind` on the active path, or null; `before`: among those older than
+   * that entry; `contains`: whose stored data holds that text. An index lookup per branch point.
+   */
+  latestOnPath(
+    sessionId: string,
+    kind: Entry["kind"],
+    opts: { before?: string; contains?: string } = {},
+  ): Entry | null {
+    return this.tree.latestOnPath(this.sessions.get(sessionId), kind, opts);
+  }
+
   /**
    * One page of the active branch, root first: the newest entries, those before an entry, or
    * those after one (see EntryPages). Reads only the page, however long the session.

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { type EntryRow, toEntry } from "./rows.js";
 import type { Entry, Session } from "./schema.js";
 
 /** How far an incremental update walks up before a full reload is cheaper. */
@@ -28,6 +29,8 @@ export class ActivePaths {
   private readonly segment: Database.Statement;
   private readonly segOf: Database.Statement;
   private readonly one: Database.Statement;
+  private readonly range: Database.Statement;
+  private readonly latestOf: Database.Statement;
 
   constructor(
     db: Database.Database,
@@ -41,6 +44,55 @@ export class ActivePaths {
       .raw(true);
     this.segOf = db.prepare("SELECT seg FROM entries WHERE id = ?").pluck(true);
     this.one = db.prepare("SELECT id, parent_id, kind, data, created_at FROM entries WHERE id = ?").raw(true);
+    const columns = "id, session_id, parent_id, depth, kind, data, created_at";
+    this.range = db.prepare(
+      `SELECT ${columns} FROM entries WHERE seg = ? AND id >= ? AND id <= ? ORDER BY id`,
+    );
+    this.latestOf = db.prepare(
+      `SELECT ${columns} FROM entries WHERE seg = ? AND kind = ? AND id <= ? AND instr(data, ?) > 0
+       ORDER BY id DESC LIMIT 1`,
+    );
+  }
+
+  /**
+   * The entries of the active path from entry `from` (on it) to the leaf, root side first: one
+   * range scan per segment it crosses, so its cost is that of the entries read.
+   */
+  from(session: Pick<Session, "id" | "leafId">, from: number): Entry[] {
+    const parts: Entry[][] = [];
+    for (const { seg, upTo } of this.segments(session)) {
+      parts.push((this.range.all(seg, from, upTo) as EntryRow[]).map(toEntry));
+      if (seg <= from) break;
+    }
+    return parts.reverse().flat();
+  }
+
+  /**
+   * The latest entry of `kind` on the active path before entry id `before` whose stored data
+   * contains `contains` (any: ""), or null: one indexed lookup per segment of the path.
+   */
+  latest(
+    session: Pick<Session, "id" | "leafId">,
+    kind: string,
+    before = Number.MAX_SAFE_INTEGER,
+    contains = "",
+  ): Entry | null {
+    for (const { seg, upTo } of this.segments(session)) {
+      const row = this.latestOf.get(seg, kind, Math.min(upTo, before - 1), contains) as EntryRow | undefined;
+      if (row) return toEntry(row);
+    }
+    return null;
+  }
+
+  /** The segments of the active path, leaf first, each with the last id of it on the path. */
+  private *segments(session: Pick<Session, "id" | "leafId">): Generator<{ seg: number; upTo: number }> {
+    let upTo: number | null = session.leafId === null ? null : Number(session.leafId);
+    while (upTo !== null) {
+      const seg = this.segOf.get(upTo) as number;
+      yield { seg, upTo };
+      // A segment's first entry has the segment's id; its parent ends the segment above.
+      upTo = (this.one.get(seg) as Row)[1];
+    }
   }
 
   /** The active path of a session, root first. */
