@@ -36,6 +36,13 @@ function stateOf(path: Entry[]) {
   return { ...s, visible: s.visible.map((e) => e.id), loadedSets: [...s.loadedSets] };
 }
 
+/** The working path of a session, checked to give the state its whole active path gives. */
+function checkedWorkingPath(id: string): Entry[] {
+  const working = workingPath(store, id);
+  expect(stateOf(working)).toEqual(stateOf(store.activePath(id)));
+  return working;
+}
+
 function chatter(id: string, n: number): Entry[] {
   const out: Entry[] = [];
   for (let i = 0; i < n; i++) out.push(...store.commitStep(id, [user(`Part ${i}.`), said(`Done ${i}.`)]));
@@ -59,9 +66,7 @@ describe("the working path a run reads", () => {
     const kept = chatter(s.id, 3);
     store.append(s.id, compaction(kept[0]!));
     chatter(s.id, 2);
-    const whole = store.activePath(s.id);
-    const working = workingPath(store, s.id);
-    expect(stateOf(working)).toEqual(stateOf(whole));
+    const working = checkedWorkingPath(s.id);
     expect(stateOf(working).payload).toEqual({ targetPath: "manuscript/ch-03.md" });
     expect(stateOf(working).tasks).toHaveLength(1);
     // The kept entries, the compaction and what followed, plus six carried: the task list, the mode
@@ -81,10 +86,8 @@ describe("the working path a run reads", () => {
     const branch = chatter(s.id, 40);
     store.append(s.id, compaction(branch[60]!));
     chatter(s.id, 1);
-    const whole = store.activePath(s.id);
-    const working = workingPath(store, s.id);
-    expect(stateOf(working)).toEqual(stateOf(whole));
-    const ids = new Set(whole.map((e) => e.id));
+    const working = checkedWorkingPath(s.id);
+    const ids = new Set(store.activePath(s.id).map((e) => e.id));
     expect(working.every((e) => ids.has(e.id))).toBe(true);
     expect(working.length).toBeLessThan(30);
   });
@@ -96,8 +99,7 @@ describe("the working path a run reads", () => {
     const b = chatter(s.id, 2);
     store.append(s.id, compaction(a[36]!));
     chatter(s.id, 1);
-    expect(stateOf(workingPath(store, s.id))).toEqual(stateOf(store.activePath(s.id)));
-    expect(stateOf(workingPath(store, s.id)).visible[0]).toBe(a[36]!.id);
+    expect(stateOf(checkedWorkingPath(s.id)).visible[0]).toBe(a[36]!.id);
     expect(b).toHaveLength(4);
   });
 
@@ -106,8 +108,6 @@ describe("the working path a run reads", () => {
     chatter(s.id, 10);
     store.append(s.id, compaction(null));
     const after = chatter(s.id, 2);
-    const state = stateOf(workingPath(store, s.id));
-    expect(state).toEqual(stateOf(store.activePath(s.id)));
-    expect(state.visible).toEqual(after.map((e) => e.id));
+    expect(stateOf(checkedWorkingPath(s.id)).visible).toEqual(after.map((e) => e.id));
   });
 });
