@@ -14,7 +14,9 @@ const CARRIED = ["task_list", "mode_change", "assistant", "run_start", "user"] a
 export function workingPath(store: SessionStore, sessionId: string): Entry[] {
   const compaction = store.latestOnPath(sessionId, "compaction");
   if (compaction?.kind !== "compaction") return store.activePath(sessionId);
-  const start = compaction.data.firstKeptEntryId ?? compaction.id;
+  // The kept entries come before their compaction; an id that does not is read as none kept.
+  const kept = compaction.data.firstKeptEntryId;
+  const start = kept !== null && Number(kept) < Number(compaction.id) ? kept : compaction.id;
   const carried = new Map<string, Entry>();
   for (const kind of CARRIED) {
     const e = store.latestOnPath(sessionId, kind, { before: start });
