@@ -596,12 +596,18 @@ export function Chat({ project, sessionId }: { project: string; sessionId: strin
               />
             </div>
           ))}
-          {edges.newer && (
-            <button type="button" class="link small" onClick={() => reload(true)} data-testid="jump-latest">
-              {t("agent.jumpLatest")}
-            </button>
-          )}
         </div>
+        {/* Below the list, not in it: it stays where it is while pages load and the list moves. */}
+        {edges.newer && (
+          <button
+            type="button"
+            class="link small jump-latest"
+            onClick={() => reload(true)}
+            data-testid="jump-latest"
+          >
+            {t("agent.jumpLatest")}
+          </button>
+        )}
         <p class="usage-line small muted" data-testid="chat-usage">
           {usage && usage.calls > 0 ? `${t("context.session")}: ${totals(usage)}` : t("context.noCalls")}
           {" · "}
