@@ -94,7 +94,6 @@ function SessionActions({
   const { t } = useI18n();
   const [title, setTitle] = useState(session.title);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => setTitle(session.title), [session.id, session.title]);
   const act = async (call: () => Promise<unknown>) => {
     setError(null);
     try {
@@ -271,7 +270,16 @@ export function AgentScreen({ project, sessionId }: { project: string; sessionId
             </p>
           )}
         </form>
-        {current && <SessionActions session={current} project={project} onChanged={sessions.reload} />}
+        {current && (
+          // Made anew for another session or a new title, so its field starts from that title; an
+          // effect resetting it after the first paint could wipe what was typed in between.
+          <SessionActions
+            key={`${current.id}\n${current.title}`}
+            session={current}
+            project={project}
+            onChanged={sessions.reload}
+          />
+        )}
         {sessions.data && (
           <SessionList
             sessions={sessions.data.sessions}
