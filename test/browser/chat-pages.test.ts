@@ -83,7 +83,19 @@ if (missing) {
       });
       await page.goto(server.loginUrl);
       await page.goto(`${server.origin}/#/p/tide/agent/${sessionId}`);
-      await until(() => shown().then((s) => s[s.length - 1])).toBe(STEPS - 1);
+      // This first wait failed now and then in CI only (nothing shown in 20 s); what the page asked
+      // for and said is printed then, to find out why.
+      const heard: string[] = [];
+      const t0 = Date.now();
+      page.on("response", (r) => heard.push(`${Date.now() - t0} ms ${r.status()} ${r.url()}`));
+      page.on("requestfailed", (r) => heard.push(`${Date.now() - t0} ms failed ${r.url()}`));
+      page.on("console", (m) => heard.push(`console ${m.type()}: ${m.text()}`));
+      await until(() => shown().then((s) => s[s.length - 1]))
+        .toBe(STEPS - 1)
+        .catch(async (e: unknown) => {
+          console.log(`at ${page.url()}:\n${heard.join("\n")}\n${await page.locator("body").textContent()}`);
+          throw e;
+        });
       // 100 entries: the newest 33 steps (and the reply before them), not 1,667.
       const first = await shown();
       expect(first.length).toBeLessThanOrEqual(34);
